@@ -1,0 +1,392 @@
+//===- NVFP4Ops.td - nvfp4 operations ----------------------*- tablegen -*-===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Each op verifies the numbered constraints of docs/spec.md; the ids appear
+// in the verifier and name the negative tests in test/Dialect/NVFP4.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD
+#define NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD
+
+include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.td"
+include "nvfp4/Dialect/NVFP4/IR/NVFP4Attrs.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def NVFP4_HighPrecision : AnyTypeOf<[BF16, F16, F32]>;
+def NVFP4_ScaleElement : AnyTypeOf<[F8E4M3FN, F8E8M0FNU]>;
+
+def NVFP4_HighPrecisionShaped : TensorOrMemRef<[BF16, F16, F32]>;
+def NVFP4_FP4Shaped : TensorOrMemRef<[F4E2M1FN]>;
+def NVFP4_ScaleShaped : TensorOrMemRef<[F8E4M3FN, F8E8M0FNU]>;
+def NVFP4_F32Shaped : TensorOrMemRef<[F32]>;
+def NVFP4_I32Shaped : TensorOrMemRef<[I32]>;
+
+// Ops are "hybrid" like linalg: on tensors they have results; once
+// bufferized they take memref destinations (`outs`) and have no results.
+class NVFP4_HybridOp<string mnemonic, list<Trait> traits = []>
+    : NVFP4_Op<mnemonic, !listconcat(traits, [
+        DeclareOpInterfaceMethods<MemoryEffectsOpInterface>])> {
+  code hybridDecls = [{
+    /// True once bufferized: operands are memrefs and results are `outs`.
+    bool hasBufferSemantics() { return getNumResults() == 0; }
+  }];
+  let extraClassDeclaration = hybridDecls;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.quantize
+//===----------------------------------------------------------------------===//
+
+def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
+  let summary = "quantize a tensor to NVFP4 or MXFP4";
+  let description = [{
+    Quantizes `input` (`[R, K]` or `[B, R, K]`, bf16/f16/f32) to E2M1 values
+    with one block scale per block of the last dimension, exactly as
+    specified in docs/spec.md ("Quantize"). Results, in order:
+
+    1. `values`: `f4E2M1FN`, the shape of `input`;
+    2. `scales`: `f8E4M3FN` (nvfp4) or `f8E8M0FNU` (mxfp4), either row-major
+       `[B?, R, K/bs]` or swizzled `[B?, ceil(R/128), ceil(K/bs/4), 32, 4, 4]`
+       with the `#nvfp4.swizzled_128x4` encoding (bs = 16 for nvfp4, 32 for
+       mxfp4); the result type chooses the layout;
+    3. `decode_scale` (nvfp4 only): the fp32 per-tensor decode scale `S_dec`,
+       `tensor<f32>`, or `tensor<Bxf32>` (one per batch entry) for 3-D input.
+
+    Attributes:
+    * `format` (required, first keyword): `nvfp4` or `mxfp4`.
+    * `block`: `[1, 16]` (default) or `[16, 16]` (2-D weight blocks: one
+      scale per 16x16 tile, stored repeated in the 1x16 layout) for nvfp4;
+      `[1, 32]` for mxfp4.
+    * `rounding`: `#nvfp4.rounding<nearest_even>` (default) or
+      `#nvfp4.rounding<stochastic>`; stochastic rounding takes an i64 `seed`
+      operand and is deterministic for a given seed.
+    * `hadamard`: apply the 16-point random Hadamard transform to the last
+      dimension before computing amax and quantizing.
+    * `scale_rule`: nvfp4: `max6` (default) or `four_over_six` (with
+      `error_metric` `mse` (default), `mae` or `abs_max`); mxfp4: `rceil`
+      (default) or `floor`.
+    * an optional `amax` operand (nvfp4 only) replaces the computed
+      per-tensor absolute maximum (`tensor<f32>` or `tensor<Bxf32>`).
+
+    Example:
+
+    ```mlir
+    %q, %s, %d = nvfp4.quantize nvfp4 %x
+        : tensor<200x448xbf16> -> tensor<200x448xf4E2M1FN>,
+          tensor<2x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
+    %mq, %ms = nvfp4.quantize mxfp4 %y seed %seed
+        {rounding = #nvfp4.rounding<stochastic>, hadamard}
+        : tensor<128x256xf32> -> tensor<128x256xf4E2M1FN>,
+          tensor<128x8xf8E8M0FNU>
+    ```
+  }];
+  let arguments = (ins
+    NVFP4_FormatAttr:$format,
+    NVFP4_HighPrecisionShaped:$input,
+    Optional<NVFP4_F32Shaped>:$amax,
+    Optional<I64>:$seed,
+    Variadic<AnyMemRef>:$outs,
+    OptionalAttr<DenseI64ArrayAttr>:$block,
+    DefaultValuedAttr<NVFP4_RoundingAttr, "Rounding::nearest_even">:$rounding,
+    UnitAttr:$hadamard,
+    OptionalAttr<NVFP4_ScaleRuleAttr>:$scale_rule,
+    OptionalAttr<NVFP4_ErrorMetricAttr>:$error_metric);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $format $input (`amax` $amax^ `:` type($amax))? (`seed` $seed^)?
+    (`outs` `(` $outs^ `:` type($outs) `)`)?
+    attr-dict `:` type($input) (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = hybridDecls # [{
+    /// The values, scales and (nvfp4) decode scale, as results on tensors or
+    /// as `outs` once bufferized.
+    ::mlir::ValueRange getTargets() {
+      return hasBufferSemantics() ? ::mlir::ValueRange(getOuts())
+                                  : ::mlir::ValueRange(getResults());
+    }
+    ::mlir::Value getValuesTarget() { return getTargets()[0]; }
+    ::mlir::Value getScalesTarget() { return getTargets()[1]; }
+    ::mlir::Value getDecodeScaleTarget() {
+      return getTargets().size() > 2 ? getTargets()[2] : ::mlir::Value();
+    }
+    /// Block shape, scale rule and error metric with format defaults applied.
+    ::llvm::SmallVector<int64_t, 2> getEffectiveBlock();
+    ScaleRule getEffectiveScaleRule();
+    ErrorMetric getEffectiveErrorMetric();
+    /// Elements of the last dimension sharing one scale (16 or 32).
+    int64_t getBlockWidth() { return getEffectiveBlock()[1]; }
+    bool hasSwizzledScales();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.dequantize
+//===----------------------------------------------------------------------===//
+
+def NVFP4_DequantizeOp : NVFP4_HybridOp<"dequantize", [AttrSizedOperandSegments]> {
+  let summary = "expand E2M1 values and block scales to a float tensor";
+  let description = [{
+    Computes `e2m1(values) * scale * decode_scale` in fp32 and rounds to the
+    result element type (round to nearest even). The scale element type
+    selects the format: `f8E4M3FN` is NVFP4 (one scale per 16 values, an
+    optional fp32 `decode_scale`, 1.0 when absent), `f8E8M0FNU` is MXFP4 (one
+    scale per 32 values, no decode scale). Scales may be row-major or
+    swizzled (`#nvfp4.swizzled_128x4`).
+
+    Example:
+
+    ```mlir
+    %x = nvfp4.dequantize %q, %s decode_scale %d : tensor<f32>
+        : tensor<200x448xf4E2M1FN>,
+          tensor<2x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+        -> tensor<200x448xf32>
+    ```
+  }];
+  let arguments = (ins
+    NVFP4_FP4Shaped:$values,
+    NVFP4_ScaleShaped:$scales,
+    Optional<NVFP4_F32Shaped>:$decode_scale,
+    Optional<AnyMemRef>:$out);
+  let results = (outs Optional<RankedTensorOf<[BF16, F16, F32]>>:$result);
+  let assemblyFormat = [{
+    $values `,` $scales
+    (`decode_scale` $decode_scale^ `:` type($decode_scale))?
+    (`outs` `(` $out^ `:` type($out) `)`)?
+    attr-dict `:` type($values) `,` type($scales) (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = hybridDecls # [{
+    ::mlir::Value getTarget() {
+      return hasBufferSemantics() ? ::mlir::Value(getOut())
+                                  : ::mlir::Value(getResult());
+    }
+  }];
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.swizzle_scales / nvfp4.unswizzle_scales
+//===----------------------------------------------------------------------===//
+
+def NVFP4_SwizzleScalesOp : NVFP4_HybridOp<"swizzle_scales"> {
+  let summary = "row-major block scales to the 128x4 tiled layout";
+  let description = [{
+    Rearranges a row-major scale matrix `[B?, R, C]` into the tiled layout
+    `[B?, ceil(R/128), ceil(C/4), 32, 4, 4]` (`#nvfp4.swizzled_128x4`),
+    writing zeros to every padding element (rows >= R, columns >= C).
+
+    Example:
+
+    ```mlir
+    %sw = nvfp4.swizzle_scales %s : tensor<200x28xf8E4M3FN>
+        -> tensor<2x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+    ```
+  }];
+  let arguments = (ins NVFP4_ScaleShaped:$input, Optional<AnyMemRef>:$out);
+  let results = (outs Optional<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    $input (`outs` `(` $out^ `:` type($out) `)`)?
+    attr-dict `:` type($input) (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = hybridDecls # [{
+    ::mlir::Value getTarget() {
+      return hasBufferSemantics() ? ::mlir::Value(getOut())
+                                  : ::mlir::Value(getResult());
+    }
+  }];
+  let hasCanonicalizer = 1;
+  let hasFolder = 1;
+}
+
+def NVFP4_UnswizzleScalesOp : NVFP4_HybridOp<"unswizzle_scales"> {
+  let summary = "block scales from the 128x4 tiled layout to row-major";
+  let description = [{
+    The inverse of `nvfp4.swizzle_scales`: reads the `[R, C]` scale matrix
+    (the result type gives R and C) out of its tiled layout, dropping the
+    padding. `unswizzle_scales(swizzle_scales(x))` folds to `x`; the reverse
+    composition does not fold, because swizzling rewrites the padding with
+    zeros whatever it held before.
+
+    Example:
+
+    ```mlir
+    %s = nvfp4.unswizzle_scales %sw
+        : tensor<2x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+        -> tensor<200x28xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins NVFP4_ScaleShaped:$input, Optional<AnyMemRef>:$out);
+  let results = (outs Optional<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    $input (`outs` `(` $out^ `:` type($out) `)`)?
+    attr-dict `:` type($input) (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = hybridDecls # [{
+    ::mlir::Value getTarget() {
+      return hasBufferSemantics() ? ::mlir::Value(getOut())
+                                  : ::mlir::Value(getResult());
+    }
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.matmul
+//===----------------------------------------------------------------------===//
+
+def NVFP4_MatmulOp : NVFP4_HybridOp<"matmul", [AttrSizedOperandSegments]> {
+  let summary = "dense block-scaled matmul C = alpha * A * B^T (+ beta * C)";
+  let description = [{
+    `A` is `[M, K]`, `B` is `[N, K]` (both K-major, "NT"), the result is
+    `[M, N]` in bf16, f16 or f32. M and N are arbitrary; K is a multiple of
+    the block width (16 for NVFP4 = `f8E4M3FN` scales, 32 for MXFP4 =
+    `f8E8M0FNU` scales). Scales must be in the swizzled 128x4 layout, the one
+    the tensor cores read.
+
+    ```
+    C[m, n] = round_out(alpha_eff * sum_k (e2m1(A[m,k]) * sA[m, k/bs])
+                                         * (e2m1(B[n,k]) * sB[n, k/bs])
+                        + beta * acc[m, n])
+    alpha_eff = (a_decode_scale * b_decode_scale) * alpha     (fp32)
+    ```
+
+    Each missing factor of `alpha_eff` is 1. Products and the sum are fp32 or
+    exact; only the order of the fp32 summation is unspecified. `acc` (the
+    result type) is read only when given, scaled by the `beta` attribute
+    (default 1.0).
+
+    Example:
+
+    ```mlir
+    %c = nvfp4.matmul %a, %sa, %b, %sb
+        a_decode_scale(%da : tensor<f32>) b_decode_scale(%db : tensor<f32>)
+        : tensor<200x448xf4E2M1FN>,
+          tensor<2x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+          tensor<96x448xf4E2M1FN>,
+          tensor<1x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+        -> tensor<200x96xbf16>
+    ```
+  }];
+  let arguments = (ins
+    NVFP4_FP4Shaped:$a,
+    NVFP4_ScaleShaped:$a_scales,
+    NVFP4_FP4Shaped:$b,
+    NVFP4_ScaleShaped:$b_scales,
+    Optional<NVFP4_F32Shaped>:$a_decode_scale,
+    Optional<NVFP4_F32Shaped>:$b_decode_scale,
+    Optional<NVFP4_F32Shaped>:$alpha,
+    Optional<NVFP4_HighPrecisionShaped>:$acc,
+    Optional<AnyMemRef>:$out,
+    DefaultValuedAttr<F32Attr, "1.0f">:$beta);
+  let results = (outs Optional<RankedTensorOf<[BF16, F16, F32]>>:$result);
+  let assemblyFormat = [{
+    $a `,` $a_scales `,` $b `,` $b_scales
+    (`a_decode_scale` `(` $a_decode_scale^ `:` type($a_decode_scale) `)`)?
+    (`b_decode_scale` `(` $b_decode_scale^ `:` type($b_decode_scale) `)`)?
+    (`alpha` `(` $alpha^ `:` type($alpha) `)`)?
+    (`acc` `(` $acc^ `:` type($acc) `)`)?
+    (`outs` `(` $out^ `:` type($out) `)`)?
+    attr-dict `:` type($a) `,` type($a_scales) `,` type($b) `,`
+    type($b_scales) (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = hybridDecls # [{
+    ::mlir::Value getTarget() {
+      return hasBufferSemantics() ? ::mlir::Value(getOut())
+                                  : ::mlir::Value(getResult());
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4.grouped_matmul
+//===----------------------------------------------------------------------===//
+
+def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
+                                           [AttrSizedOperandSegments]> {
+  let summary = "G independent block-scaled matmuls in one op";
+  let description = [{
+    Computes, for each group g, `C_g = alpha_g * A_g * B_g^T (+ beta * acc_g)`
+    with the per-element semantics of `nvfp4.matmul`. The first keyword
+    chooses how groups are laid out:
+
+    * `independent`: G problems with their own shapes (the GPU-mode list of
+      `(a, b, c)`): `a`, `a_scales`, `b`, `b_scales`, `acc` and the results
+      are lists of G values each, `A_g [M_g, K_g]`, `B_g [N_g, K_g]`,
+      `C_g [M_g, N_g]`.
+    * `contiguous` (MoE): one `A [sum M, K]` holding the rows of all groups
+      back to back, `B [G, N, K]`, `group_offsets` (`tensor<(G+1)xi32>`, group
+      g owns rows `[off[g], off[g+1])`, `off[0] = 0`, `off[G] = sum M`, non
+      decreasing), result `[sum M, N]`. A's scales are swizzled over the
+      concatenated rows.
+    * `masked`: `A [G, maxM, K]`, `B [G, N, K]`, `masked_m` (`tensor<Gxi32>`,
+      valid rows per group, `0 <= masked_m[g] <= maxM`), result
+      `[G, maxM, N]`. Rows at or past `masked_m[g]` are computed as if the
+      rows of A were zero: they hold `beta * acc` (0 without `acc`).
+
+    `alpha_g = (a_decode_scale_g * b_decode_scale_g) * alpha[g]` in fp32,
+    where each decode scale is a `tensor<f32>` (shared) or `tensor<Gxf32>`,
+    `alpha` a `tensor<Gxf32>`, and a missing factor is 1. All groups share
+    one output element type and one scale format.
+
+    Example:
+
+    ```mlir
+    %c = nvfp4.grouped_matmul contiguous
+        a(%a : tensor<1024x7168xf4E2M1FN>)
+        a_scales(%sa : tensor<8x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>)
+        b(%b : tensor<8x4096x7168xf4E2M1FN>)
+        b_scales(%sb : tensor<8x32x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>)
+        group_offsets(%off : tensor<9xi32>)
+        b_decode_scale(%db : tensor<8xf32>)
+        -> tensor<1024x4096xbf16>
+    ```
+  }];
+  let arguments = (ins
+    NVFP4_GroupingAttr:$grouping,
+    Variadic<NVFP4_FP4Shaped>:$a,
+    Variadic<NVFP4_ScaleShaped>:$a_scales,
+    Variadic<NVFP4_FP4Shaped>:$b,
+    Variadic<NVFP4_ScaleShaped>:$b_scales,
+    Optional<NVFP4_I32Shaped>:$group_offsets,
+    Optional<NVFP4_I32Shaped>:$masked_m,
+    Optional<NVFP4_F32Shaped>:$a_decode_scale,
+    Optional<NVFP4_F32Shaped>:$b_decode_scale,
+    Optional<NVFP4_F32Shaped>:$alpha,
+    Variadic<NVFP4_HighPrecisionShaped>:$acc,
+    Variadic<AnyMemRef>:$outs,
+    DefaultValuedAttr<F32Attr, "1.0f">:$beta);
+  let results = (outs Variadic<RankedTensorOf<[BF16, F16, F32]>>:$results);
+  let assemblyFormat = [{
+    $grouping
+    `a` `(` $a `:` type($a) `)`
+    `a_scales` `(` $a_scales `:` type($a_scales) `)`
+    `b` `(` $b `:` type($b) `)`
+    `b_scales` `(` $b_scales `:` type($b_scales) `)`
+    (`group_offsets` `(` $group_offsets^ `:` type($group_offsets) `)`)?
+    (`masked_m` `(` $masked_m^ `:` type($masked_m) `)`)?
+    (`a_decode_scale` `(` $a_decode_scale^ `:` type($a_decode_scale) `)`)?
+    (`b_decode_scale` `(` $b_decode_scale^ `:` type($b_decode_scale) `)`)?
+    (`alpha` `(` $alpha^ `:` type($alpha) `)`)?
+    (`acc` `(` $acc^ `:` type($acc) `)`)?
+    (`outs` `(` $outs^ `:` type($outs) `)`)?
+    attr-dict (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = hybridDecls # [{
+    ::mlir::ValueRange getTargets() {
+      return hasBufferSemantics() ? ::mlir::ValueRange(getOuts())
+                                  : ::mlir::ValueRange(getResults());
+    }
+    /// Number of groups.
+    int64_t getNumGroups();
+  }];
+}
+
+#endif // NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD

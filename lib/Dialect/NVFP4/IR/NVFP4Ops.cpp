@@ -1,0 +1,753 @@
+//===- NVFP4Ops.cpp - nvfp4 operations -------------------------------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Verifiers cite the constraint ids of docs/spec.md ([Q3] etc.); the negative
+// test for each id is in test/Dialect/NVFP4/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+//===----------------------------------------------------------------------===//
+// Shared verification helpers
+//===----------------------------------------------------------------------===//
+
+/// A type like `like` (tensor or memref) with another shape and element type.
+static ShapedType cloneShaped(ShapedType like, ArrayRef<int64_t> shape,
+                              Type elementType) {
+  if (isa<MemRefType>(like))
+    return MemRefType::get(shape, elementType);
+  return RankedTensorType::get(shape, elementType);
+}
+
+/// [C1] static shapes with identity layouts, and [C2] the hybrid form: an op
+/// is either wholly on tensors (results, no `outs`) or wholly on memrefs
+/// (`outs`, no results). `numTargets` is the number of results/outs.
+static LogicalResult verifyHybridForm(Operation *op, ValueRange outs,
+                                      unsigned numTargets) {
+  bool bufferForm = op->getNumResults() == 0;
+  auto checkType = [&](Type type) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped)
+      return success();
+    if (!shaped.hasStaticShape())
+      return op->emitOpError("expected static shapes, got ") << type;
+    if (bufferForm != isa<MemRefType>(type))
+      return op->emitOpError()
+             << (bufferForm ? "expected memref operands on an op with no "
+                              "results (bufferized form), got "
+                            : "expected tensor operands on an op with "
+                              "results, got ")
+             << type;
+    if (auto memref = dyn_cast<MemRefType>(type);
+        memref && !memref.getLayout().isIdentity())
+      return op->emitOpError("expected memrefs with the identity layout, got ")
+             << type;
+    return success();
+  };
+  for (Type type : op->getOperandTypes())
+    if (failed(checkType(type)))
+      return failure();
+  for (Type type : op->getResultTypes())
+    if (failed(checkType(type)))
+      return failure();
+  if (bufferForm && outs.size() != numTargets)
+    return op->emitOpError("expected ")
+           << numTargets << " outs on the bufferized form, got "
+           << outs.size();
+  if (!bufferForm && !outs.empty())
+    return op->emitOpError("expected no outs on an op with results");
+  if (!bufferForm && op->getNumResults() != numTargets)
+    return op->emitOpError("expected ")
+           << numTargets << " results, got " << op->getNumResults();
+  return success();
+}
+
+/// Checks that `actual` is `expected`, naming the operand/result.
+static LogicalResult expectType(Operation *op, StringRef name, Type actual,
+                                Type expected) {
+  if (actual == expected)
+    return success();
+  return op->emitOpError("expected ")
+         << name << " of type " << expected << ", got " << actual;
+}
+
+/// Checks a scale operand/result for a `[batch..., rows, cols]` scale matrix
+/// with element type `elementType`. When `requireSwizzled`, the scales must
+/// be in the 128x4 layout; otherwise either layout is accepted and the type
+/// says which.
+static LogicalResult verifyScales(Operation *op, StringRef name, Type actual,
+                                  ArrayRef<int64_t> batch, int64_t rows,
+                                  int64_t cols, Type elementType,
+                                  bool requireSwizzled) {
+  auto shaped = cast<ShapedType>(actual);
+  bool swizzled = isSwizzledScales(shaped, batch.size());
+  if (requireSwizzled && !swizzled)
+    return op->emitOpError("expected ")
+           << name
+           << " in the swizzled 128x4 layout (#nvfp4.swizzled_128x4): "
+              "row-major scales go through nvfp4.swizzle_scales, got "
+           << actual;
+  return expectType(
+      op, name, actual,
+      getScalesType(shaped, batch, rows, cols, elementType, swizzled));
+}
+
+/// Checks an fp32 scalar-or-per-group operand (decode scales, alpha): shape
+/// `[]` or `[numGroups]` (when `allowPerGroup`), or exactly `[numGroups]`.
+static LogicalResult verifyF32Vector(Operation *op, StringRef name, Value value,
+                                     std::optional<int64_t> numGroups,
+                                     bool allowScalar) {
+  if (!value)
+    return success();
+  auto type = cast<ShapedType>(value.getType());
+  if (allowScalar && type.getRank() == 0)
+    return success();
+  if (numGroups && type.getRank() == 1 && type.getDimSize(0) == *numGroups)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError("expected ") << name << " of shape ";
+  if (allowScalar)
+    diag << "[]";
+  if (allowScalar && numGroups)
+    diag << " or ";
+  if (numGroups)
+    diag << "[" << *numGroups << "]";
+  return diag << ", got " << value.getType();
+}
+
+/// Memory effects of a hybrid op: none on tensors; on memrefs, `outs` are
+/// written and every other memref operand is read.
+static void
+getHybridEffects(Operation *op, OperandRange outs,
+                 SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                     &effects) {
+  // The bufferized form always has outs, so `outs` is not empty here.
+  if (op->getNumResults() != 0 || outs.empty())
+    return;
+  unsigned outsBegin = outs.getBeginOperandIndex();
+  unsigned outsEnd = outsBegin + outs.size();
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    unsigned idx = operand.getOperandNumber();
+    if (idx >= outsBegin && idx < outsEnd)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t, 2> QuantizeOp::getEffectiveBlock() {
+  if (std::optional<ArrayRef<int64_t>> block = getBlock())
+    return SmallVector<int64_t, 2>(*block);
+  if (getFormat() == Format::mxfp4)
+    return {1, 32};
+  return {1, 16};
+}
+
+ScaleRule QuantizeOp::getEffectiveScaleRule() {
+  if (std::optional<ScaleRule> rule = getScaleRule())
+    return *rule;
+  return getFormat() == Format::mxfp4 ? ScaleRule::rceil : ScaleRule::max6;
+}
+
+ErrorMetric QuantizeOp::getEffectiveErrorMetric() {
+  return getErrorMetric().value_or(ErrorMetric::mse);
+}
+
+bool QuantizeOp::hasSwizzledScales() {
+  auto input = cast<ShapedType>(getInput().getType());
+  return isSwizzledScales(cast<ShapedType>(getScalesTarget().getType()),
+                          input.getRank() - 2);
+}
+
+void QuantizeOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getHybridEffects(*this, getOuts(), effects);
+}
+
+LogicalResult QuantizeOp::verify() {
+  Format format = getFormat();
+  bool isNV = format == Format::nvfp4;
+  unsigned numTargets = isNV ? 3 : 2;
+  // [Q8] nvfp4 produces (values, scales, decode_scale), mxfp4 (values, scales).
+  if (getNumResults() != 0 && getNumResults() != numTargets)
+    return emitOpError("expected ")
+           << numTargets << " results for " << stringifyFormat(format)
+           << " (values, scales" << (isNV ? ", decode_scale" : "")
+           << "), got " << getNumResults();
+  if (failed(verifyHybridForm(*this, getOuts(), numTargets)))
+    return failure();
+
+  // [Q1] [R, K] or [B, R, K] input.
+  auto input = cast<ShapedType>(getInput().getType());
+  if (input.getRank() != 2 && input.getRank() != 3)
+    return emitOpError("expected input of rank 2 ([R, K]) or 3 ([B, R, K]), "
+                       "got rank ")
+           << input.getRank();
+  ArrayRef<int64_t> shape = input.getShape();
+  ArrayRef<int64_t> batch = shape.drop_back(2);
+  int64_t rows = shape[shape.size() - 2], k = shape.back();
+
+  // [Q2] block shapes per format.
+  SmallVector<int64_t, 2> block = getEffectiveBlock();
+  bool blockOk = isNV ? (block == SmallVector<int64_t, 2>{1, 16} ||
+                         block == SmallVector<int64_t, 2>{16, 16})
+                      : block == SmallVector<int64_t, 2>{1, 32};
+  if (!blockOk)
+    return emitOpError("expected block ")
+           << (isNV ? "[1, 16] or [16, 16] for nvfp4" : "[1, 32] for mxfp4")
+           << ", got " << formatShape(block);
+
+  // [Q3] K is a whole number of blocks.
+  if (k % block[1] != 0)
+    return emitOpError("expected the last dimension (")
+           << k << ") to be a multiple of the block width " << block[1];
+
+  // [Q4] scale rules per format.
+  ScaleRule rule = getEffectiveScaleRule();
+  bool ruleOk = isNV ? (rule == ScaleRule::max6 ||
+                        rule == ScaleRule::four_over_six)
+                     : (rule == ScaleRule::rceil || rule == ScaleRule::floor);
+  if (!ruleOk)
+    return emitOpError("expected scale_rule ")
+           << (isNV ? "max6 or four_over_six for nvfp4"
+                    : "rceil or floor for mxfp4")
+           << ", got " << stringifyScaleRule(rule);
+
+  // [Q5] an error metric only chooses between four_over_six candidates.
+  if (getErrorMetric() && rule != ScaleRule::four_over_six)
+    return emitOpError("expected error_metric only with "
+                       "scale_rule four_over_six");
+
+  // [Q6] a seed exactly when rounding stochastically.
+  bool stochastic = getRounding() == Rounding::stochastic;
+  if (stochastic && !getSeed())
+    return emitOpError("expected a seed operand with stochastic rounding");
+  if (!stochastic && getSeed())
+    return emitOpError("expected no seed operand with nearest_even rounding");
+
+  // [Q7] caller-supplied amax: nvfp4 only, one per tensor (batch entry).
+  if (Value amax = getAmax()) {
+    if (!isNV)
+      return emitOpError("expected no amax operand for mxfp4 (it has no "
+                         "per-tensor scale)");
+    if (failed(expectType(*this, "amax", amax.getType(),
+                          cloneShaped(input, batch,
+                                      Float32Type::get(getContext())))))
+      return failure();
+  }
+
+  // [Q9] values: the input shape in f4E2M1FN.
+  if (failed(expectType(
+          *this, "values", getValuesTarget().getType(),
+          cloneShaped(input, shape, Float4E2M1FNType::get(getContext())))))
+    return failure();
+
+  // [Q10] scales: the format's scale type, row-major or swizzled.
+  if (failed(verifyScales(*this, "scales", getScalesTarget().getType(), batch,
+                          rows, k / block[1],
+                          getScaleElementType(getContext(), format),
+                          /*requireSwizzled=*/false)))
+    return failure();
+
+  // [Q11] decode scale: fp32, one per tensor (batch entry).
+  if (isNV &&
+      failed(expectType(*this, "decode_scale",
+                        getDecodeScaleTarget().getType(),
+                        cloneShaped(input, batch,
+                                    Float32Type::get(getContext())))))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DequantizeOp
+//===----------------------------------------------------------------------===//
+
+void DequantizeOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getHybridEffects(*this, getOutMutable().getAsOperandRange(), effects);
+}
+
+LogicalResult DequantizeOp::verify() {
+  if (failed(verifyHybridForm(*this, getOutMutable().getAsOperandRange(), 1)))
+    return failure();
+  // [D1] [R, K] or [B, R, K] values.
+  auto values = cast<ShapedType>(getValues().getType());
+  if (values.getRank() != 2 && values.getRank() != 3)
+    return emitOpError("expected values of rank 2 or 3, got rank ")
+           << values.getRank();
+  ArrayRef<int64_t> shape = values.getShape();
+  ArrayRef<int64_t> batch = shape.drop_back(2);
+  int64_t rows = shape[shape.size() - 2], k = shape.back();
+
+  // [D2] the scale type fixes the block width.
+  Type scaleType = cast<ShapedType>(getScales().getType()).getElementType();
+  int64_t bs = getBlockWidth(scaleType);
+  if (k % bs != 0)
+    return emitOpError("expected the last dimension (")
+           << k << ") to be a multiple of the block width " << bs << " of "
+           << scaleType << " scales";
+
+  // [D3] scales of either layout, matching the values.
+  if (failed(verifyScales(*this, "scales", getScales().getType(), batch, rows,
+                          k / bs, scaleType, /*requireSwizzled=*/false)))
+    return failure();
+
+  // [D4] a decode scale only for nvfp4, one per tensor (batch entry).
+  if (Value decode = getDecodeScale()) {
+    if (!isa<Float8E4M3FNType>(scaleType))
+      return emitOpError("expected no decode_scale with ")
+             << scaleType << " (mxfp4) scales";
+    if (failed(expectType(*this, "decode_scale", decode.getType(),
+                          cloneShaped(values, batch,
+                                      Float32Type::get(getContext())))))
+      return failure();
+  }
+
+  // [D5] result: the values' shape in a float type.
+  auto result = cast<ShapedType>(getTarget().getType());
+  Type elt = result.getElementType();
+  if (!isa<BFloat16Type, Float16Type, Float32Type>(elt))
+    return emitOpError("expected a bf16, f16 or f32 result, got ") << elt;
+  return expectType(*this, "result", result, cloneShaped(values, shape, elt));
+}
+
+namespace {
+/// dequantize(v, unswizzle_scales(sw)) -> dequantize(v, sw): dequantize
+/// reads either layout, and the padding unswizzle drops is never read.
+struct DequantizeOfUnswizzle : OpRewritePattern<DequantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "bufferized form");
+    auto unswizzle = op.getScales().getDefiningOp<UnswizzleScalesOp>();
+    if (!unswizzle || unswizzle.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "scales are not unswizzled");
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getScalesMutable().assign(unswizzle.getInput()); });
+    return success();
+  }
+};
+} // namespace
+
+void DequantizeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<DequantizeOfUnswizzle>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// SwizzleScalesOp / UnswizzleScalesOp
+//===----------------------------------------------------------------------===//
+
+void SwizzleScalesOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getHybridEffects(*this, getOutMutable().getAsOperandRange(), effects);
+}
+
+void UnswizzleScalesOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getHybridEffects(*this, getOutMutable().getAsOperandRange(), effects);
+}
+
+LogicalResult SwizzleScalesOp::verify() {
+  if (failed(verifyHybridForm(*this, getOutMutable().getAsOperandRange(), 1)))
+    return failure();
+  // [S1] a row-major [B?, R, C] scale matrix.
+  auto input = cast<ShapedType>(getInput().getType());
+  if (input.getRank() != 2 && input.getRank() != 3)
+    return emitOpError("expected row-major scales of rank 2 or 3, got rank ")
+           << input.getRank();
+  if (auto tensor = dyn_cast<RankedTensorType>(input); tensor &&
+                                                       tensor.getEncoding())
+    return emitOpError("expected row-major scales (no encoding), got ")
+           << input;
+  // [S2] the result is the tiled layout of the same matrix.
+  ArrayRef<int64_t> shape = input.getShape();
+  return verifyScales(*this, "result", getTarget().getType(),
+                      shape.drop_back(2), shape[shape.size() - 2],
+                      shape.back(), input.getElementType(),
+                      /*requireSwizzled=*/true);
+}
+
+LogicalResult UnswizzleScalesOp::verify() {
+  if (failed(verifyHybridForm(*this, getOutMutable().getAsOperandRange(), 1)))
+    return failure();
+  // [U2] the result is a row-major [B?, R, C] matrix...
+  auto result = cast<ShapedType>(getTarget().getType());
+  if (result.getRank() != 2 && result.getRank() != 3)
+    return emitOpError("expected a row-major result of rank 2 or 3, got rank ")
+           << result.getRank();
+  if (auto tensor = dyn_cast<RankedTensorType>(result); tensor &&
+                                                        tensor.getEncoding())
+    return emitOpError("expected a row-major result (no encoding), got ")
+           << result;
+  // [U1] ...and the input holds exactly its tiles.
+  ArrayRef<int64_t> shape = result.getShape();
+  return verifyScales(*this, "input", getInput().getType(),
+                      shape.drop_back(2), shape[shape.size() - 2],
+                      shape.back(), result.getElementType(),
+                      /*requireSwizzled=*/true);
+}
+
+/// Applies `fn(rowMajorIndex, swizzledIndex)` to every element of a
+/// `[batch..., rows, cols]` scale matrix.
+static void forEachScale(ArrayRef<int64_t> rowMajorShape,
+                         function_ref<void(int64_t, int64_t)> fn) {
+  int64_t rows = rowMajorShape[rowMajorShape.size() - 2];
+  int64_t cols = rowMajorShape.back();
+  int64_t colTiles = ceilDiv(cols, kScaleTileCols);
+  int64_t tileBytes = ceilDiv(rows, kScaleTileRows) * colTiles * 512;
+  int64_t batch = 1;
+  for (int64_t d : rowMajorShape.drop_back(2))
+    batch *= d;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        fn((b * rows + r) * cols + c,
+           b * tileBytes + swizzledScaleOffset(r, c, colTiles));
+}
+
+// The folders use the multi-result form because the result is optional (the
+// bufferized form has none).
+LogicalResult SwizzleScalesOp::fold(FoldAdaptor adaptor,
+                                    SmallVectorImpl<OpFoldResult> &results) {
+  // Constant scales: swizzle at compile time (padding is zero).
+  auto input = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  if (!input || hasBufferSemantics())
+    return failure();
+  auto resultType = cast<ShapedType>(getResult().getType());
+  const llvm::fltSemantics &sem =
+      cast<FloatType>(resultType.getElementType()).getFloatSemantics();
+  SmallVector<APFloat> out(resultType.getNumElements(),
+                           APFloat::getZero(sem));
+  SmallVector<APFloat> in(input.getValues<APFloat>());
+  forEachScale(cast<ShapedType>(getInput().getType()).getShape(),
+               [&](int64_t rm, int64_t sw) { out[sw] = in[rm]; });
+  results.push_back(DenseElementsAttr::get(resultType, out));
+  return success();
+}
+
+LogicalResult UnswizzleScalesOp::fold(FoldAdaptor adaptor,
+                                      SmallVectorImpl<OpFoldResult> &results) {
+  if (hasBufferSemantics())
+    return failure();
+  // unswizzle(swizzle(x)) -> x: the padding swizzle added is dropped again.
+  if (auto swizzle = getInput().getDefiningOp<SwizzleScalesOp>();
+      swizzle && !swizzle.hasBufferSemantics() &&
+      swizzle.getInput().getType() == getResult().getType()) {
+    results.push_back(swizzle.getInput());
+    return success();
+  }
+  // Constant scales: unswizzle at compile time.
+  auto input = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  if (!input)
+    return failure();
+  auto resultType = cast<ShapedType>(getResult().getType());
+  SmallVector<APFloat> in(input.getValues<APFloat>());
+  SmallVector<APFloat> out(resultType.getNumElements(), in.front());
+  forEachScale(resultType.getShape(),
+               [&](int64_t rm, int64_t sw) { out[rm] = in[sw]; });
+  results.push_back(DenseElementsAttr::get(resultType, out));
+  return success();
+}
+
+namespace {
+/// swizzle_scales(quantize(x).scales) -> quantize(x) producing swizzled
+/// scales directly: quantize's swizzled result is by definition the swizzle
+/// of its row-major result, and writing it once saves a pass over the scales.
+struct FoldSwizzleIntoQuantize : OpRewritePattern<SwizzleScalesOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SwizzleScalesOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "bufferized form");
+    auto quantize = op.getInput().getDefiningOp<QuantizeOp>();
+    if (!quantize || quantize.hasBufferSemantics() ||
+        op.getInput() != quantize.getScalesTarget() ||
+        !op.getInput().hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not the only use of quantize "
+                                             "scales");
+    rewriter.setInsertionPoint(quantize);
+    Operation *fused = rewriter.clone(*quantize);
+    fused->getResult(1).setType(op.getResult().getType());
+    rewriter.replaceOp(op, fused->getResult(1));
+    rewriter.replaceAllUsesWith(quantize.getResult(0), fused->getResult(0));
+    if (quantize.getNumResults() > 2)
+      rewriter.replaceAllUsesWith(quantize.getResult(2), fused->getResult(2));
+    rewriter.eraseOp(quantize);
+    return success();
+  }
+};
+} // namespace
+
+void SwizzleScalesOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                  MLIRContext *context) {
+  results.add<FoldSwizzleIntoQuantize>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+void MatmulOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getHybridEffects(*this, getOutMutable().getAsOperandRange(), effects);
+}
+
+/// [M5] [G5] decode scales exist only for nvfp4 (f8E4M3FN scales).
+static LogicalResult verifyDecodeScalesAllowed(Operation *op, Type scaleType,
+                                               Value aDecode, Value bDecode) {
+  if ((aDecode || bDecode) && !isa<Float8E4M3FNType>(scaleType))
+    return op->emitOpError("expected no decode scales with ")
+           << scaleType << " (mxfp4) scales";
+  return success();
+}
+
+/// [M8] [G7] beta scales the accumulator and means nothing without one.
+static LogicalResult verifyBeta(Operation *op, bool hasAcc, float beta) {
+  if (!hasAcc && beta != 1.0f)
+    return op->emitOpError("expected an acc operand when beta is set");
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifyHybridForm(*this, getOutMutable().getAsOperandRange(), 1)))
+    return failure();
+  // [M1] A [M, K] and B [N, K].
+  auto a = cast<ShapedType>(getA().getType());
+  auto b = cast<ShapedType>(getB().getType());
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitOpError("expected A and B of rank 2 ([M, K] and [N, K]), got ")
+           << a << " and " << b;
+  int64_t m = a.getDimSize(0), n = b.getDimSize(0), k = a.getDimSize(1);
+  // [M2] one K.
+  if (b.getDimSize(1) != k)
+    return emitOpError("expected A and B to share K, got ")
+           << k << " and " << b.getDimSize(1);
+  // [M3] one scale format, and K a whole number of blocks.
+  Type sa = cast<ShapedType>(getAScales().getType()).getElementType();
+  Type sb = cast<ShapedType>(getBScales().getType()).getElementType();
+  if (sa != sb)
+    return emitOpError("expected A and B scales of one format, got ")
+           << sa << " and " << sb;
+  int64_t bs = getBlockWidth(sa);
+  if (k % bs != 0)
+    return emitOpError("expected K (")
+           << k << ") to be a multiple of the block width " << bs;
+  // [M4] swizzled scales shaped like A and B.
+  if (failed(verifyScales(*this, "a_scales", getAScales().getType(), {}, m,
+                          k / bs, sa, /*requireSwizzled=*/true)) ||
+      failed(verifyScales(*this, "b_scales", getBScales().getType(), {}, n,
+                          k / bs, sb, /*requireSwizzled=*/true)))
+    return failure();
+  // [M5] [M6] fp32 scalars.
+  if (failed(verifyDecodeScalesAllowed(*this, sa, getADecodeScale(),
+                                       getBDecodeScale())) ||
+      failed(verifyF32Vector(*this, "a_decode_scale", getADecodeScale(),
+                             std::nullopt, /*allowScalar=*/true)) ||
+      failed(verifyF32Vector(*this, "b_decode_scale", getBDecodeScale(),
+                             std::nullopt, /*allowScalar=*/true)) ||
+      failed(verifyF32Vector(*this, "alpha", getAlpha(), std::nullopt,
+                             /*allowScalar=*/true)))
+    return failure();
+  // [M7] result [M, N].
+  auto result = cast<ShapedType>(getTarget().getType());
+  if (failed(expectType(*this, "result", result,
+                        cloneShaped(a, {m, n}, result.getElementType()))))
+    return failure();
+  // [M8] accumulator of the result type.
+  if (Value acc = getAcc())
+    if (failed(expectType(*this, "acc", acc.getType(), result)))
+      return failure();
+  return verifyBeta(*this, static_cast<bool>(getAcc()),
+                    getBeta().convertToFloat());
+}
+
+//===----------------------------------------------------------------------===//
+// GroupedMatmulOp
+//===----------------------------------------------------------------------===//
+
+void GroupedMatmulOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getHybridEffects(*this, getOuts(), effects);
+}
+
+int64_t GroupedMatmulOp::getNumGroups() {
+  if (getGrouping() == Grouping::independent)
+    return getA().size();
+  return cast<ShapedType>(getB().front().getType()).getDimSize(0);
+}
+
+LogicalResult GroupedMatmulOp::verify() {
+  Grouping grouping = getGrouping();
+  bool independent = grouping == Grouping::independent;
+  // [G1] operand lists: G of each for independent, one of each otherwise.
+  size_t g = getA().size();
+  if (g == 0)
+    return emitOpError("expected at least one group");
+  if (getAScales().size() != g || getB().size() != g ||
+      getBScales().size() != g)
+    return emitOpError("expected as many a_scales, b and b_scales as a (")
+           << g << "), got " << getAScales().size() << ", " << getB().size()
+           << " and " << getBScales().size();
+  if (!independent && g != 1)
+    return emitOpError("expected one a, a_scales, b and b_scales operand in ")
+           << stringifyGrouping(grouping) << " mode, got " << g;
+  if (failed(verifyHybridForm(*this, getOuts(), g)))
+    return failure();
+  if (!getAcc().empty() && getAcc().size() != g)
+    return emitOpError("expected ")
+           << g << " acc operands (one per result), got " << getAcc().size();
+  if ((grouping == Grouping::contiguous) != static_cast<bool>(getGroupOffsets()))
+    return emitOpError("expected group_offsets exactly in contiguous mode");
+  if ((grouping == Grouping::masked) != static_cast<bool>(getMaskedM()))
+    return emitOpError("expected masked_m exactly in masked mode");
+
+  // [G3] one scale format across groups.
+  Type scaleType =
+      cast<ShapedType>(getAScales().front().getType()).getElementType();
+  for (Value s : llvm::concat<Value>(getAScales(), getBScales()))
+    if (cast<ShapedType>(s.getType()).getElementType() != scaleType)
+      return emitOpError("expected one scale format for all groups, got ")
+             << scaleType << " and "
+             << cast<ShapedType>(s.getType()).getElementType();
+  int64_t bs = getBlockWidth(scaleType);
+  // [G4] one output element type across groups.
+  Type outType =
+      cast<ShapedType>(getTargets().front().getType()).getElementType();
+  for (Value t : getTargets())
+    if (cast<ShapedType>(t.getType()).getElementType() != outType)
+      return emitOpError("expected one result element type for all groups, "
+                         "got ")
+             << outType << " and "
+             << cast<ShapedType>(t.getType()).getElementType();
+
+  auto checkK = [&](int64_t k) -> LogicalResult {
+    if (k % bs != 0)
+      return emitOpError("expected K (")
+             << k << ") to be a multiple of the block width " << bs;
+    return success();
+  };
+  int64_t numGroups = 0;
+  // [G2] shapes per mode.
+  if (independent) {
+    numGroups = g;
+    for (size_t i = 0; i < g; ++i) {
+      auto a = cast<ShapedType>(getA()[i].getType());
+      auto b = cast<ShapedType>(getB()[i].getType());
+      if (a.getRank() != 2 || b.getRank() != 2)
+        return emitOpError("expected A and B of group ")
+               << i << " of rank 2, got " << a << " and " << b;
+      int64_t m = a.getDimSize(0), n = b.getDimSize(0), k = a.getDimSize(1);
+      if (b.getDimSize(1) != k)
+        return emitOpError("expected A and B of group ")
+               << i << " to share K, got " << k << " and " << b.getDimSize(1);
+      std::string idx = std::to_string(i);
+      if (failed(checkK(k)) ||
+          failed(verifyScales(*this, "a_scales #" + idx,
+                              getAScales()[i].getType(), {}, m, k / bs,
+                              scaleType, /*requireSwizzled=*/true)) ||
+          failed(verifyScales(*this, "b_scales #" + idx,
+                              getBScales()[i].getType(), {}, n, k / bs,
+                              scaleType, /*requireSwizzled=*/true)) ||
+          failed(expectType(*this, "result #" + idx, getTargets()[i].getType(),
+                            cloneShaped(a, {m, n}, outType))))
+        return failure();
+    }
+  } else {
+    auto a = cast<ShapedType>(getA().front().getType());
+    auto b = cast<ShapedType>(getB().front().getType());
+    bool masked = grouping == Grouping::masked;
+    int64_t aRank = masked ? 3 : 2;
+    if (a.getRank() != aRank || b.getRank() != 3)
+      return emitOpError("expected A of rank ")
+             << aRank << " and B of rank 3 ([G, N, K]) in "
+             << stringifyGrouping(grouping) << " mode, got " << a << " and "
+             << b;
+    numGroups = b.getDimSize(0);
+    int64_t n = b.getDimSize(1), k = b.getDimSize(2);
+    if (a.getShape().back() != k)
+      return emitOpError("expected A and B to share K, got ")
+             << a.getShape().back() << " and " << k;
+    if (masked && a.getDimSize(0) != numGroups)
+      return emitOpError("expected A and B to have the same number of "
+                         "groups, got ")
+             << a.getDimSize(0) << " and " << numGroups;
+    SmallVector<int64_t> aBatch(masked ? 1 : 0, numGroups);
+    int64_t rows = a.getDimSize(aRank - 2);
+    SmallVector<int64_t> resultShape(aBatch);
+    resultShape.append({rows, n});
+    Type i32 = IntegerType::get(getContext(), 32);
+    if (failed(checkK(k)) ||
+        failed(verifyScales(*this, "a_scales", getAScales().front().getType(),
+                            aBatch, rows, k / bs, scaleType,
+                            /*requireSwizzled=*/true)) ||
+        failed(verifyScales(*this, "b_scales", getBScales().front().getType(),
+                            {numGroups}, n, k / bs, scaleType,
+                            /*requireSwizzled=*/true)) ||
+        failed(expectType(*this, "result", getTargets().front().getType(),
+                          cloneShaped(a, resultShape, outType))))
+      return failure();
+    if (Value offsets = getGroupOffsets())
+      if (failed(expectType(*this, "group_offsets", offsets.getType(),
+                            cloneShaped(a, {numGroups + 1}, i32))))
+        return failure();
+    if (Value maskedM = getMaskedM())
+      if (failed(expectType(*this, "masked_m", maskedM.getType(),
+                            cloneShaped(a, {numGroups}, i32))))
+        return failure();
+  }
+
+  // [G5] per-group or shared fp32 factors of alpha.
+  if (failed(verifyDecodeScalesAllowed(*this, scaleType, getADecodeScale(),
+                                       getBDecodeScale())) ||
+      failed(verifyF32Vector(*this, "a_decode_scale", getADecodeScale(),
+                             numGroups, /*allowScalar=*/true)) ||
+      failed(verifyF32Vector(*this, "b_decode_scale", getBDecodeScale(),
+                             numGroups, /*allowScalar=*/true)) ||
+      failed(verifyF32Vector(*this, "alpha", getAlpha(), numGroups,
+                             /*allowScalar=*/false)))
+    return failure();
+  // [G6] accumulators of the result types.
+  for (auto [i, acc] : llvm::enumerate(getAcc()))
+    if (failed(expectType(*this, "acc #" + std::to_string(i), acc.getType(),
+                          getTargets()[i].getType())))
+      return failure();
+  return verifyBeta(*this, !getAcc().empty(), getBeta().convertToFloat());
+}
+
+#define GET_OP_CLASSES
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.cpp.inc"

@@ -1,0 +1,556 @@
+// RUN: nvfp4-opt %s -split-input-file -verify-diagnostics
+
+// One case per constraint of docs/spec.md; each function is named after the
+// constraint id it breaks.
+
+#sw = #nvfp4.swizzled_128x4
+
+func.func @c1_dynamic_shape(%x: tensor<?x32xbf16>) {
+  // expected-error @+1 {{expected static shapes, got 'tensor<?x32xbf16>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<?x32xbf16> -> tensor<?x32xf4E2M1FN>, tensor<?x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @c2_mixed_tensor_memref(%x: memref<16x32xbf16>) {
+  // expected-error @+1 {{expected tensor operands on an op with results, got 'memref<16x32xbf16>'}}
+  %q, %s, %d = "nvfp4.quantize"(%x) <{format = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (memref<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>)
+  return
+}
+
+// -----
+
+func.func @c2_missing_outs(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>) {
+  // expected-error @+1 {{expected 3 outs on the bufferized form, got 1}}
+  nvfp4.quantize nvfp4 %x outs(%q : memref<16x32xf4E2M1FN>) : memref<16x32xbf16>
+  return
+}
+
+// -----
+
+func.func @c2_strided_memref(%x: memref<16x32xbf16, strided<[64, 1]>>, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
+  // expected-error @+1 {{expected memrefs with the identity layout, got 'memref<16x32xbf16, strided<[64, 1]>>'}}
+  nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) : memref<16x32xbf16, strided<[64, 1]>>
+  return
+}
+
+// -----
+
+func.func @q1_rank(%x: tensor<4x2x16x32xbf16>) {
+  // expected-error @+1 {{expected input of rank 2 ([R, K]) or 3 ([B, R, K]), got rank 4}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<4x2x16x32xbf16> -> tensor<4x2x16x32xf4E2M1FN>, tensor<4x2x16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q2_block_nvfp4(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected block [1, 16] or [16, 16] for nvfp4, got [1, 32]}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x {block = array<i64: 1, 32>} : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x1xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q2_block_mxfp4(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected block [1, 32] for mxfp4, got [16, 16]}}
+  %q, %s = nvfp4.quantize mxfp4 %x {block = array<i64: 16, 16>} : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @q3_k_not_multiple_of_block(%x: tensor<16x40xbf16>) {
+  // expected-error @+1 {{expected the last dimension (40) to be a multiple of the block width 16}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<16x40xbf16> -> tensor<16x40xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q3_mxfp4_k(%x: tensor<16x48xbf16>) {
+  // expected-error @+1 {{expected the last dimension (48) to be a multiple of the block width 32}}
+  %q, %s = nvfp4.quantize mxfp4 %x : tensor<16x48xbf16> -> tensor<16x48xf4E2M1FN>, tensor<16x1xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @q4_scale_rule_nvfp4(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected scale_rule max6 or four_over_six for nvfp4, got rceil}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x {scale_rule = #nvfp4.scale_rule<rceil>} : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q4_scale_rule_mxfp4(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected scale_rule rceil or floor for mxfp4, got four_over_six}}
+  %q, %s = nvfp4.quantize mxfp4 %x {scale_rule = #nvfp4.scale_rule<four_over_six>} : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x1xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @q5_error_metric_without_four_over_six(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected error_metric only with scale_rule four_over_six}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x {error_metric = #nvfp4.error_metric<mae>} : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q6_stochastic_without_seed(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected a seed operand with stochastic rounding}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x {rounding = #nvfp4.rounding<stochastic>} : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q6_seed_without_stochastic(%x: tensor<16x32xbf16>, %seed: i64) {
+  // expected-error @+1 {{expected no seed operand with nearest_even rounding}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x seed %seed : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q7_amax_mxfp4(%x: tensor<16x32xbf16>, %amax: tensor<f32>) {
+  // expected-error @+1 {{expected no amax operand for mxfp4 (it has no per-tensor scale)}}
+  %q, %s = nvfp4.quantize mxfp4 %x amax %amax : tensor<f32> : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x1xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @q7_amax_shape(%x: tensor<2x16x32xbf16>, %amax: tensor<f32>) {
+  // expected-error @+1 {{expected amax of type 'tensor<2xf32>', got 'tensor<f32>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x amax %amax : tensor<f32> : tensor<2x16x32xbf16> -> tensor<2x16x32xf4E2M1FN>, tensor<2x16x2xf8E4M3FN>, tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @q8_mxfp4_with_decode_scale(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected 2 results for mxfp4 (values, scales), got 3}}
+  %q, %s, %d = nvfp4.quantize mxfp4 %x : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x1xf8E8M0FNU>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q8_nvfp4_without_decode_scale(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected 3 results for nvfp4 (values, scales, decode_scale), got 2}}
+  %q, %s = nvfp4.quantize nvfp4 %x : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @q9_values_type(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected values of type 'tensor<16x32xf4E2M1FN>', got 'tensor<16x32xf8E4M3FN>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<16x32xbf16> -> tensor<16x32xf8E4M3FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q10_scale_element_type(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected scales of type 'tensor<16x2xf8E4M3FN>', got 'tensor<16x2xf8E8M0FNU>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E8M0FNU>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q10_swizzled_shape(%x: tensor<200x448xbf16>) {
+  // expected-error @+1 {{expected scales of type 'tensor<2x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>', got 'tensor<1x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<200x448xbf16> -> tensor<200x448xf4E2M1FN>, tensor<1x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q10_tiled_shape_without_encoding(%x: tensor<200x448xbf16>) {
+  // expected-error @+1 {{expected scales of type 'tensor<200x28xf8E4M3FN>', got 'tensor<2x7x32x4x4xf8E4M3FN>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<200x448xbf16> -> tensor<200x448xf4E2M1FN>, tensor<2x7x32x4x4xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q11_decode_scale_shape(%x: tensor<2x16x32xbf16>) {
+  // expected-error @+1 {{expected decode_scale of type 'tensor<2xf32>', got 'tensor<f32>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<2x16x32xbf16> -> tensor<2x16x32xf4E2M1FN>, tensor<2x16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q_input_element_type(%x: tensor<16x32xi8>) {
+  // expected-error @+1 {{operand #0 must be Tensor or MemRef of bfloat16 type or 16-bit float or 32-bit float values, but got 'tensor<16x32xi8>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<16x32xi8> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @d1_rank(%q: tensor<32xf4E2M1FN>, %s: tensor<2xf8E4M3FN>) {
+  // expected-error @+1 {{expected values of rank 2 or 3, got rank 1}}
+  %x = nvfp4.dequantize %q, %s : tensor<32xf4E2M1FN>, tensor<2xf8E4M3FN> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @d2_k_for_mxfp4(%q: tensor<8x48xf4E2M1FN>, %s: tensor<8x1xf8E8M0FNU>) {
+  // expected-error @+1 {{expected the last dimension (48) to be a multiple of the block width 32 of 'f8E8M0FNU' scales}}
+  %x = nvfp4.dequantize %q, %s : tensor<8x48xf4E2M1FN>, tensor<8x1xf8E8M0FNU> -> tensor<8x48xf32>
+  return
+}
+
+// -----
+
+func.func @d3_scales_shape(%q: tensor<8x64xf4E2M1FN>, %s: tensor<8x2xf8E4M3FN>) {
+  // expected-error @+1 {{expected scales of type 'tensor<8x4xf8E4M3FN>', got 'tensor<8x2xf8E4M3FN>'}}
+  %x = nvfp4.dequantize %q, %s : tensor<8x64xf4E2M1FN>, tensor<8x2xf8E4M3FN> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @d4_decode_scale_mxfp4(%q: tensor<8x64xf4E2M1FN>, %s: tensor<8x2xf8E8M0FNU>, %d: tensor<f32>) {
+  // expected-error @+1 {{expected no decode_scale with 'f8E8M0FNU' (mxfp4) scales}}
+  %x = nvfp4.dequantize %q, %s decode_scale %d : tensor<f32> : tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @d4_decode_scale_shape(%q: tensor<3x8x64xf4E2M1FN>, %s: tensor<3x8x4xf8E4M3FN>, %d: tensor<f32>) {
+  // expected-error @+1 {{expected decode_scale of type 'tensor<3xf32>', got 'tensor<f32>'}}
+  %x = nvfp4.dequantize %q, %s decode_scale %d : tensor<f32> : tensor<3x8x64xf4E2M1FN>, tensor<3x8x4xf8E4M3FN> -> tensor<3x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @d5_result_shape(%q: tensor<8x64xf4E2M1FN>, %s: tensor<8x4xf8E4M3FN>) {
+  // expected-error @+1 {{expected result of type 'tensor<8x64xbf16>', got 'tensor<8x32xbf16>'}}
+  %x = nvfp4.dequantize %q, %s : tensor<8x64xf4E2M1FN>, tensor<8x4xf8E4M3FN> -> tensor<8x32xbf16>
+  return
+}
+
+// -----
+
+func.func @s1_rank(%s: tensor<28xf8E4M3FN>) {
+  // expected-error @+1 {{expected row-major scales of rank 2 or 3, got rank 1}}
+  %sw = nvfp4.swizzle_scales %s : tensor<28xf8E4M3FN> -> tensor<1x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+  return
+}
+
+// -----
+
+func.func @s1_already_swizzled(%s: tensor<1x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected row-major scales of rank 2 or 3, got rank 5}}
+  %sw = nvfp4.swizzle_scales %s : tensor<1x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<1x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+  return
+}
+
+// -----
+
+func.func @s2_result_shape(%s: tensor<200x28xf8E4M3FN>) {
+  // expected-error @+1 {{expected result of type 'tensor<2x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>', got 'tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>'}}
+  %sw = nvfp4.swizzle_scales %s : tensor<200x28xf8E4M3FN> -> tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+  return
+}
+
+// -----
+
+func.func @s2_result_encoding(%s: tensor<200x28xf8E4M3FN>) {
+  // expected-error @+1 {{expected result in the swizzled 128x4 layout (#nvfp4.swizzled_128x4): row-major scales go through nvfp4.swizzle_scales, got 'tensor<2x7x32x4x4xf8E4M3FN>'}}
+  %sw = nvfp4.swizzle_scales %s : tensor<200x28xf8E4M3FN> -> tensor<2x7x32x4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @u1_input_tiles(%sw: tensor<1x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected input of type 'tensor<2x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>', got 'tensor<1x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>'}}
+  %s = nvfp4.unswizzle_scales %sw : tensor<1x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<200x28xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @u2_result_encoding(%sw: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected a row-major result (no encoding), got 'tensor<100x4xf8E4M3FN, #nvfp4.swizzled_128x4>'}}
+  %s = nvfp4.unswizzle_scales %sw : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<100x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+  return
+}
+
+// -----
+
+func.func @m1_rank(%a: tensor<2x128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected A and B of rank 2 ([M, K] and [N, K]), got 'tensor<2x128x64xf4E2M1FN>' and 'tensor<64x64xf4E2M1FN>'}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<2x128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m2_k_mismatch(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x128xf4E2M1FN>, %sb: tensor<1x2x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected A and B to share K, got 64 and 128}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x128xf4E2M1FN>, tensor<1x2x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m3_mixed_formats(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected A and B scales of one format, got 'f8E4M3FN' and 'f8E8M0FNU'}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m3_k_not_multiple_of_block(%a: tensor<128x48xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, %b: tensor<64x48xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected K (48) to be a multiple of the block width 32}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<128x48xf4E2M1FN>, tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, tensor<64x48xf4E2M1FN>, tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m4_row_major_scales(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<128x4xf8E4M3FN>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected a_scales in the swizzled 128x4 layout (#nvfp4.swizzled_128x4): row-major scales go through nvfp4.swizzle_scales, got 'tensor<128x4xf8E4M3FN>'}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m4_scale_tiles(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<200x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected b_scales of type 'tensor<2x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>', got 'tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>'}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<200x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x200xbf16>
+  return
+}
+
+// -----
+
+func.func @m5_decode_scale_mxfp4(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, %d: tensor<f32>) {
+  // expected-error @+1 {{expected no decode scales with 'f8E8M0FNU' (mxfp4) scales}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb a_decode_scale(%d : tensor<f32>) : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m6_alpha_shape(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %alpha: tensor<2xf32>) {
+  // expected-error @+1 {{expected alpha of shape [], got 'tensor<2xf32>'}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb alpha(%alpha : tensor<2xf32>) : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m7_result_shape(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected result of type 'tensor<128x64xbf16>', got 'tensor<64x128xbf16>'}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<64x128xbf16>
+  return
+}
+
+// -----
+
+func.func @m7_result_element_type(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of bfloat16 type or 16-bit float or 32-bit float values, but got 'tensor<128x64xf8E4M3FN>'}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @m8_acc_type(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %acc: tensor<128x64xf32>) {
+  // expected-error @+1 {{expected acc of type 'tensor<128x64xbf16>', got 'tensor<128x64xf32>'}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb acc(%acc : tensor<128x64xf32>) : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m8_beta_without_acc(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected an acc operand when beta is set}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb {beta = 0.5 : f32} : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g1_list_lengths(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected as many a_scales, b and b_scales as a (2), got 1, 1 and 1}}
+  %c:2 = nvfp4.grouped_matmul independent a(%a, %a : tensor<128x64xf4E2M1FN>, tensor<128x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<64x64xf4E2M1FN>) b_scales(%sb : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<128x64xbf16>, tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g1_contiguous_without_offsets(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected group_offsets exactly in contiguous mode}}
+  %c = nvfp4.grouped_matmul contiguous a(%a : tensor<128x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g1_masked_without_masked_m(%a: tensor<2x128x64xf4E2M1FN>, %sa: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<3xi32>) {
+  // expected-error @+1 {{expected group_offsets exactly in contiguous mode}}
+  %c = nvfp4.grouped_matmul masked a(%a : tensor<2x128x64xf4E2M1FN>) a_scales(%sa : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<3xi32>) -> tensor<2x128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g1_masked_m_missing(%a: tensor<2x128x64xf4E2M1FN>, %sa: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected masked_m exactly in masked mode}}
+  %c = nvfp4.grouped_matmul masked a(%a : tensor<2x128x64xf4E2M1FN>) a_scales(%sa : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<2x128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g1_one_operand_per_list(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<3xi32>) {
+  // expected-error @+1 {{expected one a, a_scales, b and b_scales operand in contiguous mode, got 2}}
+  %c = nvfp4.grouped_matmul contiguous a(%a, %a : tensor<128x64xf4E2M1FN>, tensor<128x64xf4E2M1FN>) a_scales(%sa, %sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b, %b : tensor<2x64x64xf4E2M1FN>, tensor<2x64x64xf4E2M1FN>) b_scales(%sb, %sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<3xi32>) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g2_independent_k(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x128xf4E2M1FN>, %sb: tensor<1x2x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected A and B of group 0 to share K, got 64 and 128}}
+  %c = nvfp4.grouped_matmul independent a(%a : tensor<128x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<64x128xf4E2M1FN>) b_scales(%sb : tensor<1x2x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g2_contiguous_b_rank(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<2xi32>) {
+  // expected-error @+1 {{expected A of rank 2 and B of rank 3 ([G, N, K]) in contiguous mode, got 'tensor<128x64xf4E2M1FN>' and 'tensor<64x64xf4E2M1FN>'}}
+  %c = nvfp4.grouped_matmul contiguous a(%a : tensor<128x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<64x64xf4E2M1FN>) b_scales(%sb : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<2xi32>) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g2_offsets_length(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<2xi32>) {
+  // expected-error @+1 {{expected group_offsets of type 'tensor<3xi32>', got 'tensor<2xi32>'}}
+  %c = nvfp4.grouped_matmul contiguous a(%a : tensor<128x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<2xi32>) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g2_masked_groups(%a: tensor<3x128x64xf4E2M1FN>, %sa: tensor<3x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %m: tensor<2xi32>) {
+  // expected-error @+1 {{expected A and B to have the same number of groups, got 3 and 2}}
+  %c = nvfp4.grouped_matmul masked a(%a : tensor<3x128x64xf4E2M1FN>) a_scales(%sa : tensor<3x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) masked_m(%m : tensor<2xi32>) -> tensor<3x128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g2_masked_result(%a: tensor<2x128x64xf4E2M1FN>, %sa: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %m: tensor<2xi32>) {
+  // expected-error @+1 {{expected result of type 'tensor<2x128x64xbf16>', got 'tensor<256x64xbf16>'}}
+  %c = nvfp4.grouped_matmul masked a(%a : tensor<2x128x64xf4E2M1FN>) a_scales(%sa : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) masked_m(%m : tensor<2xi32>) -> tensor<256x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g2_contiguous_a_scales(%a: tensor<200x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<3xi32>) {
+  // expected-error @+1 {{expected a_scales of type 'tensor<2x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>', got 'tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>'}}
+  %c = nvfp4.grouped_matmul contiguous a(%a : tensor<200x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<3xi32>) -> tensor<200x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g3_one_format(%a0: tensor<128x64xf4E2M1FN>, %sa0: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %sa1: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected one scale format for all groups, got 'f8E4M3FN' and 'f8E8M0FNU'}}
+  %c:2 = nvfp4.grouped_matmul independent a(%a0, %a0 : tensor<128x64xf4E2M1FN>, tensor<128x64xf4E2M1FN>) a_scales(%sa0, %sa1 : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) b(%b, %b : tensor<64x64xf4E2M1FN>, tensor<64x64xf4E2M1FN>) b_scales(%sb, %sb : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<128x64xbf16>, tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g3_k_block(%a: tensor<128x48xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, %b: tensor<64x48xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected K (48) to be a multiple of the block width 32}}
+  %c = nvfp4.grouped_matmul independent a(%a : tensor<128x48xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) b(%b : tensor<64x48xf4E2M1FN>) b_scales(%sb : tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g4_one_output_type(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected one result element type for all groups, got 'bf16' and 'f16'}}
+  %c:2 = nvfp4.grouped_matmul independent a(%a, %a : tensor<128x64xf4E2M1FN>, tensor<128x64xf4E2M1FN>) a_scales(%sa, %sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b, %b : tensor<64x64xf4E2M1FN>, tensor<64x64xf4E2M1FN>) b_scales(%sb, %sb : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<128x64xbf16>, tensor<128x64xf16>
+  return
+}
+
+// -----
+
+func.func @g5_alpha_per_group(%a: tensor<2x128x64xf4E2M1FN>, %sa: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %m: tensor<2xi32>, %alpha: tensor<f32>) {
+  // expected-error @+1 {{expected alpha of shape [2], got 'tensor<f32>'}}
+  %c = nvfp4.grouped_matmul masked a(%a : tensor<2x128x64xf4E2M1FN>) a_scales(%sa : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) masked_m(%m : tensor<2xi32>) alpha(%alpha : tensor<f32>) -> tensor<2x128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g5_decode_scale_shape(%a: tensor<2x128x64xf4E2M1FN>, %sa: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %m: tensor<2xi32>, %d: tensor<3xf32>) {
+  // expected-error @+1 {{expected b_decode_scale of shape [] or [2], got 'tensor<3xf32>'}}
+  %c = nvfp4.grouped_matmul masked a(%a : tensor<2x128x64xf4E2M1FN>) a_scales(%sa : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) masked_m(%m : tensor<2xi32>) b_decode_scale(%d : tensor<3xf32>) -> tensor<2x128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g5_decode_scale_mxfp4(%a: tensor<2x128x64xf4E2M1FN>, %sa: tensor<2x1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, %m: tensor<2xi32>, %d: tensor<2xf32>) {
+  // expected-error @+1 {{expected no decode scales with 'f8E8M0FNU' (mxfp4) scales}}
+  %c = nvfp4.grouped_matmul masked a(%a : tensor<2x128x64xf4E2M1FN>) a_scales(%sa : tensor<2x1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) masked_m(%m : tensor<2xi32>) a_decode_scale(%d : tensor<2xf32>) -> tensor<2x128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g6_acc_count(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %c0: tensor<128x64xbf16>) {
+  // expected-error @+1 {{expected 2 acc operands (one per result), got 1}}
+  %c:2 = nvfp4.grouped_matmul independent a(%a, %a : tensor<128x64xf4E2M1FN>, tensor<128x64xf4E2M1FN>) a_scales(%sa, %sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b, %b : tensor<64x64xf4E2M1FN>, tensor<64x64xf4E2M1FN>) b_scales(%sb, %sb : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) acc(%c0 : tensor<128x64xbf16>) -> tensor<128x64xbf16>, tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g6_acc_type(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %c0: tensor<128x64xf32>) {
+  // expected-error @+1 {{expected acc #0 of type 'tensor<128x64xbf16>', got 'tensor<128x64xf32>'}}
+  %c = nvfp4.grouped_matmul independent a(%a : tensor<128x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<64x64xf4E2M1FN>) b_scales(%sb : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) acc(%c0 : tensor<128x64xf32>) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g7_beta_without_acc(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected an acc operand when beta is set}}
+  %c = nvfp4.grouped_matmul independent a(%a : tensor<128x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<64x64xf4E2M1FN>) b_scales(%sb : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {beta = 0.0 : f32} -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g_no_groups() {
+  // expected-error @+1 {{expected at least one group}}
+  "nvfp4.grouped_matmul"() <{grouping = 0 : i32, beta = 1.0 : f32, operandSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : () -> ()
+  return
+}

@@ -1,0 +1,68 @@
+# -*- Python -*-
+# lit configuration for the nvfp4 test suite.
+
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "NVFP4"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py", ".test"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.nvfp4_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%PYTHON", config.python_executable))
+config.substitutions.append(("%nvfp4_src_root", config.nvfp4_src_root))
+config.substitutions.append(("%nvfp4_obj_root", config.nvfp4_obj_root))
+llvm_config.use_default_substitutions()
+
+# Strict FileCheck everywhere: captured variables do not leak between
+# CHECK-LABEL blocks and every --check-prefix must be used.
+config.environment["FILECHECK_OPTS"] = (
+    "-enable-var-scope --allow-unused-prefixes=false")
+
+# The python reference (python/nvfp4) for integration tests.
+config.environment["PYTHONPATH"] = os.pathsep.join(
+    [os.path.join(config.nvfp4_src_root, "python"),
+     config.environment.get("PYTHONPATH", "")])
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.nvfp4_tools_dir, config.llvm_tools_dir]
+tools = ["nvfp4-opt", "FileCheck", "not", "count", "split-file"]
+for extra in ["nvfp4-runner"]:
+    if os.path.exists(os.path.join(config.nvfp4_tools_dir, extra)):
+        tools.append(extra)
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Tier 2: compile-only GPU tests need ptxas (on the CI machine too).
+if config.have_cuda and config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas))
+    config.substitutions.append(("%cuda_root", config.cuda_root))
+
+# Tier 3: tests that run on a GPU, gated by what the machine has.
+def probe_compute_capabilities():
+    smi = shutil.which("nvidia-smi")
+    if not smi or os.environ.get("NVFP4_NO_GPU"):
+        return []
+    try:
+        out = subprocess.run(
+            [smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [line.strip() for line in out.splitlines() if line.strip()]
+
+for cap in probe_compute_capabilities():
+    major, _, minor = cap.partition(".")
+    config.available_features.add("cuda")
+    config.available_features.add("cuda-sm%s%s" % (major, minor))
