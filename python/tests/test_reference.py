@@ -1,0 +1,780 @@
+"""Known-answer tests for nvfp4.reference (expected values written by hand).
+
+Every expected number here was derived by hand from docs/numerics.md (the
+derivations are in the comments), not computed by the code under test.
+"""
+
+import numpy as np
+import pytest
+
+import nvfp4.reference as R
+
+F32 = np.float32
+
+
+def f32(v):
+    return np.asarray(v, dtype=np.float32)
+
+
+def f32_from_bits(bits):
+    return np.asarray(bits, dtype=np.uint32).view(np.float32)
+
+
+def bits_of(v):
+    return int(np.asarray(v, dtype=np.float32).view(np.uint32))
+
+
+NEG_NAN = f32_from_bits(0xFFC00000)[()]
+
+
+# ---------------------------------------------------------------------------
+# E2M1
+# ---------------------------------------------------------------------------
+
+E2M1_CASES = [
+    (0.0, 0), (0.1, 0), (0.25, 0), (0.2500001, 1), (0.5, 1), (0.74999994, 1),
+    (0.75, 2), (1.0, 2), (1.25, 2), (1.2500001, 3), (1.5, 3), (1.7499999, 3),
+    (1.75, 4), (2.0, 4), (2.5, 4), (2.5000002, 5), (3.0, 5), (3.4999998, 5),
+    (3.5, 6), (4.0, 6), (5.0, 6), (5.0001, 7), (6.0, 7), (7.0, 7), (1e30, 7),
+    (np.inf, 7), (-np.inf, 15), (np.nan, 7), (NEG_NAN, 7),
+    (-0.0, 8), (-0.1, 8), (-0.25, 8), (-0.2500001, 9), (-0.75, 10), (-1.25, 10),
+    (-1.75, 12), (-2.5, 12), (-3.5, 14), (-5.0, 14), (-5.0001, 15), (-6.0, 15),
+    (-7.0, 15), (1e-45, 0), (-1e-45, 8),
+]
+
+
+@pytest.mark.parametrize("value,code", E2M1_CASES)
+def test_e2m1_encode_rne(value, code):
+    assert int(R.e2m1_encode_rne(f32([value]))[0]) == code
+
+
+def test_e2m1_decode_table():
+    v = R.e2m1_decode(np.arange(16, dtype=np.uint8))
+    assert v.dtype == np.float32
+    assert v.tolist() == [0, .5, 1, 1.5, 2, 3, 4, 6, 0, -.5, -1, -1.5, -2, -3, -4, -6]
+    assert np.signbit(v[8]) and not np.signbit(v[0])
+
+
+def test_pack_unpack():
+    codes = np.array([[1, 2, 3, 15, 0, 8]], dtype=np.uint8)
+    p = R.pack_fp4(codes)
+    assert p.tolist() == [[0x21, 0xF3, 0x80]]
+    assert np.array_equal(R.unpack_fp4(p), codes)
+    with pytest.raises(ValueError):
+        R.pack_fp4(np.zeros(3, np.uint8))
+
+
+# ---------------------------------------------------------------------------
+# E4M3 / E8M0
+# ---------------------------------------------------------------------------
+
+E4M3_CASES = [
+    (0.0, 0x00), (-0.0, 0x80), (1.0, 0x38), (1.5, 0x3C), (-2.0, 0xC0),
+    (448.0, 0x7E), (449.0, 0x7E), (464.0, 0x7E), (479.99, 0x7E), (480.0, 0x7E),
+    (1e9, 0x7E), (np.inf, 0x7E), (-np.inf, 0xFE), (-448.0, 0xFE), (-1e9, 0xFE),
+    (np.nan, 0x7F),
+    # RNE ties on the normal grid: 1.0625 between 1.0 (m=0) and 1.125 (m=1)
+    (1.0625, 0x38), (1.0625001, 0x39), (1.1875, 0x3A),
+    (232.0, 0x76),  # tie between 224 (m=6) and 240 (m=7) -> 224
+    (240.0, 0x77), (224.0, 0x76), (224.00002, 0x76),
+    # subnormals: multiples of 2^-9
+    (2.0 ** -9, 0x01), (2.0 ** -10, 0x00), (2.0 ** -10 * 1.0001, 0x01),
+    (3 * 2.0 ** -10, 0x02), (5 * 2.0 ** -10, 0x02), (2.0 ** -7, 0x04),
+    (13 * 2.0 ** -10, 0x06), (15 * 2.0 ** -10, 0x08), (2.0 ** -6, 0x08),
+    (0.0112, 0x06), (-(2.0 ** -11), 0x80), (1e-45, 0x00),
+]
+
+
+@pytest.mark.parametrize("value,code", E4M3_CASES)
+def test_e4m3_encode_satfinite(value, code):
+    assert int(R.e4m3_encode_satfinite(f32([value]))[0]) == code
+
+
+def test_e4m3_decode_kat():
+    d = R.e4m3_decode(np.array([0x00, 0x01, 0x07, 0x08, 0x38, 0x3C, 0x76, 0x7E, 0x80, 0xFE],
+                               dtype=np.uint8))
+    assert d.tolist() == [0.0, 2.0 ** -9, 7 * 2.0 ** -9, 2.0 ** -6, 1.0, 1.5, 224.0, 448.0,
+                          0.0, -448.0]
+    assert np.signbit(d[8])
+    assert np.isnan(R.e4m3_decode(np.array([0x7F, 0xFF], np.uint8))).all()
+
+
+def test_e8m0_decode_kat():
+    d = R.e8m0_decode(np.array([0, 1, 126, 127, 128, 254, 255], dtype=np.uint8))
+    assert d.dtype == np.float32
+    assert bits_of(d[0]) == 0x00400000  # 2^-127, fp32 subnormal
+    assert bits_of(d[1]) == 0x00800000  # 2^-126
+    assert d[2:6].tolist() == [0.5, 1.0, 2.0, 2.0 ** 127]
+    assert np.isnan(d[6])
+
+
+# ---------------------------------------------------------------------------
+# bf16 helpers and input conversion
+# ---------------------------------------------------------------------------
+
+def test_bf16_bits():
+    x = f32([1.0, 1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8, 1 + 2.0 ** -8 + 2.0 ** -23, -2.0,
+             np.inf, -np.inf, np.finfo(np.float32).max, 0.0, -0.0])
+    assert R.f32_to_bf16_bits(x).tolist() == [0x3F80, 0x3F80, 0x3F82, 0x3F81, 0xC000,
+                                              0x7F80, 0xFF80, 0x7F80, 0x0000, 0x8000]
+    nans = f32_from_bits([0x7FC00000, 0x7F800001, 0xFF800001, 0x7FFFFFFF])
+    assert R.f32_to_bf16_bits(nans).tolist() == [0x7FC0, 0x7FC0, 0xFFC0, 0x7FFF]
+    assert R.bf16_bits_to_f32(np.array([0x3F80, 0xC000, 0x0001], np.uint16)).tolist() == \
+        [1.0, -2.0, float(f32_from_bits(0x00010000))]
+
+
+def test_to_f32():
+    assert R.to_f32([0.5, 1.0]).dtype == np.float32
+    with pytest.raises(ValueError):
+        R.to_f32(np.array([0.1], dtype=np.float64))
+    assert R.to_f32(np.array([0x3F80], np.uint16)).tolist() == [1.0]
+    assert R.to_f32({"bf16": np.array([0x4000], np.uint16)}).tolist() == [2.0]
+    assert R.to_f32(np.array([1.5], np.float16)).tolist() == [1.5]
+
+
+# ---------------------------------------------------------------------------
+# Philox and random bytes
+# ---------------------------------------------------------------------------
+
+PHILOX_KAT = [
+    ([0, 0, 0, 0], [0, 0], [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]),
+    ([0xFFFFFFFF] * 4, [0xFFFFFFFF] * 2, [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]),
+    ([0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344], [0xA4093822, 0x299F31D0],
+     [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]),
+]
+
+
+@pytest.mark.parametrize("ctr,key,out", PHILOX_KAT)
+def test_philox_kat(ctr, key, out):
+    got = R.philox4x32_10(np.array(ctr, np.uint32), np.array(key, np.uint32))
+    assert got.dtype == np.uint32
+    assert got.tolist() == out
+
+
+def test_philox_vectorised():
+    ctrs = np.array([c for c, _, _ in PHILOX_KAT[:2]], np.uint32)
+    got = R.philox4x32_10(ctrs, np.array([0, 0], np.uint32))
+    assert got[0].tolist() == PHILOX_KAT[0][2]
+
+
+def test_stochastic_bits_layout():
+    # seed 0, elements 0..15 = bytes of philox(counter 0, key 0), little endian.
+    b = R.stochastic_bits(0, 40)
+    assert b.dtype == np.uint8 and b.shape == (40,)
+    assert b[:16].tolist() == [0xD5, 0xE8, 0x27, 0x66, 0x8D, 0xC5, 0x69, 0xE1,
+                               0x4C, 0xAC, 0x57, 0xBC, 0xD8, 0xDB, 0x00, 0x9B]
+    # element 17 -> counter [1, 0, 0, 0], word 0, byte 1
+    w = R.philox4x32_10(np.array([1, 0, 0, 0], np.uint32), np.array([0, 0], np.uint32))
+    assert b[17] == (int(w[0]) >> 8) & 0xFF
+    # seed split: key = [lo, hi]
+    seed = 0x0123456789ABCDEF
+    w = R.philox4x32_10(np.array([2, 0, 0, 0], np.uint32),
+                        np.array([0x89ABCDEF, 0x01234567], np.uint32))
+    assert R.stochastic_bits(seed, 48)[32 + 6] == (int(w[1]) >> 16) & 0xFF
+    assert not np.array_equal(R.stochastic_bits(1, 64), R.stochastic_bits(2, 64))
+
+
+# ---------------------------------------------------------------------------
+# Stochastic rounding rule
+# ---------------------------------------------------------------------------
+
+def _sr_counts(v):
+    r = np.arange(256, dtype=np.uint8)
+    codes = R.e2m1_encode_stochastic(np.full(256, v, np.float32), r)
+    return {int(c): int(n) for c, n in zip(*np.unique(codes, return_counts=True))}
+
+
+def test_sr_rule_exact_counts():
+    # 1.2f = 1.20000005; up to 1.5 iff 1.2 + r/512 >= 1.5 iff r >= 154: 102 of 256
+    assert _sr_counts(1.2) == {2: 154, 3: 102}
+    # 5.0, step 2: 5 + r/128 >= 6 iff r >= 128
+    assert _sr_counts(5.0) == {6: 128, 7: 128}
+    # -2.5, step 1: -> -3 iff r >= 128; sign kept
+    assert _sr_counts(-2.5) == {12: 128, 13: 128}
+    # 0.1 (0.100000001), step 0.5: 0.1 + r/512 >= 0.5 iff r >= 205 (204.8)
+    assert _sr_counts(0.1) == {0: 205, 1: 51}
+    # just below 2: r = 0 stays at 1.5, every r >= 1 crosses 2 (then step_t = 1)
+    assert _sr_counts(float(np.nextafter(F32(2), F32(0)))) == {3: 1, 4: 255}
+    assert _sr_counts(6.0) == {7: 256}
+    assert _sr_counts(100.0) == {7: 256}
+    assert _sr_counts(-np.inf) == {15: 256}
+    assert _sr_counts(np.nan) == {7: 256}
+    assert _sr_counts(-0.0) == {8: 256}
+    assert _sr_counts(0.0) == {0: 256}
+    # mean over all 256 r is within step/256 of the input
+    for v in [0.3, 1.1, 2.2, 3.9, 4.4, 5.9]:
+        r = np.arange(256, dtype=np.uint8)
+        m = R.e2m1_decode(R.e2m1_encode_stochastic(np.full(256, v, np.float32), r)).mean()
+        assert abs(m - v) <= 2.0 / 256 + 1e-6
+
+
+def test_sr_quantize_deterministic_and_unbiased():
+    rng = np.random.default_rng(1234)
+    x = rng.uniform(-6, 6, (64, 64)).astype(np.float32)
+    x[:, ::32] = 6.0  # amax 6 in every 32-block: MXFP4 scale 1 exactly
+    q1, s1 = R.quantize_mxfp4(x, rounding="stochastic", seed=7)
+    q2, s2 = R.quantize_mxfp4(x, rounding="stochastic", seed=7)
+    q3, _ = R.quantize_mxfp4(x, rounding="stochastic", seed=8)
+    assert np.array_equal(q1, q2) and np.array_equal(s1, s2)
+    assert not np.array_equal(q1, q3)
+    assert (s1 == 127).all()
+    acc = np.zeros(x.shape, np.float64)
+    nseeds = 32
+    for seed in range(nseeds):
+        q, s = R.quantize_mxfp4(x, rounding="stochastic", seed=seed)
+        acc += R.dequantize(q, s, fmt="mxfp4")
+    mean = acc / nseeds
+    # fixed seeds: deterministic. Bias bound step/256 <= 1/128; the noise of a
+    # mean over 32*4096 draws is ~1e-3.
+    assert abs((mean - x).mean()) < 0.01
+    assert np.abs(mean - x).max() < 1.2
+    # averaging over seeds gets much closer to x than one RNE quantization
+    qn, sn = R.quantize_mxfp4(x)
+    rne_err = np.abs(R.dequantize(qn, sn, fmt="mxfp4") - x).mean()
+    assert np.abs(mean - x).mean() < 0.5 * rne_err
+
+
+def test_sr_nvfp4_uses_element_bytes():
+    # With S_enc = 1 (amax 2688) and block amax 6 the scale is 1.0 exactly, so
+    # v = x; element e uses byte e of stochastic_bits(seed, n).
+    x = np.full((2, 16), 1.2, np.float32)
+    x[:, 0] = 6.0
+    q, s, d = R.quantize_nvfp4(x, rounding="stochastic", seed=99, amax=2688.0)
+    assert (s == 0x38).all() and d == 1.0
+    r = R.stochastic_bits(99, 32).reshape(2, 16)
+    codes = R.unpack_fp4(q)
+    expect = np.where(r.astype(int) >= 154, 3, 2)
+    expect[:, 0] = 7
+    assert np.array_equal(codes, expect)
+
+
+# ---------------------------------------------------------------------------
+# Hadamard
+# ---------------------------------------------------------------------------
+
+def test_hadamard_matrix():
+    m = R.hadamard16_matrix()
+    assert m.dtype == np.float32 and m.shape == (16, 16)
+    assert set(np.abs(m).ravel().tolist()) == {0.25}
+    assert (m[0] == 0.25).all()  # s0 = 1, H row 0 all ones
+    assert m[1].tolist() == [0.25, -0.25] * 8
+    assert m[3][:4].tolist() == [-0.25, 0.25, 0.25, -0.25]  # s3 = -1, H[3] = + - - +
+    assert m[15][15] == -0.25  # s15 = -1, popcount(15) = 4
+    assert m[11][0] == 0.25 and m[10][0] == -0.25
+    # diag(s) H H^T diag(s) / 16 = I  (exact in fp32)
+    assert np.array_equal(m @ m.T, np.eye(16, dtype=np.float32))
+
+
+def test_hadamard_one_hot_and_order():
+    m = R.hadamard16_matrix()
+    eye = np.eye(16, dtype=np.float32)
+    assert np.array_equal(R.apply_hadamard(eye), m)
+    # Summation order: column 0 has M[i][0] = s_i / 4.  x0 = 2^26 gives
+    # acc = 2^24; the 14 terms +0.25 are each lost (ulp(2^24) = 2);
+    # x15 = 2^26 with s15 = -1 gives -2^24: the sequential result is 0,
+    # whereas the exact sum is 3.5.
+    s = R.HADAMARD_SIGNS
+    x = s.copy()
+    x[0] = 2.0 ** 26
+    x[15] = 2.0 ** 26
+    y = R.apply_hadamard(x[None, :])
+    assert y[0, 0] == 0.0
+    assert y.dtype == np.float32
+    # chunks are independent along the last dim
+    z = np.concatenate([eye[3], eye[5]])[None, :]
+    assert np.array_equal(R.apply_hadamard(z)[0], np.concatenate([m[3], m[5]]))
+
+
+def test_quantize_hadamard_is_transform_first():
+    x = R.make_test_tensor((32, 64), seed=3)
+    a = R.quantize_nvfp4(x, hadamard=True)
+    b = R.quantize_nvfp4(R.apply_hadamard(x))
+    for u, v in zip(a, b):
+        assert np.array_equal(u, v)
+
+
+# ---------------------------------------------------------------------------
+# NVFP4 quantize: hand-computed blocks
+# ---------------------------------------------------------------------------
+
+def test_nvfp4_hand_block():
+    # Global amax 12: S_enc = 2688/12 = 224 exactly.  fp32(1/6) = 11184811*2^-26;
+    # 224*that = 2505397664*2^-26 -> fp32 9786710*2^-18 = 37.33333588.
+    # Block 0 (amax 6): 6*37.33333588 = 224.0000153 -> E4M3 224 = 0x76.
+    # S_dec = fp32(1/224) = 0x3B924925; 224*S_dec = 1.0000000447 -> 1.0, enc = 1.
+    # Block 1 (amax 12): 448.00003 -> 448 = 0x7E; 448*S_dec -> 2.0, enc = 0.5.
+    # Block 2 (amax 0.0003): 0.0003*37.33 = 0.0112 = 5.73*2^-9 -> 0x06 (subnormal).
+    #   enc = 1/(6*2^-9/224) ~ 19114.7: 0.0003 -> 5.73 -> 6; 0.00015 -> 2.87 -> 3;
+    #   -0.0001 -> -1.91 -> -2.
+    x = np.zeros((1, 48), np.float32)
+    x[0, :16] = [6, -6, 3, 1.5, 0.5, 0.25, 0.75, 5, 2.5, 3.5, -1, -4, 0, -0.0, 1.25, 1.75]
+    x[0, 16] = 12.0
+    x[0, 32:35] = [0.0003, 0.00015, -0.0001]
+    q, s, d = R.quantize_nvfp4(x)
+    assert isinstance(d, np.float32) and bits_of(d) == 0x3B924925
+    assert s.dtype == np.uint8 and s.tolist() == [[0x76, 0x7E, 0x06]]
+    assert q.dtype == np.uint8 and q.shape == (1, 24)
+    assert q[0, :8].tolist() == [0xF7, 0x35, 0x01, 0x62, 0x64, 0xEA, 0x80, 0x42]
+    assert q[0, 8:16].tolist() == [0x07] + [0] * 7
+    assert q[0, 16:24].tolist() == [0x57, 0x0C] + [0] * 6
+    # dequantize: e2m1 * sf * S_dec
+    xh = R.dequantize(q, s, d)
+    assert xh.dtype == np.float32
+    assert xh[0, 0] == np.float32(np.float32(6 * 224) * np.float32(1 / 224))
+    assert abs(xh[0, 16] - 12.0) < 1e-5
+    assert abs(xh[0, 32] / (6 * 6 * 2.0 ** -9 / 224) - 1) < 1e-6
+
+
+def test_nvfp4_amax_zero():
+    q, s, d = R.quantize_nvfp4(np.zeros((3, 48), np.float32))
+    assert d == 1.0 and (s == 0).all() and (q == 0).all() and q.shape == (3, 24)
+    # -0.0 everywhere: amax 0, sf 0, enc = FLT_MAX, v = -0.0 -> code 8
+    q, s, d = R.quantize_nvfp4(np.full((2, 16), -0.0, np.float32))
+    assert d == 1.0 and (s == 0).all() and (q == 0x88).all()
+
+
+def test_nvfp4_all_nan():
+    q, s, d = R.quantize_nvfp4(np.full((16, 32), np.nan, np.float32))
+    assert d == 1.0 and (s == 0).all() and (q == 0x77).all()
+
+
+def test_nvfp4_inf_inputs():
+    # amax = Inf -> 2688/Inf = 0 -> S_enc = 1, S_dec = 1.
+    # Block 0: amax_b = Inf -> E4M3 satfinite 448 (0x7E), enc = fp32(1/448):
+    #   Inf -> 7, -Inf -> 15, 1.0/448 -> 0, NaN -> 7.
+    # Block 1: amax_b 6 -> 6*fp32(1/6) = 1.0 -> 0x38, enc 1: 6 -> 7, 3 -> 5.
+    x = np.zeros((2, 32), np.float32)
+    x[0, :4] = [np.inf, -np.inf, 1.0, np.nan]
+    x[0, 16:18] = [6.0, 3.0]
+    q, s, d = R.quantize_nvfp4(x)
+    assert d == 1.0
+    assert s.tolist() == [[0x7E, 0x38], [0, 0]]
+    codes = R.unpack_fp4(q)
+    assert codes[0, :4].tolist() == [7, 15, 0, 7]
+    assert codes[0, 16:18].tolist() == [7, 5]
+    assert (codes[1] == 0).all()
+
+
+def test_nvfp4_global_scales():
+    s, d = R.nvfp4_global_scales(f32([12.0, 0.0, np.inf, 2688.0, 1e-45, 6.0]))
+    assert s.tolist() == [224.0, 1.0, 1.0, 1.0, float(np.finfo(np.float32).max), 448.0]
+    assert bits_of(d[0]) == 0x3B924925 and bits_of(d[5]) == 0x3B124925
+    s, d = R.nvfp4_global_scales(f32(6.0), four_over_six=True)
+    assert s == 256.0 and bits_of(d) == 0x3B800000
+
+
+def test_nvfp4_caller_amax_and_batch():
+    # batch 0: amax 12 -> S_dec = fp32(1/224); blocks amax 12, 3.
+    #   block amax 3: 3*37.33333588 = 112.0000076 -> E4M3 112 = 0x6E.
+    # batch 1: amax 6 -> S_enc = 448, S_dec = fp32(1/448) = 0x3B124925;
+    #   fp32(448*fp32(1/6)) = 74.66666889; block amax 6 -> 448 (0x7E),
+    #   block amax 3 -> 224.0000067 -> 224 (0x76)  (0x6E if amax were shared).
+    x = np.zeros((2, 1, 32), np.float32)
+    x[0, 0, 0], x[0, 0, 16] = 12.0, 3.0
+    x[1, 0, 0], x[1, 0, 16] = 6.0, 3.0
+    q, s, d = R.quantize_nvfp4(x)
+    assert d.dtype == np.float32 and d.shape == (2,)
+    assert [bits_of(v) for v in d] == [0x3B924925, 0x3B124925]
+    assert s.tolist() == [[[0x7E, 0x6E]], [[0x7E, 0x76]]]
+    # caller amax, per batch entry and scalar
+    _, s2, d2 = R.quantize_nvfp4(x, amax=f32([2688.0, 2688.0]))
+    assert d2.tolist() == [1.0, 1.0]
+    # 12*fp32(1/6) = 2.0000000596 -> 2.0 = 0x40 ; 3*fp32(1/6) -> 0.5 = 0x30
+    assert s2.tolist() == [[[0x40, 0x30]], [[0x38, 0x30]]]
+    _, s3, d3 = R.quantize_nvfp4(x, amax=2688.0)
+    assert np.array_equal(s3, s2) and np.array_equal(d3, d2)
+
+
+def test_nvfp4_bf16_and_f16_inputs():
+    x = R.make_test_tensor((16, 64), seed=11, dtype="bf16")
+    bits, vals = x
+    a = R.quantize_nvfp4(bits)
+    b = R.quantize_nvfp4(vals)
+    for u, v in zip(a, b):
+        assert np.array_equal(u, v)
+    h, vals = R.make_test_tensor((16, 64), seed=11, dtype="f16")
+    for u, v in zip(R.quantize_nvfp4(h), R.quantize_nvfp4(vals)):
+        assert np.array_equal(u, v)
+
+
+# ---------------------------------------------------------------------------
+# 2-D (16x16) blocks
+# ---------------------------------------------------------------------------
+
+def test_nvfp4_2d_blocks():
+    # amax 2688 -> S_enc = S_dec = 1.  Tiles (rows 0-15 | 16-19) x (cols 0-15 | 16-31):
+    #   (0,0): 6 at (5,3)    -> 6*fp32(1/6) = 1.0 -> 0x38, enc 1   -> code 7
+    #   (0,1): 1.5 at (2,17) -> 0.25000000745 -> 0.25 = 0x28, enc 4 -> code 7
+    #   (1,0): empty -> 0
+    #   (1,1): 3 at (17,20)  -> 0.5 = 0x30, enc 2 -> code 7 (partial tile, 4 rows)
+    x = np.zeros((20, 32), np.float32)
+    x[5, 3], x[2, 17], x[17, 20] = 6.0, 1.5, 3.0
+    x[9, 4] = 1.0  # in tile (0,0): scale 1 -> code 2
+    q, s, d = R.quantize_nvfp4(x, block=(16, 16), amax=2688.0)
+    expect = np.zeros((20, 2), np.uint8)
+    expect[:16, 0], expect[:16, 1], expect[16:, 1] = 0x38, 0x28, 0x30
+    assert np.array_equal(s, expect)
+    codes = R.unpack_fp4(q)
+    assert codes[5, 3] == 7 and codes[2, 17] == 7 and codes[17, 20] == 7 and codes[9, 4] == 2
+    assert codes.sum() == 7 * 3 + 2
+    # 1x16 blocks differ: row 9's block 0 gets its own scale
+    _, s1, _ = R.quantize_nvfp4(x, amax=2688.0)
+    assert s1[9, 0] != s1[5, 0] and s1[0, 0] == 0
+
+
+def test_nvfp4_2d_repeats_scale():
+    x = R.make_test_tensor((40, 64), seed=5)
+    _, s, _ = R.quantize_nvfp4(x, block=(16, 16))
+    for t in range(3):
+        tile = s[16 * t:16 * (t + 1)]
+        assert (tile == tile[0]).all()
+
+
+# ---------------------------------------------------------------------------
+# Four Over Six
+# ---------------------------------------------------------------------------
+
+def _four_six_input():
+    # amax supplied 1536 -> S_enc = 1536/1536 = 1, S_dec = 1.
+    x = np.zeros((4, 16), np.float32)
+    x[0] = [6.0] + [5.0] * 15          # picks 4
+    x[1, 0] = 6.0                        # tie (both exact) -> 6
+    x[2] = [6.0, 5.0] + [1.1] * 14       # mse/mae -> 6, abs_max -> 4
+    return x                             # row 3: zero block, tie -> 6
+
+
+def test_four_over_six_mse():
+    # cand 6: sf = 6*fp32(1/6) = 1.0 (0x38), enc 1: 5 -> 4 (tie to even), err 1 each.
+    # cand 4: pre 1.0*1.5 = 1.5 (0x3C), enc = fp32(1/1.5) = 0.6666667:
+    #   6 -> 4.0000002 -> 4 (xhat 6), 5 -> 3.3333335 -> 3 (xhat 4.5), err 0.5 each.
+    # row 0: mse 15 vs 3.75 -> 4.  row 2: cand 6: 1 + 14*0.01 = 1.14; cand 4: 1.1 ->
+    #   0.7333 -> 0.5 (xhat 0.75): 0.25 + 14*0.1225 = 1.965 -> 6.
+    q, s, d = R.quantize_nvfp4(_four_six_input(), scale_rule="four_over_six", amax=1536.0)
+    assert d == 1.0
+    assert s[:, 0].tolist() == [0x3C, 0x38, 0x38, 0x00]
+    codes = R.unpack_fp4(q)
+    assert codes[0].tolist() == [6] + [5] * 15
+    assert codes[1].tolist() == [7] + [0] * 15
+    assert codes[2].tolist() == [7, 6] + [2] * 14
+    assert (codes[3] == 0).all()
+
+
+def test_four_over_six_metrics():
+    x = _four_six_input()
+    _, s_mae, _ = R.quantize_nvfp4(x, scale_rule="four_over_six", error_metric="mae",
+                                   amax=1536.0)
+    # mae row 2: 2.4 vs 5.4 -> 6
+    assert s_mae[:, 0].tolist() == [0x3C, 0x38, 0x38, 0x00]
+    q, s_max, _ = R.quantize_nvfp4(x, scale_rule="four_over_six", error_metric="abs_max",
+                                   amax=1536.0)
+    # abs_max row 2: 1.0 vs 0.5 -> 4; codes 6 -> 4 (6), 5 -> 3 (5), 1.1 -> 0.5 (1)
+    assert s_max[:, 0].tolist() == [0x3C, 0x38, 0x3C, 0x00]
+    assert R.unpack_fp4(q)[2].tolist() == [6, 5] + [1] * 14
+
+
+def test_four_over_six_global_scale():
+    # amax computed = 6 -> S_enc = 1536/6 = 256, S_dec = 2^-8 exactly.
+    x = np.zeros((1, 16), np.float32)
+    x[0, 0] = 6.0
+    _, s, d = R.quantize_nvfp4(x, scale_rule="four_over_six")
+    assert bits_of(d) == 0x3B800000
+    # pre6 = 6*fp32(256*fp32(1/6)) = 256.0000076 -> 256 (0x78); tie with cand 4
+    # (384, exact too) -> keep 6.
+    assert s.tolist() == [[0x78]]
+
+
+def test_four_over_six_2d_and_nan():
+    x = R.make_test_tensor((48, 64), seed=21, kind="nonfinite")
+    q, s, d = R.quantize_nvfp4(x, scale_rule="four_over_six", block=(16, 16))
+    for t in range(3):
+        assert (s[16 * t:16 * (t + 1)] == s[16 * t]).all()
+    codes = R.unpack_fp4(q)
+    assert codes[np.isnan(x)].tolist() == [7]
+
+
+# ---------------------------------------------------------------------------
+# MXFP4
+# ---------------------------------------------------------------------------
+
+MAX = float(np.finfo(np.float32).max)
+
+
+def test_mx_scale_code_rceil():
+    # v = fp32(amax * fp32(1/6)):
+    #  6 -> 1.0000000298 -> 1.0 -> 127;  6.0001 -> 128;  12 -> 2.0 -> 128;
+    #  12.0001 -> 129;  0.75 -> 0.125 -> 124;
+    #  3*2^-126 -> 33554433*2^-152 -> subnormal mantissa 0x400000 (4194304.125) -> 0
+    #  2^-125 -> mantissa 0x2AAAAB -> 0;  2^-124 -> 5592405.5 -> 0x555556 -> 1
+    #  FLT_MAX/6 ~ 2^125.4 -> 253;  Inf -> 254
+    a = f32([0.0, 6.0, 6.0001, 12.0, 12.0001, 0.75, 3 * 2.0 ** -126, 2.0 ** -125, 2.0 ** -124,
+             MAX, np.inf])
+    assert R.mx_scale_code_rceil(a).tolist() == [0, 127, 128, 128, 129, 124, 0, 0, 1, 253, 254]
+
+
+def test_mx_scale_code_floor():
+    a = f32([0.0, 6.0, 6.0001, 7.99, 8.0, 12.0, 0.75, 2.0 ** -125, 2.0 ** -124, 2.0 ** -130,
+             MAX, np.inf])
+    assert R.mx_scale_code_floor(a).tolist() == [0, 127, 127, 127, 128, 128, 124, 0, 1, 0,
+                                                 252, 254]
+
+
+def test_mxfp4_quantize_blocks():
+    x = np.zeros((1, 96), np.float32)
+    x[0, :6] = [12.0, -12.0, 5.0, 1.0, 0.5, -3.0]   # amax 12: code 128, scale 2
+    x[0, 32:34] = [7.0, 3.0]                         # rceil 128 (scale 2), floor 127 (1)
+    # block 2 all zero: code 0, data 0
+    q, s = R.quantize_mxfp4(x)
+    assert s.tolist() == [[128, 128, 0]]
+    c = R.unpack_fp4(q)
+    # 12/2=6 -> 7; -6 -> 15; 2.5 -> 4 (code 4); 0.5 -> 1; 0.25 -> 0; -1.5 -> 11
+    assert c[0, :6].tolist() == [7, 15, 4, 1, 0, 11]
+    # 3.5 -> 4 (code 6); 1.5 -> code 3
+    assert c[0, 32:34].tolist() == [6, 3]
+    assert (c[0, 64:] == 0).all()
+    q, s = R.quantize_mxfp4(x, scale_rule="floor")
+    assert s.tolist() == [[128, 127, 0]]
+    c = R.unpack_fp4(q)
+    assert c[0, 32:34].tolist() == [7, 5]  # 7 -> clipped to 6; 3 -> code 5
+    xh = R.dequantize(q, s, fmt="mxfp4")
+    assert xh[0, :2].tolist() == [12.0, -12.0] and xh[0, 32] == 6.0
+
+
+def test_mxfp4_special_values():
+    x = np.zeros((2, 32), np.float32)
+    x[0, :3] = [np.inf, np.nan, 1.0]
+    x[1, 0] = 2.0 ** -126 * 3    # tiny block: code 0 (scale 2^-127): 3*2^-126*2^127 = 6
+    x[1, 1] = 2.0 ** -130        # -> 2^-3 -> 0
+    q, s = R.quantize_mxfp4(x)
+    assert s.tolist() == [[254], [0]]
+    c = R.unpack_fp4(q)
+    assert c[0, :3].tolist() == [7, 7, 0]
+    assert c[1, :2].tolist() == [7, 0]
+
+
+# ---------------------------------------------------------------------------
+# Swizzled layout
+# ---------------------------------------------------------------------------
+
+def test_swizzle_offsets():
+    cols = 7  # nkt = 2
+    assert R.swizzle_offset(0, 0, cols) == 0
+    assert R.swizzle_offset(0, 3, cols) == 3
+    assert R.swizzle_offset(1, 0, cols) == 16
+    assert R.swizzle_offset(31, 0, cols) == 496
+    assert R.swizzle_offset(32, 0, cols) == 4
+    assert R.swizzle_offset(127, 3, cols) == 511
+    assert R.swizzle_offset(128, 0, cols) == 2 * 512
+    assert R.swizzle_offset(0, 4, cols) == 512
+    assert R.swizzle_offset(199, 6, cols) == (1 * 2 + 1) * 512 + (199 % 32) * 16 + 2 * 4 + 2
+
+
+def test_swizzle_padding_and_roundtrip():
+    rows, cols = 200, 7
+    rng = np.random.default_rng(0)
+    s = rng.integers(1, 256, (rows, cols)).astype(np.uint8)
+    sw = R.swizzle_scales(s)
+    assert sw.shape == (2, 2, 32, 4, 4) and sw.dtype == np.uint8
+    flat = sw.reshape(-1)
+    used = np.zeros(flat.size, bool)
+    for r in range(rows):
+        for c in range(cols):
+            off = R.swizzle_offset(r, c, cols)
+            assert flat[off] == s[r, c]
+            used[off] = True
+    assert used.sum() == rows * cols
+    assert (flat[~used] == 0).all()  # every pad byte is zero
+    assert np.array_equal(R.unswizzle_scales(sw, rows, cols), s)
+    # batched
+    sb = rng.integers(0, 256, (3, 130, 5)).astype(np.uint8)
+    swb = R.swizzle_scales(sb)
+    assert swb.shape == (3, 2, 2, 32, 4, 4)
+    assert np.array_equal(swb[1], R.swizzle_scales(sb[1]))
+    assert np.array_equal(R.unswizzle_scales(swb, 130, 5), sb)
+
+
+def test_quantize_swizzle_flag():
+    x = R.make_test_tensor((157, 48), seed=2)
+    q, s, d = R.quantize_nvfp4(x)
+    q2, s2, d2 = R.quantize_nvfp4(x, swizzle=True)
+    assert np.array_equal(q, q2) and d == d2
+    assert np.array_equal(s2, R.swizzle_scales(s))
+    assert np.array_equal(R.dequantize(q2, s2, d2, swizzled=True, rows=157, cols=3),
+                          R.dequantize(q, s, d))
+    qm, sm = R.quantize_mxfp4(x[:, :32].copy(), swizzle=True)
+    assert sm.shape == (2, 1, 32, 4, 4)
+
+
+# ---------------------------------------------------------------------------
+# Matmul references
+# ---------------------------------------------------------------------------
+
+def _hand_operands():
+    # A row0 = 1.0 x16 (code 2, sf 1.0 = 0x38); row1 = [6, -0.5, 0..] with sf 2.0 (0x40)
+    # B row0 = 0.5 x16 (code 1, sf 1.0);        row1 = [1, 1, 0..] with sf 0.5 (0x30)
+    # Ahat row1 = [12, -1, 0..], Bhat row1 = [0.5, 0.5, 0..]
+    a = np.zeros((2, 16), np.uint8)
+    a[0] = 2
+    a[1, :2] = [7, 9]
+    b = np.zeros((2, 16), np.uint8)
+    b[0] = 1
+    b[1, :2] = [2, 2]
+    a_s = np.array([[0x38], [0x40]], np.uint8)
+    b_s = np.array([[0x38], [0x30]], np.uint8)
+    return R.pack_fp4(a), a_s, R.pack_fp4(b), b_s
+
+
+def test_matmul_reference_hand():
+    a_q, a_s, b_q, b_s = _hand_operands()
+    # C = [[16*0.5, 1], [(12-1)*0.5, 12*0.5 - 0.5]] = [[8, 1], [5.5, 5.5]]
+    c = R.matmul_reference(a_q, a_s, b_q, b_s, alpha=0.5)
+    assert c.dtype == np.float64
+    assert c.tolist() == [[4.0, 0.5], [2.75, 2.75]]
+    c = R.matmul_reference(a_q, a_s, b_q, b_s, alpha=0.5, beta=2.0,
+                           c_in=np.array([[1, 2], [3, 4]], np.float32))
+    assert c.tolist() == [[6.0, 4.5], [8.75, 10.75]]
+    c = R.matmul_reference(a_q, R.swizzle_scales(a_s), b_q, R.swizzle_scales(b_s),
+                           alpha=0.5, swizzled=True)
+    assert c.tolist() == [[4.0, 0.5], [2.75, 2.75]]
+
+
+def test_matmul_reference_mxfp4_hand():
+    # K = 32: A = [1.0]*32 (code 2) with scale 2^1 (128); B = [0.5]*32 (code 1) scale 1 (127)
+    a_q = R.pack_fp4(np.full((1, 32), 2, np.uint8))
+    b_q = R.pack_fp4(np.full((1, 32), 1, np.uint8))
+    c = R.matmul_reference(a_q, np.array([[128]], np.uint8), b_q, np.array([[127]], np.uint8),
+                           fmt="mxfp4")
+    assert c.tolist() == [[32.0]]
+
+
+def test_matmul_reference_roundtrip_quantized():
+    a = R.make_test_tensor((64, 64), seed=1)
+    b = R.make_test_tensor((48, 64), seed=2)
+    aq, as_, ad = R.quantize_nvfp4(a)
+    bq, bs, bd = R.quantize_nvfp4(b)
+    c = R.matmul_reference(aq, as_, bq, bs, alpha=np.float64(ad) * np.float64(bd))
+    ref = R.dequantize(aq, as_, ad).astype(np.float64) @ R.dequantize(bq, bs, bd).astype(
+        np.float64).T
+    assert R.is_close(c, ref).all()
+
+
+def test_grouped_independent():
+    a_q, a_s, b_q, b_s = _hand_operands()
+    one = R.pack_fp4(np.full((1, 16), 2, np.uint8))
+    sc = np.array([[0x38]], np.uint8)
+    out = R.grouped_matmul_independent([(a_q, a_s, b_q, b_s, 0.5), (one, sc, one, sc, 3.0)])
+    assert out[0].tolist() == [[4.0, 0.5], [2.75, 2.75]]
+    assert out[1].tolist() == [[48.0]]
+    out = R.grouped_matmul_independent([(one, sc, one, sc, 1.0)], beta=1.0,
+                                       c_in=[np.array([[1.0]])])
+    assert out[0].tolist() == [[17.0]]
+
+
+def _contig_operands():
+    # group 0: row 0 = 1.0 x16; group 1: row 1 = 0.5 x16, row 2 = [6, 0..]
+    a = np.zeros((3, 16), np.uint8)
+    a[0], a[1], a[2, 0] = 2, 1, 7
+    a_s = np.full((3, 1), 0x38, np.uint8)
+    b = np.full((2, 1, 16), 2, np.uint8)       # B[g] = 1.0 x16 (N = 1)
+    b_s = np.array([[[0x38]], [[0x40]]], np.uint8)  # B[1] scale 2
+    return R.pack_fp4(a), a_s, R.pack_fp4(b), b_s
+
+
+def test_grouped_contiguous():
+    a_q, a_s, b_q, b_s = _contig_operands()
+    # C row0 = 1*16 = 16; row1 = 0.5*(16*0.5*2) = 8; row2 = 0.5*(6*2) = 6
+    c = R.grouped_matmul_contiguous(a_q, a_s, b_q, b_s, [0, 1, 3], [1.0, 0.5])
+    assert c.tolist() == [[16.0], [8.0], [6.0]]
+    c2 = R.grouped_matmul_contiguous(a_q, R.swizzle_scales(a_s), b_q, R.swizzle_scales(b_s),
+                                     [0, 1, 3], [1.0, 0.5], swizzled=True)
+    assert c2.tolist() == c.tolist()
+    c3 = R.grouped_matmul_contiguous(a_q, a_s, b_q, b_s, [0, 1, 3], [1.0, 0.5], beta=-1.0,
+                                     c_in=np.ones((3, 1)))
+    assert c3.tolist() == [[15.0], [7.0], [5.0]]
+    # empty group 0: all rows use B[1] (2.0 x16) and alpha 0.25:
+    # row0 = 0.25*32 = 8, row1 = 0.25*16 = 4, row2 = 0.25*12 = 3
+    c4 = R.grouped_matmul_contiguous(a_q, a_s, b_q, b_s, [0, 0, 3], [1.0, 0.25])
+    assert c4.tolist() == [[8.0], [4.0], [3.0]]
+    with pytest.raises(ValueError):
+        R.grouped_matmul_contiguous(a_q, a_s, b_q, b_s, [0, 2, 1], [1.0, 1.0])
+
+
+def test_grouped_masked():
+    a = np.zeros((2, 2, 16), np.uint8)
+    a[0, 0] = 2            # group 0 row 0 = 1.0
+    a[0, 1] = 7            # row 1 (masked out)
+    a[1, 0] = 1            # group 1 rows: 0.5 and 6 at k=0
+    a[1, 1, 0] = 7
+    a_s = np.full((2, 2, 1), 0x38, np.uint8)
+    b = np.full((2, 1, 16), 2, np.uint8)
+    b_s = np.array([[[0x38]], [[0x40]]], np.uint8)
+    a_q, b_q = R.pack_fp4(a), R.pack_fp4(b)
+    c = R.grouped_matmul_masked(a_q, a_s, b_q, b_s, [1, 2], [1.0, 0.5])
+    assert c.shape == (2, 2, 1)
+    assert c[0, 0, 0] == 16.0 and np.isnan(c[0, 1, 0])
+    assert c[1].tolist() == [[8.0], [6.0]]
+    c2 = R.grouped_matmul_masked(a_q, R.swizzle_scales(a_s), b_q, R.swizzle_scales(b_s),
+                                 [1, 2], [1.0, 0.5], swizzled=True)
+    assert np.array_equal(c, c2, equal_nan=True)
+    c3 = R.grouped_matmul_masked(a_q, a_s, b_q, b_s, [0, 1], [1.0, 0.5], beta=1.0,
+                                 c_in=np.ones((2, 2, 1)))
+    assert np.isnan(c3[0]).all() and c3[1, 0, 0] == 9.0 and np.isnan(c3[1, 1, 0])
+
+
+def test_cast_output_and_is_close():
+    c = np.array([1.0, 1 + 2.0 ** -9, 65520.0, 1e-3], np.float64)
+    assert R.cast_output(c, "f32").dtype == np.float32
+    assert R.cast_output(c, "bf16").tolist()[:2] == [0x3F80, 0x3F80]
+    f16 = R.cast_output(c, "f16")
+    assert f16.dtype == np.float16 and np.isinf(f16[2])
+    ok = R.is_close(np.array([1.0011, 1.0019, 1.0021, 0.0, np.nan]),
+                    np.array([1.0, 1.0, 1.0, 0.0009, 1.0]))
+    assert ok.tolist() == [True, True, False, True, False]
+    assert R.is_close(np.array([0x3F80], np.uint16), np.array([1.0005])).all()
+
+
+# ---------------------------------------------------------------------------
+# Test data generator
+# ---------------------------------------------------------------------------
+
+def test_make_test_tensor_kinds():
+    x = R.make_test_tensor((64, 256), seed=7)
+    assert x.dtype == np.float32 and x.shape == (64, 256)
+    assert np.array_equal(x, R.make_test_tensor((64, 256), seed=7))
+    assert not np.array_equal(x, R.make_test_tensor((64, 256), seed=8))
+    seg = x.reshape(-1, 32)
+    amax = np.abs(x).max()
+    zero = (seg == 0).all(axis=1)
+    assert zero.sum() == round(0.1 * seg.shape[0])
+    # NVFP4 block scales: tiny blocks give non-zero subnormal E4M3 (codes 1..7)
+    for rule in ("max6", "four_over_six"):
+        _, s, _ = R.quantize_nvfp4(x, scale_rule=rule)
+        sub = (s > 0) & (s < 8)
+        assert sub.sum() >= 2 * round(0.1 * seg.shape[0])
+    # outliers
+    big = np.abs(seg).max(axis=1) >= 200
+    assert big.sum() == round(0.1 * seg.shape[0])
+    assert amax >= 200
+    # bf16 exactness
+    bits, vals = R.make_test_tensor((16, 48), seed=3, dtype="bf16")
+    assert bits.dtype == np.uint16
+    assert np.array_equal(R.bf16_bits_to_f32(bits), vals)
+    h, vals = R.make_test_tensor((16, 48), seed=3, dtype="f16")
+    assert np.array_equal(h.astype(np.float32), vals)
+    # nonfinite
+    nf = R.make_test_tensor((2, 16, 32), seed=3, kind="nonfinite")
+    for b in range(2):
+        assert np.isnan(nf[b]).sum() == 1
+        assert (nf[b] == np.inf).sum() == 1 and (nf[b] == -np.inf).sum() == 1
+    g = R.make_test_tensor((8, 32), seed=3, kind="gaussian")
+    assert (g != 0).all()
+
+
+def test_dequantize_error_bound():
+    # Largest E2M1 gap is 2 (4 -> 6), so rounding moves a value by <= 1 unit;
+    # saturation (sf rounded down by <= 1/16) clips by less than that.
+    x = R.make_test_tensor((128, 128), seed=9, kind="gaussian")
+    q, s, d = R.quantize_nvfp4(x)
+    xh = R.dequantize(q, s, d)
+    unit = R.e4m3_decode(s).astype(np.float64) * float(d)  # value of E2M1 1.0 in the block
+    err = np.abs(x.astype(np.float64) - xh).reshape(128, 8, 16).max(axis=-1)
+    assert (err <= unit * 1.0001).all()
