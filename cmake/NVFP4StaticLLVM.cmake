@@ -12,9 +12,9 @@ set(NVFP4_LLVM_COMPONENTS
   IRReader AsmParser BitReader BitWriter Linker Passes ipo Instrumentation
   MC MCParser Object Target CodeGen AsmPrinter FrontendOpenMP FrontendOffloading
   OrcJIT OrcShared OrcTargetProcess JITLink ExecutionEngine RuntimeDyld
+  PerfJITEvents
   NVPTXCodeGen NVPTXDesc NVPTXInfo
-  X86CodeGen X86AsmParser X86Desc X86Info
-  CACHE STRING "LLVM components linked statically into the tools")
+  X86CodeGen X86AsmParser X86Desc X86Info)
 
 # The static LLVMSupport names these imported targets in its link interface.
 find_package(ZLIB REQUIRED)
@@ -27,6 +27,13 @@ target_link_libraries(nvfp4_llvm_static INTERFACE ${NVFP4_LLVM_STATIC_LIBS})
 # Our own libraries and tools: static LLVM components, not libLLVM.so.
 set(LLVM_LINK_LLVM_DYLIB OFF)
 
+# MLIRExecutionEngine names the shared libMLIR.so (`MLIR`) as well: give it
+# the static libraries its sources use instead.
+add_library(nvfp4_mlir_static INTERFACE)
+target_link_libraries(nvfp4_mlir_static INTERFACE
+  MLIRExecutionEngineUtils MLIRTargetLLVMIRExport MLIRLLVMDialect MLIRIR
+  MLIRSupport)
+
 get_property(_nvfp4_imported DIRECTORY PROPERTY IMPORTED_TARGETS)
 foreach(_t IN LISTS _nvfp4_imported)
   get_target_property(_type ${_t} TYPE)
@@ -36,6 +43,7 @@ foreach(_t IN LISTS _nvfp4_imported)
   get_target_property(_libs ${_t} INTERFACE_LINK_LIBRARIES)
   if(_libs)
     list(TRANSFORM _libs REPLACE "^LLVM$" "nvfp4_llvm_static")
+    list(TRANSFORM _libs REPLACE "^MLIR$" "nvfp4_mlir_static")
     set_target_properties(${_t} PROPERTIES INTERFACE_LINK_LIBRARIES "${_libs}")
   endif()
 endforeach()

@@ -1,0 +1,49 @@
+//===- Passes.td - nvfp4 conversion passes -----------------*- tablegen -*-===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_CONVERSION_PASSES
+#define NVFP4_CONVERSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertNVFP4ToSCF : Pass<"convert-nvfp4-to-scf", "ModuleOp"> {
+  let summary = "Lower bufferized nvfp4 ops to loops over byte storage";
+  let description = [{
+    Rewrites every nvfp4 op in the bufferized (memref) form into scf loops of
+    arith/math/memref/vector ops that compute docs/spec.md section 2 exactly
+    (the CPU reference execution), and memrefs of the narrow element types
+    into their byte storage: `memref<...xKxf4E2M1FN>` becomes
+    `memref<...x(K/2)xi8>` (two values per byte, even element in the low
+    nibble), `memref<...xf8E4M3FN>` / `f8E8M0FNU` become `memref<...xi8>`,
+    across function signatures, calls, returns and allocations.
+
+    Before:
+
+    ```mlir
+    func.func @f(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>,
+                 %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
+      nvfp4.quantize nvfp4 %x outs(%q, %s, %d : ...) : memref<16x32xbf16>
+      return
+    }
+    ```
+
+    After: `func.func @f(%x: memref<16x32xbf16>, %q: memref<16x16xi8>,
+    %s: memref<16x2xi8>, %d: memref<f32>)` with an `scf.for` nest computing
+    the tensor amax, the global scales and each block.
+
+    Post-condition: no nvfp4 op and no memref of f4E2M1FN / f8E4M3FN /
+    f8E8M0FNU is left. Tensor-form nvfp4 ops are rejected (bufferize first).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // NVFP4_CONVERSION_PASSES

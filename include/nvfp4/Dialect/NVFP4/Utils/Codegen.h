@@ -1,0 +1,119 @@
+//===- Codegen.h - loop bodies of the nvfp4 ops -------------------*- C++ -*-===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The per-element and per-tile work of the nvfp4 ops over byte-storage
+// memrefs (see Storage.h), independent of how the iteration space is walked:
+// the CPU lowering wraps it in scf.for loops, the GPU lowerings map it to
+// threads. Both therefore execute the same ops and produce the same bits.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4_UTILS_CODEGEN_H
+#define NVFP4_DIALECT_NVFP4_UTILS_CODEGEN_H
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
+
+namespace mlir {
+namespace nvfp4 {
+
+/// Elements per Hadamard chunk, per NVFP4 block, and per random draw.
+constexpr int64_t kChunk = 16;
+
+/// Index constant.
+Value indexConst(OpBuilder &b, Location loc, int64_t v);
+
+/// The memref indices of scale S[batch, r, c] (`batch` may be null) in the
+/// row-major or swizzled layout.
+SmallVector<Value> scaleIndices(OpBuilder &b, Location loc, bool swizzled,
+                                Value batch, Value r, Value c);
+
+/// Loads a scale byte as i32.
+Value loadScaleByte(OpBuilder &b, Location loc, Value scales, bool swizzled,
+                    Value batch, Value r, Value c);
+
+/// Loads the E2M1 code (i32) of element [batch, r, k] of a packed memref.
+Value loadCode(OpBuilder &b, Location loc, Value values, Value batch, Value r,
+               Value k);
+
+/// The indices `batch?, rest...`.
+SmallVector<Value> withBatch(Value batch, ArrayRef<Value> rest);
+
+/// Stores zero to every element of a static memref of rank >= 1 (loops over
+/// all but the last dimension, one vector store per innermost row).
+void fillZeros(OpBuilder &b, Location loc, Value memref);
+
+/// Static description of an nvfp4.quantize.
+struct QuantizeSpec {
+  Format format;
+  bool batched;
+  int64_t batch, rows, k;
+  int64_t tileRows, blockWidth; // 1x16, 16x16 or 1x32
+  bool swizzled, hadamard, stochastic;
+  ScaleRule rule;
+  ErrorMetric metric;
+
+  static QuantizeSpec get(QuantizeOp op);
+  bool isNVFP4() const { return format == Format::nvfp4; }
+  int64_t scaleCols() const { return k / blockWidth; }
+  int64_t numTileRows() const { return ceilDiv(rows, tileRows); }
+};
+
+/// Emits the work of an nvfp4.quantize over byte-storage memrefs: `input`
+/// (bf16/f16/f32), `values` (packed i8), `scales` (i8, row-major or
+/// swizzled). `seed` is the i64 seed for stochastic rounding (else null).
+class QuantizeCodegen {
+public:
+  QuantizeCodegen(OpBuilder &b, Location loc, const QuantizeSpec &spec,
+                  Value input, Value values, Value scales, Value seed);
+
+  /// The 16 elements [batch, row, k0 .. k0+15] as f32, after the Hadamard
+  /// transform when enabled.
+  SmallVector<Value> loadChunk(Value batch, Value row, Value k0);
+
+  /// max(acc, |x_i|) over a chunk, NaN ignored.
+  Value chunkAbsMax(ArrayRef<Value> chunk, Value acc);
+
+  /// The tensor amax of one batch entry, as an scf.for loop nest.
+  Value emitTensorAmax(Value batch);
+
+  /// (S_enc, S_dec) from the tensor amax (NVFP4 only).
+  std::pair<Value, Value> globalScales(Value amax);
+
+  /// Quantizes one tile (tileRows x blockWidth elements at tile row
+  /// `tileRow`, block column `blockCol`): writes its codes and its scale(s).
+  /// `sEnc`, `sDec` are the NVFP4 global scales (null for MXFP4).
+  void emitTile(Value batch, Value tileRow, Value blockCol, Value sEnc,
+                Value sDec);
+
+
+private:
+  /// Random bytes (i32) of the chunk at [batch, row, k0] (spec 2.4).
+  SmallVector<Value> randomBytes(Value batch, Value row, Value k0);
+  /// Codes of a chunk scaled by `enc`.
+  SmallVector<Value> encodeChunk(ArrayRef<Value> chunk, Value enc,
+                                 ArrayRef<Value> random);
+  /// Packs and stores 16 codes at [batch, row, k0/2].
+  void storeCodes(Value batch, Value row, Value k0, ArrayRef<Value> codes);
+  void storeScale(Value batch, Value row, Value blockCol, Value byte);
+  /// Adds the 4/6 error terms of a chunk for one candidate to `acc`
+  /// (`first` starts the sum with the chunk's first term).
+  Value accumulateError(ArrayRef<Value> chunk, ArrayRef<Value> codes,
+                        Value sfValue, Value sDec, Value acc);
+  /// Row `r` of tile row `tileRow`.
+  Value rowIndex(Value tileRow, int64_t r);
+
+  OpBuilder &b;
+  Location loc;
+  QuantizeSpec spec;
+  Value input, values, scales, seed;
+  NumericsBuilder nb;
+};
+
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_DIALECT_NVFP4_UTILS_CODEGEN_H

@@ -1,0 +1,56 @@
+//===- Program.h - compile and call an nvfp4 program --------------*- C++ -*-===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_RUNNER_PROGRAM_H
+#define NVFP4_RUNNER_PROGRAM_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir {
+class ExecutionEngine;
+namespace nvfp4 {
+
+enum class Target { CPU, GPU };
+
+struct ProgramOptions {
+  Target target = Target::CPU;
+  /// GPU chip, e.g. "sm_90a".
+  std::string chip;
+  /// Print the lowered (LLVM dialect) module here when set.
+  llvm::raw_ostream *dumpLowered = nullptr;
+};
+
+/// A program lowered for a target and JIT-compiled for the host.
+class Program {
+public:
+  /// Lowers a clone of `module` and JIT-compiles it; `entry` gets a C
+  /// interface (`_mlir_ciface_<entry>`: memrefs by descriptor pointer,
+  /// results as trailing out-params).
+  static llvm::Expected<std::unique_ptr<Program>>
+  compile(ModuleOp module, llvm::StringRef entry,
+          const ProgramOptions &options);
+  ~Program();
+
+  /// Calls the entry function; `args[i]` points at argument i (a pointer to
+  /// a memref descriptor, or a scalar).
+  llvm::Error invoke(llvm::MutableArrayRef<void *> args);
+
+private:
+  Program() = default;
+  std::unique_ptr<ExecutionEngine> engine;
+  std::string symbol;
+};
+
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_RUNNER_PROGRAM_H

@@ -1,0 +1,542 @@
+//===- NVFP4ToSCF.cpp - nvfp4 ops to loops (CPU reference) -----------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// The CPU reference execution: bufferized nvfp4 ops become scf loops over the
+// byte storage of their operands. Quantize is bit-exact by construction (it
+// emits the shared Codegen bodies); matmuls dequantize both operands exactly
+// to fp32 and accumulate 16-wide vector dot products in fp32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Conversion/NVFP4ToSCF/NVFP4ToSCF.h"
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_CONVERTNVFP4TOSCF
+#include "nvfp4/Conversion/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// for (iv = lb; iv < ub; iv += step) body(iv)
+void forLoop(OpBuilder &b, Location loc, Value lb, Value ub, int64_t step,
+             function_ref<void(Value)> body) {
+  scf::ForOp::create(b, loc, lb, ub, indexConst(b, loc, step), ValueRange{},
+                     [&](OpBuilder &, Location, Value iv, ValueRange) {
+                       body(iv);
+                       scf::YieldOp::create(b, loc);
+                     });
+}
+void forLoop(OpBuilder &b, Location loc, int64_t lb, int64_t ub,
+             function_ref<void(Value)> body) {
+  forLoop(b, loc, indexConst(b, loc, lb), indexConst(b, loc, ub), 1, body);
+}
+
+/// Runs `body(batch)` once per batch entry (`batch` null when unbatched).
+void forEachBatch(OpBuilder &b, Location loc, bool batched, int64_t batch,
+                  function_ref<void(Value)> body) {
+  if (!batched)
+    return body(Value());
+  forLoop(b, loc, 0, batch, body);
+}
+
+Value loadF32(OpBuilder &b, Location loc, Value memref, ValueRange indices) {
+  Value v = memref::LoadOp::create(b, loc, memref, indices);
+  if (!v.getType().isF32())
+    v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  return v;
+}
+
+/// Stores an f32 value rounded (RNE) to the memref's element type.
+void storeRounded(OpBuilder &b, Location loc, Value v, Value memref,
+                  ValueRange indices) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  if (element != v.getType())
+    v = arith::TruncFOp::create(b, loc, element, v);
+  memref::StoreOp::create(b, loc, v, memref, indices);
+}
+
+Value loadIndex(OpBuilder &b, Location loc, Value memref, ValueRange indices) {
+  return arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      memref::LoadOp::create(b, loc, memref, indices));
+}
+
+/// clamp(v, lo, hi) on index values.
+Value clampIndex(OpBuilder &b, Location loc, Value v, Value lo, Value hi) {
+  return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, lo),
+                                hi);
+}
+
+/// A quantized operand in byte storage.
+struct QuantOperand {
+  Value values, scales;
+  bool swizzled;
+  Type scaleType; // f8E4M3FN (nvfp4) or f8E8M0FNU (mxfp4)
+};
+
+/// dst[r, k] = e2m1(q[batch, r, k]) * scale(batch, r, k / bs) for r in
+/// [0, rows): exact in fp32 (no decode scale; it goes into alpha).
+void dequantizeRows(OpBuilder &b, Location loc, const QuantOperand &q,
+                    Value batch, Value rows, int64_t k, Value dst) {
+  NumericsBuilder nb(b, loc, b.getF32Type());
+  int64_t bs = getBlockWidth(q.scaleType);
+  bool nvfp4 = isa<Float8E4M3FNType>(q.scaleType);
+  forLoop(b, loc, indexConst(b, loc, 0), rows, 1, [&](Value r) {
+    forLoop(b, loc, indexConst(b, loc, 0), indexConst(b, loc, k), 1,
+            [&](Value kk) {
+              Value code = loadCode(b, loc, q.values, batch, r, kk);
+              Value col = arith::DivUIOp::create(b, loc, kk,
+                                                 indexConst(b, loc, bs));
+              Value byte =
+                  loadScaleByte(b, loc, q.scales, q.swizzled, batch, r, col);
+              Value scale =
+                  nvfp4 ? nb.e4m3Decode(byte) : nb.e8m0Decode(byte);
+              memref::StoreOp::create(
+                  b, loc, nb.mul(nb.e2m1Decode(code), scale), dst,
+                  ValueRange{r, kk});
+            });
+  });
+}
+
+/// The fp32 alpha of group `group` (null: dense): fl(fl(dA * dB) * alpha),
+/// each factor 1 when absent; per-group operands are indexed by `group`.
+Value effectiveAlpha(OpBuilder &b, Location loc, Value aDecode, Value bDecode,
+                     Value alpha, Value group) {
+  NumericsBuilder nb(b, loc, b.getF32Type());
+  auto load = [&](Value memref) -> Value {
+    if (!memref)
+      return Value();
+    bool perGroup = cast<MemRefType>(memref.getType()).getRank() == 1;
+    return memref::LoadOp::create(
+        b, loc, memref,
+        perGroup ? ValueRange{group} : ValueRange{});
+  };
+  Value result;
+  for (Value factor : {load(aDecode), load(bDecode), load(alpha)})
+    if (factor)
+      result = result ? nb.mul(result, factor) : factor;
+  return result ? result : nb.f32(1.0);
+}
+
+/// Output rows [mLo, mHi) of one (group's) product:
+///   out[batch?, m, n] = round(fl(alpha * dot(aHat[m], bHat[n]))
+///                             + fl(beta * acc[batch?, m, n]))
+/// aHat/bHat are dequantized fp32 [rows, K]; dot products run 16 lanes wide
+/// (fp32 sums in lane order, then a lane reduction).
+struct GemmEpilogue {
+  Value out, acc; // byte-storage memrefs; `acc` may be null
+  Value batch;    // leading index of out/acc, or null
+  Value alpha;
+  float beta;
+};
+
+void emitGemmRows(OpBuilder &b, Location loc, Value aHat, Value bHat, Value mLo,
+                  Value mHi, int64_t n, int64_t k, const GemmEpilogue &e) {
+  NumericsBuilder nb(b, loc, b.getF32Type());
+  auto vecType = VectorType::get({kChunk}, b.getF32Type());
+  // Walk N in blocks so a block of bHat rows stays in cache across all m.
+  const int64_t nBlock = 32;
+  Value nEnd = indexConst(b, loc, n);
+  forLoop(b, loc, indexConst(b, loc, 0), nEnd, nBlock, [&](Value n0) {
+    Value n1 = arith::MinSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, n0, indexConst(b, loc, nBlock)),
+        nEnd);
+    forLoop(b, loc, mLo, mHi, 1, [&](Value m) {
+      forLoop(b, loc, n0, n1, 1, [&](Value col) {
+        Value zero = arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
+        auto dot = scf::ForOp::create(
+            b, loc, indexConst(b, loc, 0), indexConst(b, loc, k),
+            indexConst(b, loc, kChunk), ValueRange{zero},
+            [&](OpBuilder &, Location, Value kk, ValueRange acc) {
+              Value av = vector::LoadOp::create(b, loc, vecType, aHat,
+                                                ValueRange{m, kk});
+              Value bv = vector::LoadOp::create(b, loc, vecType, bHat,
+                                                ValueRange{col, kk});
+              scf::YieldOp::create(
+                  b, loc,
+                  ValueRange{vector::FMAOp::create(b, loc, av, bv, acc[0])});
+            });
+        Value sum = vector::ReductionOp::create(
+            b, loc, vector::CombiningKind::ADD, dot.getResult(0));
+        SmallVector<Value> idx = withBatch(e.batch, {m, col});
+        Value v = nb.mul(e.alpha, sum);
+        if (e.acc)
+          v = nb.add(v, nb.mul(nb.f32(e.beta), loadF32(b, loc, e.acc, idx)));
+        storeRounded(b, loc, v, e.out, idx);
+      });
+    });
+  });
+}
+
+/// Rows [mLo, mHi) of the output where A's rows do not take part (masked
+/// groups): beta * acc, or 0.
+void emitZeroRows(OpBuilder &b, Location loc, Value mLo, Value mHi, int64_t n,
+                  const GemmEpilogue &e) {
+  NumericsBuilder nb(b, loc, b.getF32Type());
+  forLoop(b, loc, mLo, mHi, 1, [&](Value m) {
+    forLoop(b, loc, 0, n, [&](Value col) {
+      SmallVector<Value> idx = withBatch(e.batch, {m, col});
+      Value v = e.acc ? nb.mul(nb.f32(e.beta), loadF32(b, loc, e.acc, idx))
+                      : nb.f32(0.0);
+      storeRounded(b, loc, v, e.out, idx);
+    });
+  });
+}
+
+Value allocF32(OpBuilder &b, Location loc, int64_t rows, int64_t cols) {
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get({rows, cols}, b.getF32Type()),
+      b.getI64IntegerAttr(64));
+}
+
+/// Scale layout and format of an operand of the (bufferized) op.
+QuantOperand quantOperand(Value values, Value scales, Value origScales,
+                          unsigned batchRank) {
+  auto type = cast<ShapedType>(origScales.getType());
+  return {values, scales, isSwizzledScales(type, batchRank),
+          type.getElementType()};
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+struct BufferizedOpLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    if (!op.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(
+          op, "expected the bufferized form (run one-shot-bufferize first)");
+    lower(op, adaptor, rewriter);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  virtual void lower(OpTy op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter) const = 0;
+};
+
+struct QuantizeLowering : BufferizedOpLowering<QuantizeOp> {
+  using BufferizedOpLowering::BufferizedOpLowering;
+  void lower(QuantizeOp op, OpAdaptor adaptor,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    QuantizeSpec spec = QuantizeSpec::get(op);
+    ValueRange outs = adaptor.getOuts();
+    QuantizeCodegen cg(rewriter, loc, spec, adaptor.getInput(), outs[0],
+                       outs[1], adaptor.getSeed());
+    // The swizzled layout's padding must read as zero.
+    if (spec.swizzled)
+      fillZeros(rewriter, loc, outs[1]);
+    forEachBatch(rewriter, loc, spec.batched, spec.batch, [&](Value batch) {
+      Value sEnc, sDec;
+      if (spec.isNVFP4()) {
+        Value amax = adaptor.getAmax()
+                         ? memref::LoadOp::create(rewriter, loc,
+                                                  adaptor.getAmax(),
+                                                  withBatch(batch, {}))
+                               .getResult()
+                         : cg.emitTensorAmax(batch);
+        std::tie(sEnc, sDec) = cg.globalScales(amax);
+        memref::StoreOp::create(rewriter, loc, sDec, outs[2],
+                                withBatch(batch, {}));
+      }
+      forLoop(rewriter, loc, 0, spec.numTileRows(), [&](Value tileRow) {
+        forLoop(rewriter, loc, 0, spec.scaleCols(), [&](Value blockCol) {
+          cg.emitTile(batch, tileRow, blockCol, sEnc, sDec);
+        });
+      });
+    });
+  }
+};
+
+struct DequantizeLowering : BufferizedOpLowering<DequantizeOp> {
+  using BufferizedOpLowering::BufferizedOpLowering;
+  void lower(DequantizeOp op, OpAdaptor adaptor,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<ShapedType>(op.getValues().getType());
+    bool batched = type.getRank() == 3;
+    int64_t rows = type.getDimSize(type.getRank() - 2);
+    int64_t k = type.getShape().back();
+    QuantOperand q = quantOperand(adaptor.getValues(), adaptor.getScales(),
+                                  op.getScales(), batched ? 1 : 0);
+    int64_t bs = getBlockWidth(q.scaleType);
+    bool nvfp4 = isa<Float8E4M3FNType>(q.scaleType);
+    forEachBatch(rewriter, loc, batched, batched ? type.getDimSize(0) : 1,
+                 [&](Value batch) {
+      NumericsBuilder nb(rewriter, loc, rewriter.getF32Type());
+      Value sDec;
+      if (adaptor.getDecodeScale())
+        sDec = memref::LoadOp::create(rewriter, loc, adaptor.getDecodeScale(),
+                                      withBatch(batch, {}));
+      forLoop(rewriter, loc, 0, rows, [&](Value r) {
+        forLoop(rewriter, loc, 0, k, [&](Value kk) {
+          Value code = loadCode(rewriter, loc, q.values, batch, r, kk);
+          Value col = arith::DivUIOp::create(rewriter, loc, kk,
+                                             indexConst(rewriter, loc, bs));
+          Value byte = loadScaleByte(rewriter, loc, q.scales, q.swizzled,
+                                     batch, r, col);
+          // Spec 2.2: fl(fl(e2m1 * sf) * S_dec).
+          Value v = nb.mul(nb.e2m1Decode(code),
+                           nvfp4 ? nb.e4m3Decode(byte) : nb.e8m0Decode(byte));
+          if (sDec)
+            v = nb.mul(v, sDec);
+          storeRounded(rewriter, loc, v, adaptor.getOut(),
+                       withBatch(batch, {r, kk}));
+        });
+      });
+    });
+  }
+};
+
+struct SwizzleLowering : BufferizedOpLowering<SwizzleScalesOp> {
+  using BufferizedOpLowering::BufferizedOpLowering;
+  void lower(SwizzleScalesOp op, OpAdaptor adaptor,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<ShapedType>(op.getInput().getType());
+    bool batched = type.getRank() == 3;
+    fillZeros(rewriter, loc, adaptor.getOut());
+    forEachBatch(rewriter, loc, batched, batched ? type.getDimSize(0) : 1,
+                 [&](Value batch) {
+      forLoop(rewriter, loc, 0, type.getDimSize(type.getRank() - 2),
+              [&](Value r) {
+        forLoop(rewriter, loc, 0, type.getShape().back(), [&](Value c) {
+          Value byte = memref::LoadOp::create(rewriter, loc, adaptor.getInput(),
+                                              withBatch(batch, {r, c}));
+          memref::StoreOp::create(
+              rewriter, loc, byte, adaptor.getOut(),
+              scaleIndices(rewriter, loc, /*swizzled=*/true, batch, r, c));
+        });
+      });
+    });
+  }
+};
+
+struct UnswizzleLowering : BufferizedOpLowering<UnswizzleScalesOp> {
+  using BufferizedOpLowering::BufferizedOpLowering;
+  void lower(UnswizzleScalesOp op, OpAdaptor adaptor,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<ShapedType>(op.getOut().getType());
+    bool batched = type.getRank() == 3;
+    forEachBatch(rewriter, loc, batched, batched ? type.getDimSize(0) : 1,
+                 [&](Value batch) {
+      forLoop(rewriter, loc, 0, type.getDimSize(type.getRank() - 2),
+              [&](Value r) {
+        forLoop(rewriter, loc, 0, type.getShape().back(), [&](Value c) {
+          Value byte = memref::LoadOp::create(
+              rewriter, loc, adaptor.getInput(),
+              scaleIndices(rewriter, loc, /*swizzled=*/true, batch, r, c));
+          memref::StoreOp::create(rewriter, loc, byte, adaptor.getOut(),
+                                  withBatch(batch, {r, c}));
+        });
+      });
+    });
+  }
+};
+
+struct MatmulLowering : BufferizedOpLowering<MatmulOp> {
+  using BufferizedOpLowering::BufferizedOpLowering;
+  void lower(MatmulOp op, OpAdaptor adaptor,
+             ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto aType = cast<ShapedType>(op.getA().getType());
+    auto bType = cast<ShapedType>(op.getB().getType());
+    int64_t m = aType.getDimSize(0), n = bType.getDimSize(0),
+            k = aType.getDimSize(1);
+    Value aHat = allocF32(rewriter, loc, m, k);
+    Value bHat = allocF32(rewriter, loc, n, k);
+    dequantizeRows(rewriter, loc,
+                   quantOperand(adaptor.getA(), adaptor.getAScales(),
+                                op.getAScales(), 0),
+                   Value(), indexConst(rewriter, loc, m), k, aHat);
+    dequantizeRows(rewriter, loc,
+                   quantOperand(adaptor.getB(), adaptor.getBScales(),
+                                op.getBScales(), 0),
+                   Value(), indexConst(rewriter, loc, n), k, bHat);
+    GemmEpilogue e{adaptor.getOut(), adaptor.getAcc(), Value(),
+                   effectiveAlpha(rewriter, loc, adaptor.getADecodeScale(),
+                                  adaptor.getBDecodeScale(),
+                                  adaptor.getAlpha(), Value()),
+                   op.getBeta().convertToFloat()};
+    emitGemmRows(rewriter, loc, aHat, bHat, indexConst(rewriter, loc, 0),
+                 indexConst(rewriter, loc, m), n, k, e);
+    memref::DeallocOp::create(rewriter, loc, aHat);
+    memref::DeallocOp::create(rewriter, loc, bHat);
+  }
+};
+
+struct GroupedMatmulLowering : BufferizedOpLowering<GroupedMatmulOp> {
+  using BufferizedOpLowering::BufferizedOpLowering;
+  void lower(GroupedMatmulOp op, OpAdaptor adaptor,
+             ConversionPatternRewriter &rewriter) const override {
+    switch (op.getGrouping()) {
+    case Grouping::independent:
+      return lowerIndependent(op, adaptor, rewriter);
+    case Grouping::contiguous:
+    case Grouping::masked:
+      return lowerStacked(op, adaptor, rewriter);
+    }
+  }
+
+  Value alphaOf(OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+                Location loc, Value group) const {
+    return effectiveAlpha(rewriter, loc, adaptor.getADecodeScale(),
+                          adaptor.getBDecodeScale(), adaptor.getAlpha(),
+                          group);
+  }
+
+  void lowerIndependent(GroupedMatmulOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    float beta = op.getBeta().convertToFloat();
+    for (int64_t g = 0, e = op.getA().size(); g < e; ++g) {
+      auto aType = cast<ShapedType>(op.getA()[g].getType());
+      auto bType = cast<ShapedType>(op.getB()[g].getType());
+      int64_t m = aType.getDimSize(0), n = bType.getDimSize(0),
+              k = aType.getDimSize(1);
+      Value aHat = allocF32(rewriter, loc, m, k);
+      Value bHat = allocF32(rewriter, loc, n, k);
+      dequantizeRows(rewriter, loc,
+                     quantOperand(adaptor.getA()[g], adaptor.getAScales()[g],
+                                  op.getAScales()[g], 0),
+                     Value(), indexConst(rewriter, loc, m), k, aHat);
+      dequantizeRows(rewriter, loc,
+                     quantOperand(adaptor.getB()[g], adaptor.getBScales()[g],
+                                  op.getBScales()[g], 0),
+                     Value(), indexConst(rewriter, loc, n), k, bHat);
+      GemmEpilogue epi{adaptor.getOuts()[g],
+                       adaptor.getAcc().empty() ? Value() : adaptor.getAcc()[g],
+                       Value(),
+                       alphaOf(adaptor, rewriter, loc,
+                               indexConst(rewriter, loc, g)),
+                       beta};
+      emitGemmRows(rewriter, loc, aHat, bHat, indexConst(rewriter, loc, 0),
+                   indexConst(rewriter, loc, m), n, k, epi);
+      memref::DeallocOp::create(rewriter, loc, aHat);
+      memref::DeallocOp::create(rewriter, loc, bHat);
+    }
+  }
+
+  /// contiguous: A [S, K] shared by all groups, group g owns the rows
+  /// [off[g], off[g+1]); masked: A [G, maxM, K], group g owns its first
+  /// masked_m[g] rows and the rest of its output is beta * acc (or 0).
+  void lowerStacked(GroupedMatmulOp op, OpAdaptor adaptor,
+                    ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    bool masked = op.getGrouping() == Grouping::masked;
+    auto aType = cast<ShapedType>(op.getA().front().getType());
+    auto bType = cast<ShapedType>(op.getB().front().getType());
+    int64_t groups = bType.getDimSize(0), n = bType.getDimSize(1),
+            k = bType.getDimSize(2);
+    int64_t rows = aType.getDimSize(aType.getRank() - 2);
+    QuantOperand a = quantOperand(adaptor.getA().front(),
+                                  adaptor.getAScales().front(),
+                                  op.getAScales().front(), masked ? 1 : 0);
+    QuantOperand b = quantOperand(adaptor.getB().front(),
+                                  adaptor.getBScales().front(),
+                                  op.getBScales().front(), 1);
+    Value aHat = allocF32(rewriter, loc, rows, k);
+    Value bHat = allocF32(rewriter, loc, n, k);
+    Value zero = indexConst(rewriter, loc, 0);
+    Value rowCount = indexConst(rewriter, loc, rows);
+    if (!masked)
+      dequantizeRows(rewriter, loc, a, Value(), rowCount, k, aHat);
+    float beta = op.getBeta().convertToFloat();
+    Value acc = adaptor.getAcc().empty() ? Value() : adaptor.getAcc().front();
+    Value out = adaptor.getOuts().front();
+    forLoop(rewriter, loc, 0, groups, [&](Value g) {
+      dequantizeRows(rewriter, loc, b, g, indexConst(rewriter, loc, n), k,
+                     bHat);
+      GemmEpilogue epi{out, acc, masked ? g : Value(),
+                       alphaOf(adaptor, rewriter, loc, g), beta};
+      // Bounds come from run-time data: clamp them so that malformed
+      // offsets cannot index out of range.
+      if (masked) {
+        Value valid = clampIndex(
+            rewriter, loc, loadIndex(rewriter, loc, adaptor.getMaskedM(), {g}),
+            zero, rowCount);
+        dequantizeRows(rewriter, loc, a, g, valid, k, aHat);
+        emitGemmRows(rewriter, loc, aHat, bHat, zero, valid, n, k, epi);
+        emitZeroRows(rewriter, loc, valid, rowCount, n, epi);
+      } else {
+        Value next = arith::AddIOp::create(rewriter, loc, g,
+                                           indexConst(rewriter, loc, 1));
+        Value lo = clampIndex(
+            rewriter, loc,
+            loadIndex(rewriter, loc, adaptor.getGroupOffsets(), {g}), zero,
+            rowCount);
+        Value hi = clampIndex(
+            rewriter, loc,
+            loadIndex(rewriter, loc, adaptor.getGroupOffsets(), {next}), lo,
+            rowCount);
+        emitGemmRows(rewriter, loc, aHat, bHat, lo, hi, n, k, epi);
+      }
+    });
+    memref::DeallocOp::create(rewriter, loc, aHat);
+    memref::DeallocOp::create(rewriter, loc, bHat);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertNVFP4ToSCFPass
+    : public nvfp4::impl::ConvertNVFP4ToSCFBase<ConvertNVFP4ToSCFPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    StorageTypeConverter converter;
+    RewritePatternSet patterns(ctx);
+    populateStorageConversionPatterns(converter, patterns);
+    populateNVFP4ToSCFConversionPatterns(converter, patterns);
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<NVFP4Dialect>();
+    // Every other op is fine once none of its types is a narrow memref.
+    target.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return converter.isLegal(op); });
+    configureStorageLegality(target, converter);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::nvfp4::populateNVFP4ToSCFConversionPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<QuantizeLowering, DequantizeLowering, SwizzleLowering,
+               UnswizzleLowering, MatmulLowering, GroupedMatmulLowering>(
+      converter, patterns.getContext());
+}

@@ -1,0 +1,414 @@
+//===- Codegen.cpp - loop bodies of the nvfp4 ops --------------------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+Value mlir::nvfp4::indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+SmallVector<Value> mlir::nvfp4::withBatch(Value batch, ArrayRef<Value> rest) {
+  SmallVector<Value> indices;
+  if (batch)
+    indices.push_back(batch);
+  indices.append(rest.begin(), rest.end());
+  return indices;
+}
+
+SmallVector<Value> mlir::nvfp4::scaleIndices(OpBuilder &b, Location loc,
+                                             bool swizzled, Value batch,
+                                             Value r, Value c) {
+  if (!swizzled)
+    return withBatch(batch, {r, c});
+  auto div = [&](Value v, int64_t d) {
+    return arith::DivUIOp::create(b, loc, v, indexConst(b, loc, d)).getResult();
+  };
+  auto rem = [&](Value v, int64_t d) {
+    return arith::RemUIOp::create(b, loc, v, indexConst(b, loc, d)).getResult();
+  };
+  // [r/128, c/4, r%32, (r%128)/32, c%4] (docs/spec.md, scale layout).
+  return withBatch(batch, {div(r, kScaleTileRows), div(c, kScaleTileCols),
+                           rem(r, 32), div(rem(r, kScaleTileRows), 32),
+                           rem(c, kScaleTileCols)});
+}
+
+Value mlir::nvfp4::loadScaleByte(OpBuilder &b, Location loc, Value scales,
+                                 bool swizzled, Value batch, Value r,
+                                 Value c) {
+  Value byte = memref::LoadOp::create(
+      b, loc, scales, scaleIndices(b, loc, swizzled, batch, r, c));
+  return arith::ExtUIOp::create(b, loc, b.getI32Type(), byte);
+}
+
+Value mlir::nvfp4::loadCode(OpBuilder &b, Location loc, Value values,
+                            Value batch, Value r, Value k) {
+  Value one = indexConst(b, loc, 1);
+  Value byteIndex = arith::ShRUIOp::create(b, loc, k, one);
+  Value byte = arith::ExtUIOp::create(
+      b, loc, b.getI32Type(),
+      memref::LoadOp::create(b, loc, values,
+                             withBatch(batch, {r, byteIndex})));
+  // Odd elements live in the high nibble.
+  Value odd = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(), arith::AndIOp::create(b, loc, k, one));
+  Value shift = arith::MulIOp::create(
+      b, loc, odd, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 4));
+  return arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, byte, shift),
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0xF));
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeSpec
+//===----------------------------------------------------------------------===//
+
+QuantizeSpec QuantizeSpec::get(QuantizeOp op) {
+  auto input = cast<ShapedType>(op.getInput().getType());
+  QuantizeSpec spec;
+  spec.format = op.getFormat();
+  spec.batched = input.getRank() == 3;
+  spec.batch = spec.batched ? input.getDimSize(0) : 1;
+  spec.rows = input.getDimSize(input.getRank() - 2);
+  spec.k = input.getDimSize(input.getRank() - 1);
+  SmallVector<int64_t, 2> block = op.getEffectiveBlock();
+  spec.tileRows = block[0];
+  spec.blockWidth = block[1];
+  spec.swizzled = op.hasSwizzledScales();
+  spec.hadamard = op.getHadamard();
+  spec.stochastic = op.getRounding() == Rounding::stochastic;
+  spec.rule = op.getEffectiveScaleRule();
+  spec.metric = op.getEffectiveErrorMetric();
+  return spec;
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeCodegen
+//===----------------------------------------------------------------------===//
+
+QuantizeCodegen::QuantizeCodegen(OpBuilder &b, Location loc,
+                                 const QuantizeSpec &spec, Value input,
+                                 Value values, Value scales, Value seed)
+    : b(b), loc(loc), spec(spec), input(input), values(values),
+      scales(scales), seed(seed), nb(b, loc, b.getF32Type()) {}
+
+SmallVector<Value> QuantizeCodegen::loadChunk(Value batch, Value row,
+                                              Value k0) {
+  Type element = cast<MemRefType>(input.getType()).getElementType();
+  Value vec = vector::LoadOp::create(b, loc, VectorType::get({kChunk}, element),
+                                     input, withBatch(batch, {row, k0}));
+  if (!element.isF32())
+    vec = arith::ExtFOp::create(
+        b, loc, VectorType::get({kChunk}, b.getF32Type()), vec);
+  SmallVector<Value> x;
+  for (int64_t i = 0; i < kChunk; ++i)
+    x.push_back(vector::ExtractOp::create(b, loc, vec, i));
+  if (!spec.hadamard)
+    return x;
+  // x'_j = sum_i x_i * M[i][j] in increasing i (spec 2.2). M[i][j] = +-1/4,
+  // so fl(x_i * M[i][j]) = +-fl(x_i / 4): scale once, then add or subtract.
+  SmallVector<Value> quarter;
+  for (Value v : x)
+    quarter.push_back(nb.mul(v, nb.f32(0.25)));
+  SmallVector<Value> out;
+  for (int j = 0; j < kChunk; ++j) {
+    Value acc = NumericsBuilder::hadamardEntry(0, j) > 0
+                    ? quarter[0]
+                    : arith::NegFOp::create(b, loc, quarter[0]).getResult();
+    for (int i = 1; i < kChunk; ++i)
+      acc = NumericsBuilder::hadamardEntry(i, j) > 0
+                ? nb.add(acc, quarter[i])
+                : nb.sub(acc, quarter[i]);
+    out.push_back(acc);
+  }
+  return out;
+}
+
+Value QuantizeCodegen::chunkAbsMax(ArrayRef<Value> chunk, Value acc) {
+  for (Value v : chunk)
+    acc = nb.maxNum(acc, nb.abs(v));
+  return acc;
+}
+
+Value QuantizeCodegen::emitTensorAmax(Value batch) {
+  Value zero = indexConst(b, loc, 0);
+  auto rowLoop = scf::ForOp::create(
+      b, loc, zero, indexConst(b, loc, spec.rows), indexConst(b, loc, 1),
+      ValueRange{nb.f32(0.0)},
+      [&](OpBuilder &, Location, Value row, ValueRange rowAcc) {
+        auto colLoop = scf::ForOp::create(
+            b, loc, zero, indexConst(b, loc, spec.k),
+            indexConst(b, loc, kChunk), rowAcc,
+            [&](OpBuilder &, Location, Value k0, ValueRange acc) {
+              Value next = chunkAbsMax(loadChunk(batch, row, k0), acc[0]);
+              scf::YieldOp::create(b, loc, next);
+            });
+        scf::YieldOp::create(b, loc, colLoop.getResult(0));
+      });
+  return rowLoop.getResult(0);
+}
+
+std::pair<Value, Value> QuantizeCodegen::globalScales(Value amax) {
+  double globalMax =
+      spec.rule == ScaleRule::four_over_six ? 256.0 * 6.0 : 448.0 * 6.0;
+  return nb.globalScales(amax, globalMax);
+}
+
+SmallVector<Value> QuantizeCodegen::randomBytes(Value batch, Value row,
+                                                Value k0) {
+  // Chunk index e/16 of the chunk's first element e (row-major, batch
+  // included): ((batch * rows + row) * k + k0) / 16.
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  auto asI64 = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, loc, i64, v).getResult();
+  };
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+  };
+  Value rowIndex = asI64(row);
+  if (batch)
+    rowIndex = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, asI64(batch), c64(spec.rows)),
+        rowIndex);
+  Value chunk = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, rowIndex, c64(spec.k / kChunk)),
+      arith::DivUIOp::create(b, loc, asI64(k0), c64(kChunk)));
+  auto split = [&](Value v) -> std::pair<Value, Value> {
+    Value lo = arith::TruncIOp::create(b, loc, i32, v);
+    Value hi = arith::TruncIOp::create(
+        b, loc, i32, arith::ShRUIOp::create(b, loc, v, c64(32)));
+    return {lo, hi};
+  };
+  auto [c0, c1] = split(chunk);
+  auto [s0, s1] = split(seed);
+  std::array<Value, 4> words =
+      nb.philox4x32x10({c0, c1, nb.i32(0), nb.i32(0)}, {s0, s1});
+  // Byte t of the chunk: byte t%4 (little-endian) of word t/4.
+  SmallVector<Value> bytes;
+  for (int64_t t = 0; t < kChunk; ++t)
+    bytes.push_back(arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, words[t / 4], nb.i32(8 * (t % 4))),
+        nb.i32(0xFF)));
+  return bytes;
+}
+
+SmallVector<Value> QuantizeCodegen::encodeChunk(ArrayRef<Value> chunk,
+                                                Value enc,
+                                                ArrayRef<Value> random) {
+  SmallVector<Value> codes;
+  for (auto [i, x] : llvm::enumerate(chunk)) {
+    Value v = nb.mul(x, enc);
+    codes.push_back(spec.stochastic ? nb.e2m1EncodeStochastic(v, random[i])
+                                    : nb.e2m1EncodeRNE(v));
+  }
+  return codes;
+}
+
+void QuantizeCodegen::storeCodes(Value batch, Value row, Value k0,
+                                 ArrayRef<Value> codes) {
+  // Element 2p in the low nibble of byte p, 2p+1 in the high nibble.
+  SmallVector<Value> bytes;
+  for (int64_t p = 0; p < kChunk / 2; ++p) {
+    Value lo = arith::AndIOp::create(b, loc, codes[2 * p], nb.i32(0xF));
+    Value hi = arith::ShLIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, codes[2 * p + 1], nb.i32(0xF)),
+        nb.i32(4));
+    bytes.push_back(arith::TruncIOp::create(
+        b, loc, b.getI8Type(), arith::OrIOp::create(b, loc, lo, hi)));
+  }
+  Value packed = vector::FromElementsOp::create(
+      b, loc, VectorType::get({kChunk / 2}, b.getI8Type()), bytes);
+  Value byteIndex =
+      arith::DivUIOp::create(b, loc, k0, indexConst(b, loc, 2));
+  vector::StoreOp::create(b, loc, packed, values,
+                          withBatch(batch, {row, byteIndex}));
+}
+
+void QuantizeCodegen::storeScale(Value batch, Value row, Value blockCol,
+                                 Value byte) {
+  memref::StoreOp::create(
+      b, loc, arith::TruncIOp::create(b, loc, b.getI8Type(), byte), scales,
+      scaleIndices(b, loc, spec.swizzled, batch, row, blockCol));
+}
+
+Value QuantizeCodegen::accumulateError(ArrayRef<Value> chunk,
+                                       ArrayRef<Value> codes, Value sfValue,
+                                       Value sDec, Value acc) {
+  // Spec 2.5: d = fl(x - fl(fl(e2m1(q) * sf) * S_dec)); mse sums fl(d*d),
+  // mae sums |d|, abs_max takes fmaxf of |d|, in increasing element order.
+  for (auto [x, code] : llvm::zip(chunk, codes)) {
+    Value xhat = nb.mul(nb.mul(nb.e2m1Decode(code), sfValue), sDec);
+    Value d = nb.sub(x, xhat);
+    switch (spec.metric) {
+    case ErrorMetric::mse:
+      acc = nb.add(acc, nb.mul(d, d));
+      break;
+    case ErrorMetric::mae:
+      acc = nb.add(acc, nb.abs(d));
+      break;
+    case ErrorMetric::abs_max:
+      acc = nb.maxNum(acc, nb.abs(d));
+      break;
+    }
+  }
+  return acc;
+}
+
+Value QuantizeCodegen::rowIndex(Value tileRow, int64_t r) {
+  Value base = arith::MulIOp::create(b, loc, tileRow,
+                                     indexConst(b, loc, spec.tileRows));
+  return r == 0 ? base
+                : arith::AddIOp::create(b, loc, base, indexConst(b, loc, r))
+                      .getResult();
+}
+
+void QuantizeCodegen::emitTile(Value batch, Value tileRow, Value blockCol,
+                               Value sEnc, Value sDec) {
+  int64_t chunks = spec.blockWidth / kChunk;
+  Value kBase = arith::MulIOp::create(b, loc, blockCol,
+                                      indexConst(b, loc, spec.blockWidth));
+  auto chunkK = [&](int64_t c) {
+    return c == 0 ? kBase
+                  : arith::AddIOp::create(b, loc, kBase,
+                                          indexConst(b, loc, c * kChunk))
+                        .getResult();
+  };
+  auto random = [&](Value row, int64_t c) {
+    return spec.stochastic ? randomBytes(batch, row, chunkK(c))
+                           : SmallVector<Value>();
+  };
+  bool fourSix = spec.rule == ScaleRule::four_over_six;
+
+  // A tile is one row (1x16, 1x32) or up to 16 rows (16x16); rows of a tile
+  // are visited once per pass (amax, 4/6 errors, encode) and re-loaded each
+  // time rather than kept live.
+  Value first = rowIndex(tileRow, 0);
+  Value numRows;
+  if (spec.tileRows > 1)
+    numRows = arith::MinSIOp::create(
+        b, loc, indexConst(b, loc, spec.tileRows),
+        arith::SubIOp::create(b, loc, indexConst(b, loc, spec.rows), first));
+  Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
+
+  /// Runs `body(row, accs)` over the tile's rows, threading `init`.
+  auto overRows = [&](ValueRange init,
+                      function_ref<SmallVector<Value>(Value, ValueRange)>
+                          body) -> SmallVector<Value> {
+    if (spec.tileRows == 1)
+      return body(first, init);
+    auto loop = scf::ForOp::create(
+        b, loc, zero, numRows, one, init,
+        [&](OpBuilder &, Location, Value i, ValueRange accs) {
+          Value row = arith::AddIOp::create(b, loc, first, i);
+          scf::YieldOp::create(b, loc, body(row, accs));
+        });
+    return SmallVector<Value>(loop.getResults());
+  };
+  auto loadRow = [&](Value row) {
+    SmallVector<SmallVector<Value>> rowChunks;
+    for (int64_t c = 0; c < chunks; ++c)
+      rowChunks.push_back(loadChunk(batch, row, chunkK(c)));
+    return rowChunks;
+  };
+
+  // Pass 1: block amax.
+  Value amax = overRows(ValueRange{nb.f32(0.0)}, [&](Value row,
+                                                     ValueRange acc) {
+    Value m = acc[0];
+    for (auto &chunk : loadRow(row))
+      m = chunkAbsMax(chunk, m);
+    return SmallVector<Value>{m};
+  })[0];
+
+  // The scale byte and the multiplier applied before encoding.
+  Value scaleByte, multiplier;
+  if (spec.isNVFP4()) {
+    Value p = nb.blockScaleInput(amax, sEnc);
+    Value sf6 = nb.e4m3EncodeSatFinite(p);
+    Value sfv6 = nb.e4m3Decode(sf6);
+    Value enc6 = nb.blockEncodeScale(sfv6, sDec);
+    scaleByte = sf6;
+    multiplier = enc6;
+    if (fourSix) {
+      Value sf4 = nb.e4m3EncodeSatFinite(nb.mul(p, nb.f32(1.5)));
+      Value sfv4 = nb.e4m3Decode(sf4);
+      Value enc4 = nb.blockEncodeScale(sfv4, sDec);
+      // Pass 2: errors of both candidates, in row-major order.
+      SmallVector<Value> errors = overRows(
+          ValueRange{nb.f32(0.0), nb.f32(0.0)},
+          [&](Value row, ValueRange acc) {
+            Value e6 = acc[0], e4 = acc[1];
+            for (auto [c, chunk] : llvm::enumerate(loadRow(row))) {
+              SmallVector<Value> r = random(row, c);
+              e6 = accumulateError(chunk, encodeChunk(chunk, enc6, r), sfv6,
+                                   sDec, e6);
+              e4 = accumulateError(chunk, encodeChunk(chunk, enc4, r), sfv4,
+                                   sDec, e4);
+            }
+            return SmallVector<Value>{e6, e4};
+          });
+      // Candidate 4 only when strictly better (ties and NaN keep 6).
+      Value pick4 = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                          errors[1], errors[0]);
+      scaleByte = nb.select(pick4, sf4, sf6);
+      multiplier = nb.select(pick4, enc4, enc6);
+    }
+  } else {
+    scaleByte = spec.rule == ScaleRule::floor ? nb.mxScaleCodeFloor(amax)
+                                              : nb.mxScaleCodeRceil(amax);
+    multiplier = nb.e8m0Inverse(scaleByte);
+  }
+
+  // Pass 3: encode, store codes and the (repeated) scale.
+  overRows(ValueRange{}, [&](Value row, ValueRange) {
+    for (auto [c, chunk] : llvm::enumerate(loadRow(row)))
+      storeCodes(batch, row, chunkK(c),
+                 encodeChunk(chunk, multiplier, random(row, c)));
+    storeScale(batch, row, blockCol, scaleByte);
+    return SmallVector<Value>{};
+  });
+}
+
+void mlir::nvfp4::fillZeros(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = shape.size();
+  auto vecType = VectorType::get({shape.back()}, type.getElementType());
+  Value zeros = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(vecType, b.getZeroAttr(type.getElementType())));
+  SmallVector<Value> ivs;
+  std::function<void(int64_t)> nest = [&](int64_t dim) {
+    if (dim == rank - 1) {
+      SmallVector<Value> indices(ivs);
+      indices.push_back(indexConst(b, loc, 0));
+      vector::StoreOp::create(b, loc, zeros, memref, indices);
+      return;
+    }
+    scf::ForOp::create(b, loc, indexConst(b, loc, 0),
+                       indexConst(b, loc, shape[dim]), indexConst(b, loc, 1),
+                       ValueRange{},
+                       [&](OpBuilder &, Location, Value iv, ValueRange) {
+                         ivs.push_back(iv);
+                         nest(dim + 1);
+                         ivs.pop_back();
+                         scf::YieldOp::create(b, loc);
+                       });
+  };
+  nest(0);
+}

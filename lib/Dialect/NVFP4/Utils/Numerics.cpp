@@ -1,0 +1,333 @@
+//===- Numerics.cpp - arith builders for the nvfp4 numerics ----------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/bit.h"
+
+#include <cfloat>
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+using arith::CmpFPredicate;
+using arith::CmpIPredicate;
+
+NumericsBuilder::NumericsBuilder(OpBuilder &b, Location loc, Type like)
+    : b(b), loc(loc), floatType(like) {
+  Type i32 = b.getI32Type();
+  if (auto vec = dyn_cast<VectorType>(like))
+    intType = VectorType::get(vec.getShape(), i32);
+  else
+    intType = i32;
+}
+
+Value NumericsBuilder::f32(double v) {
+  APFloat value(static_cast<float>(v));
+  if (auto vec = dyn_cast<VectorType>(floatType))
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vec, value));
+  return arith::ConstantOp::create(b, loc,
+                                   b.getFloatAttr(b.getF32Type(), value));
+}
+
+Value NumericsBuilder::i32(int64_t v) {
+  if (auto vec = dyn_cast<VectorType>(intType))
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vec, b.getI32IntegerAttr(v)));
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+}
+
+Value NumericsBuilder::bitsOf(Value f) {
+  return arith::BitcastOp::create(b, loc, intType, f);
+}
+Value NumericsBuilder::floatOf(Value i) {
+  return arith::BitcastOp::create(b, loc, floatType, i);
+}
+
+Value NumericsBuilder::add(Value a, Value c) {
+  return arith::AddFOp::create(b, loc, a, c);
+}
+Value NumericsBuilder::sub(Value a, Value c) {
+  return arith::SubFOp::create(b, loc, a, c);
+}
+Value NumericsBuilder::mul(Value a, Value c) {
+  return arith::MulFOp::create(b, loc, a, c);
+}
+Value NumericsBuilder::div(Value a, Value c) {
+  return arith::DivFOp::create(b, loc, a, c);
+}
+Value NumericsBuilder::abs(Value a) { return math::AbsFOp::create(b, loc, a); }
+Value NumericsBuilder::maxNum(Value a, Value c) {
+  return arith::MaxNumFOp::create(b, loc, a, c);
+}
+Value NumericsBuilder::minNum(Value a, Value c) {
+  return arith::MinNumFOp::create(b, loc, a, c);
+}
+Value NumericsBuilder::isNaN(Value a) {
+  return cmpF(static_cast<unsigned>(CmpFPredicate::UNO), a, a);
+}
+Value NumericsBuilder::select(Value cond, Value t, Value f) {
+  return arith::SelectOp::create(b, loc, cond, t, f);
+}
+
+Value NumericsBuilder::cmpF(unsigned predicate, Value a, Value c) {
+  return arith::CmpFOp::create(b, loc, static_cast<CmpFPredicate>(predicate),
+                               a, c);
+}
+Value NumericsBuilder::cmpI(unsigned predicate, Value a, Value c) {
+  return arith::CmpIOp::create(b, loc, static_cast<CmpIPredicate>(predicate),
+                               a, c);
+}
+Value NumericsBuilder::bool2i(Value flag) {
+  return arith::ExtUIOp::create(b, loc, intType, flag);
+}
+
+//===----------------------------------------------------------------------===//
+// Casts
+//===----------------------------------------------------------------------===//
+
+/// The sign bit of x as 0/1, except 0 for NaN (NaN always encodes positive).
+static Value signBitUnlessNaN(NumericsBuilder &nb, Value x) {
+  OpBuilder &b = nb.builder();
+  Location loc = nb.getLoc();
+  Value negative = arith::CmpIOp::create(b, loc, CmpIPredicate::slt,
+                                         nb.bitsOf(x), nb.i32(0));
+  Value ordered = arith::CmpFOp::create(b, loc, CmpFPredicate::ORD, x, x);
+  return arith::ExtUIOp::create(
+      b, loc, nb.i32Type(), arith::AndIOp::create(b, loc, negative, ordered));
+}
+
+Value NumericsBuilder::e2m1EncodeRNE(Value x) {
+  // The magnitude code counts the thresholds |x| passes. The thresholds at
+  // 0.25, 1.25, 2.5 and 5 are ties that go down (to the even mantissa), those
+  // at 0.75, 1.75 and 3.5 ties that go up. Unordered predicates send NaN to
+  // 7; saturation is implicit (everything above 5 is 7).
+  Value a = abs(x);
+  struct Threshold {
+    CmpFPredicate pred;
+    double value;
+  };
+  const Threshold thresholds[] = {
+      {CmpFPredicate::UGT, 0.25}, {CmpFPredicate::UGE, 0.75},
+      {CmpFPredicate::UGT, 1.25}, {CmpFPredicate::UGE, 1.75},
+      {CmpFPredicate::UGT, 2.5},  {CmpFPredicate::UGE, 3.5},
+      {CmpFPredicate::UGT, 5.0}};
+  Value code;
+  for (const Threshold &t : thresholds) {
+    Value step = bool2i(cmpF(static_cast<unsigned>(t.pred), a, f32(t.value)));
+    code = code ? arith::AddIOp::create(b, loc, code, step) : step;
+  }
+  Value sign = arith::ShLIOp::create(b, loc, signBitUnlessNaN(*this, x), i32(3));
+  return arith::OrIOp::create(b, loc, code, sign);
+}
+
+Value NumericsBuilder::e2m1EncodeStochastic(Value x, Value r) {
+  // Spec 2.4: t = fl(a + u*step(a)), q = min(floor(t/step(t))*step(t), 6).
+  // u*step, t/step and floor(.)*step are exact (powers of two); only the add
+  // rounds. NaN reaches q = minnum(NaN, 6) = 6 and encodes as +6.
+  Value a = abs(x);
+  auto step = [&](Value y) {
+    return select(cmpF(static_cast<unsigned>(CmpFPredicate::OLT), y, f32(2.0)),
+                  f32(0.5),
+                  select(cmpF(static_cast<unsigned>(CmpFPredicate::OLT), y,
+                              f32(4.0)),
+                         f32(1.0), f32(2.0)));
+  };
+  Value u = mul(arith::UIToFPOp::create(b, loc, floatType, r), f32(1.0 / 256));
+  Value t = add(a, mul(u, step(a)));
+  Value st = step(t);
+  Value q = minNum(mul(math::FloorOp::create(b, loc, div(t, st)), st),
+                   f32(6.0));
+  Value magnitude = e2m1EncodeRNE(q);
+  Value sign = arith::ShLIOp::create(b, loc, signBitUnlessNaN(*this, x), i32(3));
+  return arith::OrIOp::create(b, loc, magnitude, sign);
+}
+
+Value NumericsBuilder::e2m1Decode(Value code) {
+  // mag 0 -> 0, 1 -> 0.5, else (1 + m/2) * 2^(e-1): exponent field e+126.
+  Value mag = arith::AndIOp::create(b, loc, code, i32(7));
+  Value e = arith::ShRUIOp::create(b, loc, mag, i32(1));
+  Value m = arith::AndIOp::create(b, loc, mag, i32(1));
+  Value normal = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, e, i32(126)),
+                            i32(23)),
+      arith::ShLIOp::create(b, loc, m, i32(22)));
+  Value bits = select(
+      cmpI(static_cast<unsigned>(CmpIPredicate::eq), mag, i32(0)), i32(0),
+      select(cmpI(static_cast<unsigned>(CmpIPredicate::eq), mag, i32(1)),
+             i32(0x3F000000), normal));
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, code, i32(8)), i32(28));
+  return floatOf(arith::OrIOp::create(b, loc, bits, sign));
+}
+
+Value NumericsBuilder::e4m3EncodeSatFinite(Value x) {
+  Value nan = isNaN(x);
+  Value a = minNum(abs(x), f32(kE4M3Max));
+  // Normal range [2^-6, 448]: round the fp32 mantissa to 3 bits, ties to
+  // even, on the bit pattern; a carry moves into the exponent as it should.
+  Value bits = bitsOf(a);
+  Value lsb = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, i32(20)), i32(1));
+  Value rounded = arith::AddIOp::create(
+      b, loc, bits, arith::AddIOp::create(b, loc, lsb, i32(0x7FFFF)));
+  // E4M3 exponent bias 7 vs fp32 127: (exp - 120) << 3 | mantissa.
+  Value normal = arith::SubIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, rounded, i32(20)),
+      i32(120 << 3));
+  // Subnormal range: multiples of 2^-9; a * 2^9 is exact, roundeven is RNE.
+  // A result of 8 is the smallest normal (code 0x08), as it should be.
+  Value sub = arith::FPToSIOp::create(
+      b, loc, intType, math::RoundEvenOp::create(b, loc, mul(a, f32(512.0))));
+  Value small = cmpF(static_cast<unsigned>(CmpFPredicate::OLT), a,
+                     f32(1.0 / 64.0));
+  Value magnitude = select(small, sub, normal);
+  Value negative = bool2i(
+      cmpI(static_cast<unsigned>(CmpIPredicate::slt), bitsOf(x), i32(0)));
+  Value code = arith::OrIOp::create(
+      b, loc, magnitude, arith::ShLIOp::create(b, loc, negative, i32(7)));
+  return select(nan, i32(0x7F), code);
+}
+
+Value NumericsBuilder::e4m3Decode(Value byte) {
+  Value e = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, byte, i32(3)), i32(0xF));
+  Value m = arith::AndIOp::create(b, loc, byte, i32(7));
+  Value normalBits = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, e, i32(120)),
+                            i32(23)),
+      arith::ShLIOp::create(b, loc, m, i32(20)));
+  Value subnormal = mul(arith::UIToFPOp::create(b, loc, floatType, m),
+                        f32(1.0 / 512.0));
+  Value magnitude =
+      select(cmpI(static_cast<unsigned>(CmpIPredicate::eq), e, i32(0)),
+             subnormal, floatOf(normalBits));
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, byte, i32(0x80)), i32(24));
+  Value value = floatOf(arith::OrIOp::create(b, loc, bitsOf(magnitude), sign));
+  Value isNaNCode = cmpI(static_cast<unsigned>(CmpIPredicate::eq),
+                         arith::AndIOp::create(b, loc, byte, i32(0x7F)),
+                         i32(0x7F));
+  return select(isNaNCode, floatOf(arith::OrIOp::create(b, loc, sign,
+                                                        i32(0x7FC00000))),
+                value);
+}
+
+Value NumericsBuilder::e8m0Decode(Value code) {
+  Value normal = floatOf(arith::ShLIOp::create(b, loc, code, i32(23)));
+  Value value =
+      select(cmpI(static_cast<unsigned>(CmpIPredicate::eq), code, i32(0)),
+             floatOf(i32(0x00400000)), normal);
+  return select(cmpI(static_cast<unsigned>(CmpIPredicate::eq), code, i32(255)),
+                floatOf(i32(0x7FC00000)), value);
+}
+
+Value NumericsBuilder::e8m0Inverse(Value code) {
+  // 2^(127-code) has the biased exponent 254-code; 0 means 2^-127.
+  Value exponent = arith::SubIOp::create(b, loc, i32(254), code);
+  Value normal = floatOf(arith::ShLIOp::create(b, loc, exponent, i32(23)));
+  return select(
+      cmpI(static_cast<unsigned>(CmpIPredicate::eq), exponent, i32(0)),
+      floatOf(i32(0x00400000)), normal);
+}
+
+//===----------------------------------------------------------------------===//
+// Scale rules
+//===----------------------------------------------------------------------===//
+
+std::pair<Value, Value> NumericsBuilder::globalScales(Value amax,
+                                                      double globalMax) {
+  Value sEnc = minNum(div(f32(globalMax), amax), f32(FLT_MAX));
+  Value degenerate = arith::OrIOp::create(
+      b, loc, cmpF(static_cast<unsigned>(CmpFPredicate::OEQ), amax, f32(0.0)),
+      cmpF(static_cast<unsigned>(CmpFPredicate::OEQ), sEnc, f32(0.0)));
+  sEnc = select(degenerate, f32(1.0), sEnc);
+  return {sEnc, div(f32(1.0), sEnc)};
+}
+
+Value NumericsBuilder::blockScaleInput(Value blockAmax, Value sEnc) {
+  return mul(blockAmax, mul(sEnc, f32(kOneSixth)));
+}
+
+Value NumericsBuilder::blockEncodeScale(Value sfValue, Value sDec) {
+  return minNum(div(f32(1.0), mul(sfValue, sDec)), f32(FLT_MAX));
+}
+
+Value NumericsBuilder::mxScaleCodeRceil(Value blockAmax) {
+  // TransformerEngine's float_to_e8m0 of fp32(amax_b * fp32(1/6)).
+  Value bits = bitsOf(mul(blockAmax, f32(kOneSixth)));
+  Value exponent = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, i32(23)), i32(0xFF));
+  Value mantissa = arith::AndIOp::create(b, loc, bits, i32(0x7FFFFF));
+  auto icmp = [&](CmpIPredicate p, Value l, Value r) {
+    return cmpI(static_cast<unsigned>(p), l, r);
+  };
+  // Round up when the mantissa is non-zero, except at exponent 0xFE and for
+  // subnormals v <= 2^-127 (exponent 0, mantissa <= 0x400000).
+  Value notSmallSubnormal = arith::OrIOp::create(
+      b, loc, icmp(CmpIPredicate::ne, exponent, i32(0)),
+      icmp(CmpIPredicate::ugt, mantissa, i32(0x400000)));
+  Value roundUp = arith::AndIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, icmp(CmpIPredicate::ugt, mantissa, i32(0)),
+                            icmp(CmpIPredicate::ne, exponent, i32(0xFE))),
+      notSmallSubnormal);
+  Value code = arith::AddIOp::create(b, loc, exponent, bool2i(roundUp));
+  return select(icmp(CmpIPredicate::eq, exponent, i32(0xFF)), i32(254), code);
+}
+
+Value NumericsBuilder::mxScaleCodeFloor(Value blockAmax) {
+  // floor(log2 amax_b) - 2 + 127 = E - 2 for a normal amax_b with exponent
+  // field E; zero and subnormals clamp to 0, +Inf to 254.
+  Value exponent = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bitsOf(blockAmax), i32(23)),
+      i32(0xFF));
+  Value code = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, exponent, i32(2)), i32(0));
+  return select(cmpI(static_cast<unsigned>(CmpIPredicate::eq), exponent,
+                     i32(0xFF)),
+                i32(254), code);
+}
+
+//===----------------------------------------------------------------------===//
+// Philox4x32-10
+//===----------------------------------------------------------------------===//
+
+std::array<Value, 4>
+NumericsBuilder::philox4x32x10(std::array<Value, 4> c,
+                               std::array<Value, 2> k) {
+  // Salmon et al., "Parallel random numbers: as easy as 1, 2, 3" (SC'11),
+  // the Random123 constants.
+  const int64_t m0 = 0xD2511F53, m1 = 0xCD9E8D57;
+  const int64_t w0 = 0x9E3779B9, w1 = 0xBB67AE85;
+  for (int round = 0; round < 10; ++round) {
+    auto p0 = arith::MulUIExtendedOp::create(b, loc, i32(m0), c[0]);
+    auto p1 = arith::MulUIExtendedOp::create(b, loc, i32(m1), c[2]);
+    c = {arith::XOrIOp::create(
+             b, loc, arith::XOrIOp::create(b, loc, p1.getHigh(), c[1]), k[0]),
+         p1.getLow(),
+         arith::XOrIOp::create(
+             b, loc, arith::XOrIOp::create(b, loc, p0.getHigh(), c[3]), k[1]),
+         p0.getLow()};
+    if (round < 9) {
+      k[0] = arith::AddIOp::create(b, loc, k[0], i32(w0));
+      k[1] = arith::AddIOp::create(b, loc, k[1], i32(w1));
+    }
+  }
+  return c;
+}
+
+float NumericsBuilder::hadamardEntry(int i, int j) {
+  static const int signs[16] = {1,  1,  1,  -1, 1, -1, -1, -1,
+                                -1, -1, -1, 1,  -1, 1, -1, -1};
+  int parity = llvm::popcount(static_cast<unsigned>(i & j)) & 1;
+  return 0.25f * signs[i] * (parity ? -1 : 1);
+}

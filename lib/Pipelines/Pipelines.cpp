@@ -1,0 +1,76 @@
+//===- Pipelines.cpp - named nvfp4 pipelines -------------------------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Pipelines/Pipelines.h"
+
+#include "nvfp4/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::nvfp4::buildBufferizationPipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Results become out-params: callers (the runner) allocate, poison and
+  // read every output; an output computed in place needs no copy.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::nvfp4::buildLowerToCPUPipeline(OpPassManager &pm,
+                                          const LowerToCPUOptions &) {
+  buildBufferizationPipeline(pm);
+  // nvfp4 ops -> scf loops over byte storage (no narrow types left).
+  pm.addPass(createConvertNVFP4ToSCF());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLoopInvariantCodeMotionPass());
+  pm.addPass(createCSEPass());
+  // Standard lowering to LLVM. bf16 casts become integer ops (no libcalls:
+  // the JIT has no compiler runtime); the dot-product reductions may be
+  // reassociated (the spec leaves the fp32 summation order open).
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createSCFToControlFlowPass());
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::nvfp4::registerPipelines() {
+  PassPipelineRegistration<>(
+      "nvfp4-bufferize",
+      "Bufferize an nvfp4 program (outputs become out-params)",
+      buildBufferizationPipeline);
+  PassPipelineRegistration<LowerToCPUOptions>(
+      "nvfp4-lower-to-cpu",
+      "Lower an nvfp4 program to LLVM for the host CPU (reference execution)",
+      buildLowerToCPUPipeline);
+}
