@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the main example: an nvfp4 program through
-# nvfp4-opt (parse, verify, canonicalize).
+# Sets up, builds and runs the main job: the MoE example program
+# (docs/examples/moe_grouped.mlir: quantize activations and expert weights,
+# grouped block-scaled matmul) through nvfp4-runner -- on the GPU when there
+# is one, otherwise on the CPU -- checked against the python reference.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
 "$root/scripts/setup.sh" "$build"
 
-example="$root/docs/examples/moe_grouped.mlir"
-echo "== nvfp4-opt --canonicalize $example"
-"$build/bin/nvfp4-opt" --canonicalize "$example"
+export NVFP4_RUNNER="$build/bin/nvfp4-runner"
+cd "$root/python"
+python3 -m nvfp4.demo --program "$root/docs/examples/moe_grouped.mlir"

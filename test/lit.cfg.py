@@ -33,6 +33,10 @@ config.environment["PYTHONPATH"] = os.pathsep.join(
     [os.path.join(config.nvfp4_src_root, "python"),
      config.environment.get("PYTHONPATH", "")])
 
+# The runner the python API (python/nvfp4/compiler.py) drives.
+config.environment["NVFP4_RUNNER"] = os.path.join(config.nvfp4_tools_dir,
+                                                  "nvfp4-runner")
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -25,11 +25,13 @@ StorageTypeConverter::StorageTypeConverter() {
     if (!isa<Float4E2M1FNType>(element))
       return type;
     // Packing halves the last dimension; only identity layouts keep the
-    // byte offsets of every other dimension meaningful.
+    // byte offsets of every other dimension meaningful. A null type (not
+    // std::nullopt, which would fall through to the identity conversion)
+    // makes the conversion fail.
     if (type.getRank() == 0 || !type.getLayout().isIdentity() ||
         ShapedType::isDynamic(type.getShape().back()) ||
         type.getShape().back() % 2 != 0)
-      return std::nullopt;
+      return Type();
     SmallVector<int64_t> shape(type.getShape());
     shape.back() /= 2;
     return MemRefType::get(shape, i8, MemRefLayoutAttrInterface(),

@@ -1,0 +1,453 @@
+"""Checks the compiler against the reference on fresh random data.
+
+    python3 -m nvfp4.selfcheck quantize|dequantize|swizzle|matmul|grouped|all
+                               [--target cpu|gpu|auto] [--size ci|full]
+
+Every case runs a generated program through nvfp4-runner (outputs poisoned
+with 0xff before the run, so an unwritten element cannot pass) and compares
+with python/nvfp4/reference.py: quantize/dequantize/swizzle outputs bit for
+bit, matmuls against an fp64 reference of the dequantized operands within
+|c - ref| <= 1e-3 + 1e-3*|ref| (plus half an output ulp for bf16, whose
+rounding alone exceeds 1e-3 relative: 2^-8 |ref|). Data includes zero blocks, outlier
+blocks and E4M3-subnormal block scales; NaN/Inf inputs are separate cases.
+
+Prints one line per case (PASS/FAIL) and a SUMMARY line per family; the lit
+tests in test/Integration check those lines. Exit status 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from . import compiler
+from . import reference as ref
+
+GPU_MODE_CASES = [
+    ("gpumode1", [80, 176, 128, 72, 64, 248, 96, 160], 4096, 7168),
+    ("gpumode2", [40, 76, 168, 72, 164, 148, 196, 160], 7168, 2048),
+    ("gpumode3", [192, 320], 3072, 4096),
+    ("gpumode4", [128, 384], 4096, 1536),
+]
+
+
+class Report:
+    def __init__(self, family):
+        self.family = family
+        self.cases = 0
+        self.failures = 0
+        self.exact_bytes = 0
+        self.worst_rel = 0.0
+        self.worst_abs = 0.0
+
+    def record(self, name, ok, details):
+        self.cases += 1
+        self.failures += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {self.family} {name}: {details}", flush=True)
+
+    def exact(self, name, pairs):
+        """pairs: (label, got, expected) arrays compared bit for bit."""
+        ok = True
+        parts = []
+        for label, got, want in pairs:
+            got = np.ascontiguousarray(np.atleast_1d(got))
+            want = np.ascontiguousarray(np.atleast_1d(want))
+            if got.shape != want.shape:
+                ok = False
+                parts.append(f"{label} shape {got.shape} != {want.shape}")
+                continue
+            if got.dtype != want.dtype:
+                ok = False
+                parts.append(f"{label} dtype {got.dtype} != {want.dtype}")
+                continue
+            g, w = got.view(np.uint8), want.view(np.uint8)
+            bad = int(np.count_nonzero(g != w))
+            self.exact_bytes += g.size
+            ok &= bad == 0
+            parts.append(f"{label} {bad}/{g.size} bytes differ")
+        self.record(name, ok, ", ".join(parts))
+
+    def close(self, name, got, want, out, bound=None):
+        """Matmul check: the numerics bar, plus (when `bound` is given) the
+        worst-case fp32 summation error K * 2^-24 * sum|a_k b_k| that any
+        summation order may make. Without a bound the bar alone applies."""
+        got64 = _as_f64(got, out)
+        bar = _tolerance(want, out)
+        tol = bar if bound is None else bar + bound
+        err = np.abs(got64 - want)
+        with np.errstate(invalid="ignore"):
+            ok_mask = err <= tol
+            beyond_bar = int(np.count_nonzero(err > bar))
+        rel = err / np.maximum(np.abs(want), 1e-3)
+        worst_rel = float(np.nanmax(rel)) if rel.size else 0.0
+        worst_tol = float(np.nanmax(err / tol)) if err.size else 0.0
+        self.worst_rel = max(self.worst_rel, worst_rel)
+        bad = int(np.count_nonzero(~ok_mask))
+        details = (f"{bad}/{got64.size} outside tolerance, max |err|/tolerance {worst_tol:.3g}, "
+                   f"max |err|/max(|ref|,1e-3) {worst_rel:.3g}")
+        if bound is not None:
+            details += f", {beyond_bar} beyond the 1e-3 bar (within the fp32 summation bound)"
+        self.record(name, bad == 0, details)
+
+    def summary(self):
+        line = (f"SUMMARY {self.family}: {self.cases} cases, {self.failures} failures, "
+                f"{self.exact_bytes} bytes compared bit for bit")
+        if self.worst_rel:
+            line += f", worst relative error {self.worst_rel:.3g}"
+        print(line, flush=True)
+
+
+def _as_f64(c, out):
+    if out == "bf16":
+        return ref.bf16_bits_to_f32(c).astype(np.float64)
+    return np.asarray(c).astype(np.float64)
+
+
+def _tolerance(want, out):
+    """The numerics bar; bf16 outputs may also be off by their own rounding
+    (half an ulp: up to 2^-8 relative just above a power of two)."""
+    tol = ref.TOL_ABS + ref.TOL_REL * np.abs(want)
+    if out == "bf16":
+        tol = tol + np.abs(want) * 2.0 ** -8
+    return tol
+
+
+def _abs_codes(q):
+    """Packed codes with both sign bits cleared: |e2m1| values."""
+    return q & np.uint8(0x77)
+
+
+def summation_bound(a_q, a_s, b_q, b_s, k, *, fmt="nvfp4", alpha=1.0, **kw):
+    """K * 2^-24 * |alpha| * sum_k |a_k b_k|: the worst-case error of summing
+    the K exact fp32 products in fp32 in any order (Higham, gamma_K)."""
+    terms = ref.matmul_reference(_abs_codes(a_q), a_s, _abs_codes(b_q), b_s, fmt=fmt,
+                                 alpha=abs(float(alpha)), **kw)
+    return terms * (k * 2.0 ** -24)
+
+
+# ---------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------
+
+def high_precision(shape, seed, dtype, kind="mixed"):
+    """(array as passed to the compiler, same values as float32)."""
+    if dtype == "bf16":
+        bits, xf = ref.make_test_tensor(shape, seed, kind=kind, dtype="bf16")
+        return bits, xf
+    x = ref.make_test_tensor(shape, seed, kind=kind, dtype=dtype)
+    x = x[0] if isinstance(x, tuple) else x
+    x = x.astype(np.float16 if dtype == "f16" else np.float32)
+    return x, x.astype(np.float32)
+
+
+def random_operand(rows, k, fmt, rng, *, modest=False):
+    """Packed E2M1 codes and swizzled scales of a [rows, K] operand.
+
+    Codes are uniform random bytes with ~5% zero blocks. NVFP4 scales are
+    E4M3 bytes around 1.0 with ~1% zero scales, ~2% subnormal scales
+    (0x01..0x07) and ~1% outliers up to 448 (unless `modest`, for f16
+    outputs whose range is small). MXFP4 scales are 2^-3..2^3 with rare
+    2^-20 / 2^10 blocks.
+    """
+    bs = 16 if fmt == "nvfp4" else 32
+    q = rng.integers(0, 256, size=(rows, k // 2), dtype=np.uint8)
+    blocks = q.reshape(rows, k // bs, bs // 2)
+    blocks[rng.random((rows, k // bs)) < 0.05] = 0
+    shape = (rows, k // bs)
+    u = rng.random(shape)
+    if fmt == "nvfp4":
+        s = rng.integers(0x28, 0x48, size=shape, dtype=np.uint8)
+        s[u < 0.01] = 0
+        s[(u >= 0.01) & (u < 0.03)] = rng.integers(1, 8, size=int(((u >= 0.01) & (u < 0.03)).sum()))
+        if not modest:
+            big = (u >= 0.03) & (u < 0.04)
+            s[big] = rng.integers(0x60, 0x7F, size=int(big.sum()))
+    else:
+        s = rng.integers(124, 131, size=shape, dtype=np.uint8)
+        s[u < 0.01] = 107
+        if not modest:
+            s[(u >= 0.01) & (u < 0.02)] = 137
+    return q, ref.swizzle_scales(s)
+
+
+# ---------------------------------------------------------------------------
+# Families
+# ---------------------------------------------------------------------------
+
+def check_quantize(target, size):
+    rep = Report("quantize")
+    nv_shapes = [(256, 272), (304, 304), (320, 256), (16, 128), (100, 112), (200, 80), (157, 48)]
+    mx_shapes = [(256, 288), (100, 96), (157, 160), (16, 128)]
+    cases = []
+    for i, shape in enumerate(nv_shapes):
+        dtype = ("bf16", "f16", "f32")[i % 3]
+        cases.append(("nvfp4", shape, dtype, dict()))
+        cases.append(("nvfp4", shape, dtype, dict(swizzle=False)))
+    for shape in [(256, 272), (157, 48)]:
+        cases += [
+            ("nvfp4", shape, "bf16", dict(block="16x16")),
+            ("nvfp4", shape, "bf16", dict(rounding="stochastic", seed=2024)),
+            ("nvfp4", shape, "f32", dict(rounding="stochastic", seed=2 ** 63 + 12345)),
+            ("nvfp4", shape, "bf16", dict(hadamard=True)),
+            ("nvfp4", shape, "bf16", dict(scale_rule="four_over_six")),
+            ("nvfp4", shape, "bf16", dict(scale_rule="four_over_six", error_metric="mae")),
+            ("nvfp4", shape, "f16", dict(scale_rule="four_over_six", error_metric="abs_max")),
+            ("nvfp4", shape, "bf16", dict(block="16x16", scale_rule="four_over_six", hadamard=True)),
+            ("nvfp4", shape, "bf16", dict(rounding="stochastic", seed=9, hadamard=True,
+                                          scale_rule="four_over_six")),
+            ("nvfp4", shape, "bf16", dict(amax=1.5)),
+        ]
+    cases.append(("nvfp4", (3, 100, 48), "bf16", dict()))
+    cases.append(("nvfp4", (2, 130, 64), "f32", dict(block="16x16", swizzle=False)))
+    cases.append(("nvfp4", (2, 64, 32), "bf16", dict(amax=[2.0, 0.25])))
+    cases.append(("nvfp4", (64, 96), "f32", dict(kind="nonfinite")))
+    cases.append(("nvfp4", (64, 96), "bf16", dict(kind="nonfinite", scale_rule="four_over_six")))
+    cases.append(("nvfp4", (64, 96), "bf16", dict(kind="zeros")))
+    for shape in mx_shapes:
+        cases.append(("mxfp4", shape, "bf16", dict()))
+        cases.append(("mxfp4", shape, "f32", dict(scale_rule="floor", swizzle=False)))
+    cases += [
+        ("mxfp4", (256, 288), "bf16", dict(rounding="stochastic", seed=77)),
+        ("mxfp4", (256, 288), "bf16", dict(hadamard=True)),
+        ("mxfp4", (2, 100, 96), "f16", dict()),
+        ("mxfp4", (64, 96), "f32", dict(kind="nonfinite")),
+    ]
+    if size == "full":
+        cases.append(("nvfp4", (8192, 8192), "bf16", dict()))
+    else:
+        cases.append(("nvfp4", (1024, 1024), "bf16", dict()))
+
+    for i, (fmt, shape, dtype, opts) in enumerate(cases):
+        opts = dict(opts)
+        kind = opts.pop("kind", "mixed")
+        if kind == "zeros":
+            x = np.zeros(shape, np.uint16 if dtype == "bf16" else
+                         (np.float16 if dtype == "f16" else np.float32))
+        else:
+            x, _ = high_precision(shape, 1000 + i, dtype, kind=kind)
+        swizzle = opts.pop("swizzle", True)
+        name = f"{fmt} {dtype} {shape} {'swizzled' if swizzle else 'row-major'}" + \
+               ("" if kind == "mixed" else f" {kind} data") + \
+               "".join(f" {k}={v}" for k, v in opts.items())
+        if fmt == "nvfp4":
+            got = compiler.quantize(x, fmt, swizzle=swizzle, target=target, **opts)
+            want = ref.quantize_nvfp4(x, swizzle=swizzle, **opts)
+            rep.exact(name, [("codes", got[0], want[0]), ("scales", got[1], want[1]),
+                             ("s_dec", got[2], np.asarray(want[2], np.float32))])
+        else:
+            got = compiler.quantize(x, fmt, swizzle=swizzle, target=target, **opts)
+            want = ref.quantize_mxfp4(x, swizzle=swizzle, **opts)
+            rep.exact(name, [("codes", got[0], want[0]), ("scales", got[1], want[1])])
+    rep.summary()
+    return rep
+
+
+def check_dequantize(target, size):
+    rep = Report("dequantize")
+    rng = np.random.default_rng(5)
+    for i, (fmt, shape, swizzle, out, decode) in enumerate([
+            ("nvfp4", (200, 96), True, "f32", True),
+            ("nvfp4", (200, 96), False, "bf16", True),
+            ("nvfp4", (3, 64, 48), True, "f16", True),
+            ("nvfp4", (130, 32), True, "f32", False),
+            ("mxfp4", (100, 128), True, "f32", False),
+            ("mxfp4", (2, 50, 64), False, "bf16", False)]):
+        x, _ = high_precision(shape, 2000 + i, "bf16")
+        if fmt == "nvfp4":
+            q, s, d = ref.quantize_nvfp4(x, swizzle=swizzle)
+        else:
+            (q, s), d = ref.quantize_mxfp4(x, swizzle=swizzle), None
+        d_arg = d if decode else None
+        got = compiler.dequantize(q, s, d_arg, fmt=fmt, out=out, target=target)
+        want = ref.dequantize(q, s, d_arg, fmt=fmt, rows=shape[-2], cols=shape[-1] // (16 if fmt == "nvfp4" else 32),
+                              swizzled=swizzle)
+        want = ref.cast_output(want, out)
+        rep.exact(f"{fmt} {shape} {'swizzled' if swizzle else 'row-major'} -> {out}"
+                  f"{' with decode scale' if decode else ''}", [("values", got, want)])
+    del rng
+    rep.summary()
+    return rep
+
+
+def check_swizzle(target, size):
+    rep = Report("swizzle")
+    rng = np.random.default_rng(6)
+    for fmt, shape in [("nvfp4", (200, 28)), ("nvfp4", (128, 4)), ("nvfp4", (1, 1)),
+                       ("mxfp4", (300, 9)), ("nvfp4", (2, 130, 5)), ("mxfp4", (3, 64, 16))]:
+        s = rng.integers(1, 256, size=shape, dtype=np.uint8)
+        sw = compiler.swizzle_scales(s, fmt, target=target)
+        rep.exact(f"swizzle {fmt} {shape}", [("swizzled", sw, ref.swizzle_scales(s))])
+        back = compiler.unswizzle_scales(ref.swizzle_scales(s), shape[-2], shape[-1], fmt,
+                                         target=target)
+        rep.exact(f"unswizzle {fmt} {shape}", [("row-major", back, s)])
+    rep.summary()
+    return rep
+
+
+def _alpha(da, db, alpha=None):
+    a = np.float32(1.0)
+    for f in (da, db, alpha):
+        if f is not None:
+            a = np.float32(a * np.float32(f))
+    return float(a)
+
+
+def check_matmul(target, size):
+    rep = Report("matmul")
+    rng = np.random.default_rng(7)
+    shapes = [(128, 128, 128), (256, 64, 256), (1024, 1024, 1024), (4096, 512, 3072),
+              (112, 128, 96), (304, 640, 304), (1008, 3072, 992), (128, 128, 112)]
+    outs = ["bf16", "f32", "f16"]
+    cases = [(shape, outs[i % 3], False) for i, shape in enumerate(shapes)]
+    # Without outlier scales the numerics bar must hold with no allowance.
+    cases += [((1024, 1024, 1024), "f32", True), ((1008, 3072, 992), "f16", True)]
+    for (m, k, n), out, tame in cases:
+        modest = tame or out == "f16"
+        a_q, a_s = random_operand(m, k, "nvfp4", rng, modest=modest)
+        b_q, b_s = random_operand(n, k, "nvfp4", rng, modest=modest)
+        da, db = np.float32(rng.uniform(0.5, 2)), np.float32(rng.uniform(0.5, 2))
+        got = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db, out=out, target=target)
+        alpha = _alpha(da, db)
+        kw = dict(a_rows=m, b_rows=n, swizzled=True)
+        want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, **kw)
+        bound = None if tame else summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw)
+        rep.close(f"nvfp4 M={m} K={k} N={n} -> {out}{' (no outliers, bar only)' if tame else ''}",
+                  got, want, out, bound)
+    # MXFP4, accumulate, alpha operand.
+    m, k, n = 200, 256, 136
+    kw = dict(a_rows=m, b_rows=n, swizzled=True)
+    a_q, a_s = random_operand(m, k, "mxfp4", rng)
+    b_q, b_s = random_operand(n, k, "mxfp4", rng)
+    got = compiler.matmul(a_q, a_s, b_q, b_s, fmt="mxfp4", out="f32", target=target)
+    want = ref.matmul_reference(a_q, a_s, b_q, b_s, fmt="mxfp4", **kw)
+    rep.close(f"mxfp4 M={m} K={k} N={n} -> f32", got, want, "f32",
+              summation_bound(a_q, a_s, b_q, b_s, k, fmt="mxfp4", **kw))
+    a_q, a_s = random_operand(m, k, "nvfp4", rng)
+    b_q, b_s = random_operand(n, k, "nvfp4", rng)
+    acc = rng.standard_normal((m, n)).astype(np.float32) * 100
+    got = compiler.matmul(a_q, a_s, b_q, b_s, alpha=0.75, acc=acc, beta=-0.5, out="f32",
+                          target=target)
+    want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=0.75, beta=-0.5, c_in=acc, **kw)
+    rep.close(f"nvfp4 M={m} K={k} N={n} alpha=0.75 acc beta=-0.5 -> f32", got, want, "f32",
+              summation_bound(a_q, a_s, b_q, b_s, k, alpha=0.75, **kw))
+    rep.summary()
+    return rep
+
+
+def _grouped_operands(ms, n, k, fmt, rng, modest=False):
+    A = [random_operand(m, k, fmt, rng, modest=modest) for m in ms]
+    B = [random_operand(n, k, fmt, rng, modest=modest) for _ in ms]
+    return A, B
+
+
+def _flat(arrays):
+    return np.concatenate([np.asarray(a).reshape(-1) for a in arrays])
+
+
+def check_grouped(target, size):
+    rep = Report("grouped")
+    rng = np.random.default_rng(8)
+    cases = [(name, ms, n, k, False) for name, ms, n, k in GPU_MODE_CASES]
+    # The first GPU-mode case again without outlier scales: bar only.
+    cases.append(("gpumode1", GPU_MODE_CASES[0][1], GPU_MODE_CASES[0][2], GPU_MODE_CASES[0][3],
+                  True))
+    for name, ms, n, k, tame in cases:
+        G = len(ms)
+        A, B = _grouped_operands(ms, n, k, "nvfp4", rng, modest=tame)
+        da = rng.uniform(0.5, 2, G).astype(np.float32)
+        db = rng.uniform(0.5, 2, G).astype(np.float32)
+        alphas = [_alpha(da[g], db[g]) for g in range(G)]
+        label = f"{name} M={ms} N={n} K={k}" + (" (no outliers, bar only)" if tame else "")
+        bounds = None if tame else [
+            summation_bound(a[0], a[1], b[0], b[1], k, alpha=alphas[g], a_rows=m, b_rows=n,
+                            swizzled=True)
+            for g, (a, b, m) in enumerate(zip(A, B, ms))]
+        # independent (GPU-mode list of problems)
+        got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
+                                      [b[0] for b in B], [b[1] for b in B], a_decode=da,
+                                      b_decode=db, out="bf16", target=target)
+        wants = ref.grouped_matmul_independent(
+            [(a[0], a[1], b[0], b[1], alphas[g]) for g, (a, b) in enumerate(zip(A, B))],
+            swizzled=True)
+        rep.close(f"independent {label} -> bf16", _flat(got), _flat(wants), "bf16",
+                  None if tame else _flat(bounds))
+        if tame:
+            continue
+        # contiguous (MoE): the same rows concatenated, B stacked.
+        offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
+        a_cat = np.concatenate([a[0] for a in A])
+        a_rm = np.concatenate([ref.unswizzle_scales(a[1], m, k // 16) for a, m in zip(A, ms)])
+        b_stack = np.stack([b[0] for b in B])
+        b_s = np.stack([b[1] for b in B])
+        got = compiler.grouped_matmul("contiguous", a_cat, ref.swizzle_scales(a_rm), b_stack, b_s,
+                                      group_offsets=offsets, b_decode=db, alpha=da, out="f32",
+                                      target=target)
+        want = ref.grouped_matmul_contiguous(a_cat, ref.swizzle_scales(a_rm), b_stack, b_s, offsets,
+                                             da * db, swizzled=True)
+        rep.close(f"contiguous {label} -> f32", got, want, "f32", _flat(bounds).reshape(want.shape))
+        if name in ("gpumode1", "gpumode3"):
+            # masked: [G, maxM, K], valid rows per group; the rows past them
+            # hold data that must be ignored, and get beta * acc.
+            max_m = max(ms) + 8
+            a_pad = np.zeros((G, max_m, k // 2), np.uint8)
+            a_s_rm = np.zeros((G, max_m, k // 16), np.uint8)
+            bound = np.zeros((G, max_m, n))
+            for g, (a, m) in enumerate(zip(A, ms)):
+                a_pad[g, :m] = a[0]
+                a_s_rm[g, :m] = ref.unswizzle_scales(a[1], m, k // 16)
+                a_pad[g, m:] = rng.integers(0, 256, size=(max_m - m, k // 2), dtype=np.uint8)
+                a_s_rm[g, m:] = 0x38
+                bound[g, :m] = bounds[g]
+            a_s_sw = ref.swizzle_scales(a_s_rm)
+            masked = np.asarray(ms, np.int32)
+            acc = rng.standard_normal((G, max_m, n)).astype(np.float32)
+            got = compiler.grouped_matmul("masked", a_pad, a_s_sw, b_stack, b_s, masked_m=masked,
+                                          a_decode=da, b_decode=db, acc=acc, beta=0.5, out="f32",
+                                          target=target)
+            want = ref.grouped_matmul_masked(a_pad, a_s_sw, b_stack, b_s, masked, da * db,
+                                             beta=0.5, c_in=acc, swizzled=True)
+            want = np.where(np.isnan(want), 0.5 * acc.astype(np.float64), want)
+            rep.close(f"masked {label} maxM={max_m} acc beta=0.5 -> f32", got, want, "f32", bound)
+    # MXFP4 grouped, f16 output.
+    ms, n, k = [48, 200, 16], 96, 256
+    A, B = _grouped_operands(ms, n, k, "mxfp4", rng, modest=True)
+    got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
+                                  [b[0] for b in B], [b[1] for b in B], fmt="mxfp4", out="f16",
+                                  target=target)
+    wants = ref.grouped_matmul_independent([(a[0], a[1], b[0], b[1], 1.0) for a, b in zip(A, B)],
+                                           fmt="mxfp4", swizzled=True)
+    rep.close("independent mxfp4 M=[48,200,16] N=96 K=256 -> f16 (bar only)", _flat(got),
+              _flat(wants), "f16")
+    rep.summary()
+    return rep
+
+
+FAMILIES = {
+    "quantize": check_quantize,
+    "dequantize": check_dequantize,
+    "swizzle": check_swizzle,
+    "matmul": check_matmul,
+    "grouped": check_grouped,
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("family", choices=list(FAMILIES) + ["all"])
+    parser.add_argument("--target", default="auto", choices=["cpu", "gpu", "auto"])
+    parser.add_argument("--size", default="ci", choices=["ci", "full"])
+    args = parser.parse_args(argv)
+    names = list(FAMILIES) if args.family == "all" else [args.family]
+    start = time.time()
+    failures = 0
+    for name in names:
+        failures += FAMILIES[name](args.target, args.size).failures
+    print(f"TOTAL: {failures} failures in {time.time() - start:.1f} s", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
