@@ -12,8 +12,10 @@ from lit.llvm.subst import ToolSubst
 config.name = "NVFP4"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".py", ".test"]
+# Integration/GPU is its own suite (check-nvfp4-gpu): it runs where there
+# is no LLVM, on the GPU machine.
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
-                   "lit.site.cfg.py", "Inputs"]
+                   "lit.site.cfg.py", "Inputs", "GPU"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.nvfp4_obj_root, "test")
 

@@ -12,6 +12,10 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -64,6 +68,30 @@ void mlir::nvfp4::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm,
+                                          const LowerToGPUOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // gpu.launch regions -> gpu.module kernels, their constants sunk into them.
+  pm.addPass(createGpuKernelOutliningPass());
+  // One stream per host function: launches, copies and allocations chained
+  // with tokens, synchronized once at the end.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  nvvm.cubinFeatures = options.features;
+  nvvm.cubinFormat = "bin";
+  nvvm.optLevel = options.optLevel;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
+void mlir::nvfp4::buildLowerToGPUPipeline(OpPassManager &pm,
+                                          const LowerToGPUOptions &options) {
+  buildBufferizationPipeline(pm);
+  pm.addPass(createConvertNVFP4ToGPU());
+  buildGPUBackendPipeline(pm, options);
+}
+
 void mlir::nvfp4::registerPipelines() {
   PassPipelineRegistration<>(
       "nvfp4-bufferize",
@@ -73,4 +101,9 @@ void mlir::nvfp4::registerPipelines() {
       "nvfp4-lower-to-cpu",
       "Lower an nvfp4 program to LLVM for the host CPU (reference execution)",
       buildLowerToCPUPipeline);
+  PassPipelineRegistration<LowerToGPUOptions>(
+      "nvfp4-lower-to-gpu",
+      "Lower an nvfp4 program to a host module launching portable CUDA "
+      "kernels",
+      buildLowerToGPUPipeline);
 }

@@ -7,6 +7,7 @@
 #include "nvfp4/Runner/Program.h"
 
 #include "nvfp4/Pipelines/Pipelines.h"
+#include "nvfp4/Runner/CudaRuntime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -25,9 +26,9 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Expected<std::unique_ptr<Program>>
-Program::compile(ModuleOp module, llvm::StringRef entry,
-                 const ProgramOptions &options) {
+llvm::Expected<OwningOpRef<ModuleOp>>
+Program::lowerClone(ModuleOp module, llvm::StringRef entry,
+                    const ProgramOptions &options) {
   OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
   auto func = lowered->lookupSymbol<func::FuncOp>(entry);
   if (!func)
@@ -50,13 +51,32 @@ Program::compile(ModuleOp module, llvm::StringRef entry,
   case Target::CPU:
     buildLowerToCPUPipeline(pm, LowerToCPUOptions());
     break;
-  case Target::GPU:
-    return makeError("this runner was built without GPU support");
+  case Target::GPU: {
+    LowerToGPUOptions gpuOptions;
+    gpuOptions.chip = options.chip;
+    buildLowerToGPUPipeline(pm, gpuOptions);
+    break;
+  }
   }
   if (failed(pm.run(*lowered)))
     return makeError("lowering failed:\n" + diagnostics);
   if (options.dumpLowered)
     *options.dumpLowered << *lowered << "\n";
+  return std::move(lowered);
+}
+
+llvm::Error Program::lower(ModuleOp module, llvm::StringRef entry,
+                           const ProgramOptions &options) {
+  return lowerClone(module, entry, options).takeError();
+}
+
+llvm::Expected<std::unique_ptr<Program>>
+Program::compile(ModuleOp module, llvm::StringRef entry,
+                 const ProgramOptions &options) {
+  llvm::Expected<OwningOpRef<ModuleOp>> lowered =
+      lowerClone(module, entry, options);
+  if (!lowered)
+    return lowered.takeError();
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -64,10 +84,26 @@ Program::compile(ModuleOp module, llvm::StringRef entry,
   engineOptions.transformer = makeOptimizingTransformer(
       /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(*lowered, engineOptions);
+  auto engine = ExecutionEngine::create(**lowered, engineOptions);
   if (!engine)
     return makeError("JIT compilation failed: " +
-                     llvm::toString(engine.takeError()) + "\n" + diagnostics);
+                     llvm::toString(engine.takeError()));
+
+  // The GPU runtime ABI the lowered host code calls lives in this binary.
+  if (options.target == Target::GPU) {
+    llvm::StringMap<void *> symbols = getCudaRuntimeSymbols();
+    (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+      llvm::orc::SymbolMap map;
+      for (auto &entry : symbols)
+        map[interner(entry.getKey())] = {
+            llvm::orc::ExecutorAddr::fromPtr(entry.getValue()),
+            llvm::JITSymbolFlags::Exported};
+      return map;
+    });
+  }
+  // Run the global constructors now (they load the GPU modules), not in the
+  // first timed call.
+  (*engine)->initialize();
 
   std::unique_ptr<Program> program(new Program());
   program->engine = std::move(*engine);

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -133,7 +134,9 @@ def run_program(program: str, inputs: Sequence[np.ndarray], num_outputs: int, *,
     with tempfile.TemporaryDirectory(prefix="nvfp4-") as tmp:
         tmp = Path(tmp)
         (tmp / "program.mlir").write_text(program)
-        cmd = [runner, str(tmp / "program.mlir"), f"--entry={entry}",
+        # e.g. NVFP4_RUNNER_PREFIX="compute-sanitizer --tool memcheck"
+        prefix = shlex.split(os.environ.get("NVFP4_RUNNER_PREFIX", ""))
+        cmd = prefix + [runner, str(tmp / "program.mlir"), f"--entry={entry}",
                f"--target={target}", f"--poison={poison}"]
         for i, a in enumerate(inputs):
             path = tmp / f"in{i}.npy"

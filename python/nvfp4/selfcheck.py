@@ -425,12 +425,74 @@ def check_grouped(target, size):
     return rep
 
 
+def check_sanitize(target, size):
+    """A small case of every op (for runs under compute-sanitizer)."""
+    rep = Report("sanitize")
+    rng = np.random.default_rng(9)
+    for name, opts in [("nvfp4 1x16 swizzled", dict()),
+                       ("nvfp4 16x16 four_over_six", dict(block="16x16", scale_rule="four_over_six")),
+                       ("nvfp4 stochastic hadamard", dict(rounding="stochastic", seed=3, hadamard=True))]:
+        x, _ = high_precision((200, 96), 31, "bf16")
+        got = compiler.quantize(x, target=target, **opts)
+        want = ref.quantize_nvfp4(x, swizzle=True, **opts)
+        rep.exact(f"quantize {name}", [("codes", got[0], want[0]), ("scales", got[1], want[1]),
+                                       ("s_dec", got[2], np.asarray(want[2], np.float32))])
+    x, _ = high_precision((2, 100, 64), 32, "f32")
+    got = compiler.quantize(x, "mxfp4", target=target)
+    want = ref.quantize_mxfp4(x, swizzle=True)
+    rep.exact("quantize mxfp4 batched", [("codes", got[0], want[0]), ("scales", got[1], want[1])])
+    q, s, d = ref.quantize_nvfp4(x[0], swizzle=True)
+    rep.exact("dequantize", [("values", compiler.dequantize(q, s, d, target=target),
+                              ref.dequantize(q, s, d, rows=100, cols=4, swizzled=True))])
+    s_rm = rng.integers(1, 256, size=(130, 5), dtype=np.uint8)
+    rep.exact("swizzle", [("swizzled", compiler.swizzle_scales(s_rm, target=target),
+                           ref.swizzle_scales(s_rm))])
+    rep.exact("unswizzle", [("row-major", compiler.unswizzle_scales(ref.swizzle_scales(s_rm), 130, 5,
+                                                                    target=target), s_rm)])
+    m, n, k = 136, 72, 128
+    a_q, a_s = random_operand(m, k, "nvfp4", rng)
+    b_q, b_s = random_operand(n, k, "nvfp4", rng)
+    kw = dict(a_rows=m, b_rows=n, swizzled=True)
+    rep.close("matmul", compiler.matmul(a_q, a_s, b_q, b_s, out="f32", target=target),
+              ref.matmul_reference(a_q, a_s, b_q, b_s, **kw), "f32",
+              summation_bound(a_q, a_s, b_q, b_s, k, **kw))
+    ms = [40, 0, 100]
+    A, B = _grouped_operands(ms, n, k, "nvfp4", rng)
+    got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
+                                  [b[0] for b in B], [b[1] for b in B], out="bf16", target=target)
+    wants = ref.grouped_matmul_independent([(a[0], a[1], b[0], b[1], 1.0) for a, b in zip(A, B)],
+                                           swizzled=True)
+    rep.close("grouped independent (an empty group)", _flat(got), _flat(wants), "bf16")
+    offsets = np.array([0, 40, 40, 140], np.int32)
+    a_cat = np.concatenate([a[0] for a in A])
+    a_rm = np.concatenate([ref.unswizzle_scales(a[1], mm, k // 16) for a, mm in zip(A, ms)])
+    b_stack, b_s = np.stack([b[0] for b in B]), np.stack([b[1] for b in B])
+    got = compiler.grouped_matmul("contiguous", a_cat, ref.swizzle_scales(a_rm), b_stack, b_s,
+                                  group_offsets=offsets, out="f32", target=target)
+    want = ref.grouped_matmul_contiguous(a_cat, ref.swizzle_scales(a_rm), b_stack, b_s, offsets,
+                                         np.ones(3, np.float32), swizzled=True)
+    rep.close("grouped contiguous", got, want, "f32")
+    a_pad = np.zeros((3, 128, k // 2), np.uint8)
+    a_s_rm = np.zeros((3, 128, k // 16), np.uint8)
+    for g, (a, mm) in enumerate(zip(A, ms)):
+        a_pad[g, :mm] = a[0]
+        a_s_rm[g, :mm] = ref.unswizzle_scales(a[1], mm, k // 16) if mm else 0
+    got = compiler.grouped_matmul("masked", a_pad, ref.swizzle_scales(a_s_rm), b_stack, b_s,
+                                  masked_m=np.array(ms, np.int32), out="f32", target=target)
+    want = ref.grouped_matmul_masked(a_pad, ref.swizzle_scales(a_s_rm), b_stack, b_s,
+                                     np.array(ms, np.int32), np.ones(3, np.float32), swizzled=True)
+    rep.close("grouped masked", got, np.nan_to_num(want, nan=0.0), "f32")
+    rep.summary()
+    return rep
+
+
 FAMILIES = {
     "quantize": check_quantize,
     "dequantize": check_dequantize,
     "swizzle": check_swizzle,
     "matmul": check_matmul,
     "grouped": check_grouped,
+    "sanitize": check_sanitize,
 }
 
 
@@ -440,7 +502,16 @@ def main(argv=None):
     parser.add_argument("--target", default="auto", choices=["cpu", "gpu", "auto"])
     parser.add_argument("--size", default="ci", choices=["ci", "full"])
     args = parser.parse_args(argv)
-    names = list(FAMILIES) if args.family == "all" else [args.family]
+    names = ([n for n in FAMILIES if n != "sanitize"] if args.family == "all"
+             else [args.family])
+    # Say where the programs run (the runner falls back to nothing: --target
+    # gpu fails without a GPU).
+    probe = np.zeros((1, 16), np.float32)
+    _, timing = compiler.run_program(
+        "func.func @main(%x: tensor<1x16xf32>) -> tensor<1x16xf32> {\n"
+        "  return %x : tensor<1x16xf32>\n}\n", [probe], 1, target=args.target,
+        benchmark=True, warmup=0, reps=1)
+    print(f"DEVICE: {timing.device}", flush=True)
     start = time.time()
     failures = 0
     for name in names:

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/InitAll.h"
+#include "nvfp4/Runner/CudaRuntime.h"
 #include "nvfp4/Runner/Device.h"
 #include "nvfp4/Runner/Npy.h"
 #include "nvfp4/Runner/Program.h"
@@ -34,6 +35,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -79,6 +82,15 @@ static cl::opt<int> warmup("warmup", cl::init(10),
                            cl::cat(category));
 static cl::opt<int> reps("reps", cl::init(100), cl::desc("timed calls"),
                          cl::cat(category));
+static cl::opt<std::string>
+    chipName("chip", cl::desc("GPU chip to compile for (default: the GPU's, "
+                              "e.g. sm_90a)"),
+             cl::cat(category));
+static cl::opt<bool>
+    compileOnly("compile-only",
+                cl::desc("lower for the target (GPU: down to the cubin) and "
+                         "stop; needs no device and no inputs"),
+                cl::cat(category));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module"),
                                  cl::cat(category));
@@ -177,6 +189,20 @@ std::string str(Type type) {
   return s;
 }
 
+/// MLIR's NVVM target finds ptxas and libdevice through CUDA_ROOT /
+/// CUDA_HOME / CUDA_PATH or PATH: point them at the toolkit if unset.
+void prepareCudaToolkit() {
+  if (getenv("CUDA_ROOT") || getenv("CUDA_HOME") || getenv("CUDA_PATH"))
+    return;
+  for (const char *root : {"/usr/local/cuda", "/usr/lib/cuda"}) {
+    std::string ptxas = std::string(root) + "/bin/ptxas";
+    if (access(ptxas.c_str(), X_OK) == 0) {
+      setenv("CUDA_ROOT", root, /*overwrite=*/0);
+      return;
+    }
+  }
+}
+
 int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "nvfp4-runner") << message << "\n";
   return 1;
@@ -216,6 +242,22 @@ int main(int argc, char **argv) {
   if (!signature)
     return fail("@" + entryName + ": " + toString(signature.takeError()));
 
+  if (compileOnly) {
+    if (targetName == "auto")
+      return fail("--compile-only needs --target=cpu or --target=gpu");
+    ProgramOptions options;
+    options.target = targetName == "gpu" ? Target::GPU : Target::CPU;
+    options.chip = chipName.empty() ? "sm_90a" : chipName.getValue();
+    options.dumpLowered = dumpLowered ? &llvm::outs() : nullptr;
+    prepareCudaToolkit();
+    if (llvm::Error err = Program::lower(*module, entryName, options))
+      return fail(toString(std::move(err)));
+    llvm::errs() << "nvfp4-runner: compiled @" << entryName << " for "
+                 << (options.target == Target::GPU ? options.chip : "the CPU")
+                 << "\n";
+    return 0;
+  }
+
   // Check the inputs before compiling anything.
   if (inputFiles.size() != signature->inputs.size())
     return fail("@" + entryName + " takes " +
@@ -252,16 +294,28 @@ int main(int argc, char **argv) {
     poison = value;
   }
 
-  // Target and device.
+  // Target and device: --target=auto takes the GPU when there is one.
   std::unique_ptr<Device> device;
   ProgramOptions options;
-  if (targetName == "cpu" || targetName == "auto") {
+  if (targetName != "cpu" && targetName != "gpu" && targetName != "auto")
+    return fail("--target must be cpu, gpu or auto, got '" + targetName + "'");
+  if (targetName != "cpu") {
+    llvm::Expected<std::unique_ptr<Device>> gpu = createCudaDevice();
+    if (gpu) {
+      device = std::move(*gpu);
+      options.target = Target::GPU;
+      options.chip = chipName.empty() ? getCudaChip() : chipName.getValue();
+      prepareCudaToolkit();
+    } else if (targetName == "gpu") {
+      return fail("--target=gpu: " + toString(gpu.takeError()));
+    } else {
+      llvm::errs() << "nvfp4-runner: no GPU (" << toString(gpu.takeError())
+                   << "); running on the CPU\n";
+    }
+  }
+  if (!device) {
     options.target = Target::CPU;
     device = createHostDevice();
-  } else if (targetName == "gpu") {
-    return fail("this nvfp4-runner was built without GPU support");
-  } else {
-    return fail("--target must be cpu, gpu or auto, got '" + targetName + "'");
   }
   options.dumpLowered = dumpLowered ? &llvm::outs() : nullptr;
   llvm::Expected<std::unique_ptr<Program>> program =

@@ -46,4 +46,35 @@ def ConvertNVFP4ToSCF : Pass<"convert-nvfp4-to-scf", "ModuleOp"> {
   ];
 }
 
+def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
+  let summary = "Lower bufferized nvfp4 ops to GPU kernels (any CUDA GPU)";
+  let description = [{
+    Rewrites every nvfp4 op in the bufferized form into `gpu.launch` regions
+    (outlined into kernels by `gpu-kernel-outlining`) and the host's memref
+    allocations and copies into `gpu.alloc` / `gpu.dealloc` / `gpu.memcpy`:
+    a GPU program's buffers, its arguments included, are device memory.
+    Narrow memrefs become byte storage as in `convert-nvfp4-to-scf`.
+
+    Quantize runs a grid-stride amax reduction (warp shuffles, one atomic max
+    per warp on the fp32 bits) and then one thread per block (or 16x16 tile)
+    of the padded scale grid, executing the same body as the CPU lowering:
+    the results are bit-identical. Threads past the matrix write the
+    swizzled layout's zero padding. Dequantize uses one thread per 16
+    values, the swizzles one thread per scale. Matmuls get one thread per
+    output element: correct on any GPU, the baseline the chip-specific
+    lowerings (`convert-nvfp4-to-sm90`, `convert-nvfp4-to-sm100`) replace.
+
+    Post-condition: no nvfp4 op and no narrow memref; host functions hold
+    gpu ops only, kernels are `gpu.launch` regions.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // NVFP4_CONVERSION_PASSES

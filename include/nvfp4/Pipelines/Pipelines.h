@@ -15,6 +15,18 @@ namespace nvfp4 {
 
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {};
 
+struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("GPU to compile for (sm_90a, ...)"),
+                           llvm::cl::init("sm_90a")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features, e.g. +ptx80"),
+                               llvm::cl::init("+ptx80")};
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("NVVM/ptxas optimization level"),
+                       llvm::cl::init(3)};
+};
+
 /// Tensor programs to buffers: canonicalize, One-Shot Bufferize across
 /// function boundaries (identity layouts), results turned into out-params
 /// (the caller owns every output buffer), deallocation of temporaries.
@@ -27,7 +39,20 @@ void buildBufferizationPipeline(OpPassManager &pm);
 void buildLowerToCPUPipeline(OpPassManager &pm,
                              const LowerToCPUOptions &options);
 
-/// Registers `nvfp4-bufferize` and `nvfp4-lower-to-cpu`.
+/// nvfp4 programs to a host function that launches CUDA kernels (portable
+/// SIMT kernels, convert-nvfp4-to-gpu): bufferization, conversion, kernel
+/// outlining, one async stream per function, then MLIR's GPU-to-NVVM
+/// pipeline (PTX, ptxas, a cubin embedded in the host module).
+/// Post-condition: only llvm dialect ops; gpu.binary holds the cubin.
+void buildLowerToGPUPipeline(OpPassManager &pm,
+                             const LowerToGPUOptions &options);
+
+/// The GPU stages after the nvfp4 conversion (shared by the chip-specific
+/// pipelines): outlining, async launches, NVVM, cubin, host LLVM.
+void buildGPUBackendPipeline(OpPassManager &pm,
+                             const LowerToGPUOptions &options);
+
+/// Registers `nvfp4-bufferize`, `nvfp4-lower-to-cpu`, `nvfp4-lower-to-gpu`.
 void registerPipelines();
 
 } // namespace nvfp4

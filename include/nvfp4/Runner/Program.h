@@ -40,12 +40,20 @@ public:
           const ProgramOptions &options);
   ~Program();
 
+  /// Only lowers a clone of `module` for the target (for GPUs, down to the
+  /// embedded cubin); no JIT, no device needed.
+  static llvm::Error lower(ModuleOp module, llvm::StringRef entry,
+                           const ProgramOptions &options);
+
   /// Calls the entry function; `args[i]` points at argument i (a pointer to
   /// a memref descriptor, or a scalar).
   llvm::Error invoke(llvm::MutableArrayRef<void *> args);
 
 private:
   Program() = default;
+  static llvm::Expected<OwningOpRef<ModuleOp>>
+  lowerClone(ModuleOp module, llvm::StringRef entry,
+             const ProgramOptions &options);
   std::unique_ptr<ExecutionEngine> engine;
   std::string symbol;
 };

@@ -109,8 +109,11 @@ QuantizeCodegen::QuantizeCodegen(OpBuilder &b, Location loc,
 SmallVector<Value> QuantizeCodegen::loadChunk(Value batch, Value row,
                                               Value k0) {
   Type element = cast<MemRefType>(input.getType()).getElementType();
+  // Chunks start at multiples of 16 elements of rows of a multiple of 16
+  // elements: at least 16-byte aligned, so GPUs load them 16 bytes at a time.
   Value vec = vector::LoadOp::create(b, loc, VectorType::get({kChunk}, element),
-                                     input, withBatch(batch, {row, k0}));
+                                     input, withBatch(batch, {row, k0}),
+                                     /*nontemporal=*/false, llvm::Align(16));
   if (!element.isF32())
     vec = arith::ExtFOp::create(
         b, loc, VectorType::get({kChunk}, b.getF32Type()), vec);
@@ -236,7 +239,8 @@ void QuantizeCodegen::storeCodes(Value batch, Value row, Value k0,
   Value byteIndex =
       arith::DivUIOp::create(b, loc, k0, indexConst(b, loc, 2));
   vector::StoreOp::create(b, loc, packed, values,
-                          withBatch(batch, {row, byteIndex}));
+                          withBatch(batch, {row, byteIndex}),
+                          /*nontemporal=*/false, llvm::Align(8));
 }
 
 void QuantizeCodegen::storeScale(Value batch, Value row, Value blockCol,

@@ -7,7 +7,6 @@
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/bit.h"
@@ -62,7 +61,11 @@ Value NumericsBuilder::mul(Value a, Value c) {
 Value NumericsBuilder::div(Value a, Value c) {
   return arith::DivFOp::create(b, loc, a, c);
 }
-Value NumericsBuilder::abs(Value a) { return math::AbsFOp::create(b, loc, a); }
+// abs, floor and roundeven are written with arith ops: on GPUs MLIR maps the
+// math ops to libdevice calls, and these uses need nothing that general.
+Value NumericsBuilder::abs(Value a) {
+  return floatOf(arith::AndIOp::create(b, loc, bitsOf(a), i32(0x7FFFFFFF)));
+}
 Value NumericsBuilder::maxNum(Value a, Value c) {
   return arith::MaxNumFOp::create(b, loc, a, c);
 }
@@ -142,8 +145,10 @@ Value NumericsBuilder::e2m1EncodeStochastic(Value x, Value r) {
   Value u = mul(arith::UIToFPOp::create(b, loc, floatType, r), f32(1.0 / 256));
   Value t = add(a, mul(u, step(a)));
   Value st = step(t);
-  Value q = minNum(mul(math::FloorOp::create(b, loc, div(t, st)), st),
-                   f32(6.0));
+  // t/step < 2^24 and >= 0 (or NaN): truncation is floor.
+  Value truncated = arith::SIToFPOp::create(
+      b, loc, floatType, arith::FPToSIOp::create(b, loc, intType, div(t, st)));
+  Value q = minNum(mul(truncated, st), f32(6.0));
   Value magnitude = e2m1EncodeRNE(q);
   Value sign = arith::ShLIOp::create(b, loc, signBitUnlessNaN(*this, x), i32(3));
   return arith::OrIOp::create(b, loc, magnitude, sign);
@@ -182,13 +187,15 @@ Value NumericsBuilder::e4m3EncodeSatFinite(Value x) {
   Value normal = arith::SubIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, rounded, i32(20)),
       i32(120 << 3));
-  // Subnormal range: multiples of 2^-9; a * 2^9 is exact, roundeven is RNE.
-  // A result of 8 is the smallest normal (code 0x08), as it should be.
-  Value sub = arith::FPToSIOp::create(
-      b, loc, intType, math::RoundEvenOp::create(b, loc, mul(a, f32(512.0))));
+  // Subnormal range: multiples of 2^-9. a * 2^9 < 8 is exact; adding and
+  // subtracting 2^23 rounds it to an integer, ties to even, in fp32. A
+  // result of 8 is the smallest normal (code 0x08), as it should be.
+  Value scaled = mul(a, f32(512.0));
+  Value integral = sub(add(scaled, f32(8388608.0)), f32(8388608.0));
+  Value subnormal = arith::FPToSIOp::create(b, loc, intType, integral);
   Value small = cmpF(static_cast<unsigned>(CmpFPredicate::OLT), a,
                      f32(1.0 / 64.0));
-  Value magnitude = select(small, sub, normal);
+  Value magnitude = select(small, subnormal, normal);
   Value negative = bool2i(
       cmpI(static_cast<unsigned>(CmpIPredicate::slt), bitsOf(x), i32(0)));
   Value code = arith::OrIOp::create(

@@ -1,0 +1,75 @@
+//===- GPUCodegen.h - building GPU kernels -------------------------*- C++ -*-===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Small helpers the GPU lowerings share: gpu.launch regions over a linear
+// index space, index arithmetic, warp reductions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4_UTILS_GPUCODEGEN_H
+#define NVFP4_DIALECT_NVFP4_UTILS_GPUCODEGEN_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <array>
+
+namespace mlir {
+namespace nvfp4 {
+
+/// Threads per block of the elementwise kernels.
+constexpr int64_t kThreadsPerBlock = 256;
+/// Blocks of a grid-stride reduction: enough to fill a 132-SM H200 eight
+/// times over, few enough that the per-block atomics stay cheap.
+constexpr int64_t kGridStrideBlocks = 132 * 8;
+
+/// Index arithmetic on `index` values.
+class KernelIndexing {
+public:
+  KernelIndexing(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+  Value c(int64_t v);
+  Value add(Value x, Value y);
+  Value mul(Value x, Value y);
+  Value div(Value x, Value y);
+  Value rem(Value x, Value y);
+  Value min(Value x, Value y);
+  Value max(Value x, Value y);
+  Value lt(Value x, Value y);
+  Value le(Value x, Value y);
+  Value eq(Value x, Value y);
+  /// Row-major indices of `linear` in a space of `shape`.
+  SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape);
+  /// for (iv = lb; iv < ub; ++iv) body(iv)
+  void forLoop(Value lb, Value ub, function_ref<void(Value)> body);
+  /// An i32 element of a memref, as an index.
+  Value loadIndex(Value memref, ValueRange indices);
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
+/// A gpu.launch of `grid` x `block`; `body` fills its region (the builder
+/// points into it) and the terminator is added after.
+gpu::LaunchOp launchGrid(OpBuilder &b, Location loc,
+                         std::array<int64_t, 3> grid,
+                         std::array<int64_t, 3> block,
+                         function_ref<void(gpu::LaunchOp)> body);
+
+/// One thread per element of [0, total): `body(linear)` runs in threads
+/// with linear < total (blocks of kThreadsPerBlock threads).
+void launchLinear(OpBuilder &b, Location loc, int64_t total,
+                  function_ref<void(Value)> body);
+
+/// Combines `value` across the 32 lanes of a warp with butterfly shuffles;
+/// every lane gets the result.
+Value warpReduce(OpBuilder &b, Location loc, Value value,
+                 function_ref<Value(Value, Value)> combine);
+
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_DIALECT_NVFP4_UTILS_GPUCODEGEN_H

@@ -1,0 +1,52 @@
+//===- CudaRuntime.h - the runner's CUDA driver runtime ----------*- C++ -*-===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// MLIR's GPU lowering (gpu-to-llvm) emits calls to a small runtime ABI
+// (mgpuModuleLoad, mgpuLaunchKernel, mgpuMemAlloc, mgpuTensorMapEncode...);
+// upstream implements it in libmlir_cuda_runtime, which Debian does not ship.
+// This is the project's implementation, on the CUDA driver API. libcuda is
+// opened at run time, so the runner starts (and runs on the CPU) on machines
+// without a driver.
+//
+// All calls go to one stream owned by the runtime, so CUDA events on that
+// stream time everything a program does. Errors inside the ABI functions
+// (which return nothing) are recorded and reported by the next
+// synchronize().
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_RUNNER_CUDARUNTIME_H
+#define NVFP4_RUNNER_CUDARUNTIME_H
+
+#include "nvfp4/Runner/Device.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir {
+namespace nvfp4 {
+
+/// The first CUDA device as a runner Device, or an error saying why there is
+/// none (no driver, no device, built without CUDA).
+llvm::Expected<std::unique_ptr<Device>> createCudaDevice();
+
+/// The compute capability of the device createCudaDevice() opened, as the
+/// chip name with the architecture-specific suffix ("sm_90a", "sm_100a").
+std::string getCudaChip();
+
+/// The mgpu* ABI symbols, for the JIT's symbol map.
+llvm::StringMap<void *> getCudaRuntimeSymbols();
+
+/// Whether this build has GPU support at all.
+bool isCudaRuntimeAvailable();
+
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_RUNNER_CUDARUNTIME_H

@@ -1,0 +1,643 @@
+//===- NVFP4ToGPU.cpp - nvfp4 ops to GPU kernels ---------------------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Bufferized nvfp4 ops become gpu.launch regions (outlined into kernels
+// later) that run the same per-tile bodies as the CPU lowering (Codegen.h),
+// one thread per tile, so GPU quantization is bit-exact with the CPU. The
+// host function keeps only launches and gpu.alloc/dealloc/memcpy: every
+// buffer of a GPU program, the entry's arguments included, is device memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_CONVERTNVFP4TOGPU
+#include "nvfp4/Conversion/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Host memory: device buffers
+//===----------------------------------------------------------------------===//
+
+struct AllocToGPU : OpConversionPattern<memref::AllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(memref::AllocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast_or_null<MemRefType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "no byte storage for this type");
+    rewriter.replaceOpWithNewOp<gpu::AllocOp>(
+        op, type, /*asyncToken=*/Type(), /*asyncDependencies=*/ValueRange{},
+        adaptor.getDynamicSizes(), adaptor.getSymbolOperands(),
+        /*hostShared=*/false);
+    return success();
+  }
+};
+
+struct DeallocToGPU : OpConversionPattern<memref::DeallocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(memref::DeallocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::DeallocOp>(op, /*asyncToken=*/Type(),
+                                                ValueRange{},
+                                                adaptor.getMemref());
+    return success();
+  }
+};
+
+struct CopyToGPU : OpConversionPattern<memref::CopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(memref::CopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::MemcpyOp>(op, /*asyncToken=*/Type(),
+                                               ValueRange{},
+                                               adaptor.getTarget(),
+                                               adaptor.getSource());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+struct KernelLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    if (!op.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(
+          op, "expected the bufferized form (run one-shot-bufferize first)");
+    if (failed(lower(op, adaptor, rewriter)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+  virtual LogicalResult lower(OpTy op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const = 0;
+};
+
+struct QuantizeToGPU : KernelLowering<QuantizeOp> {
+  using KernelLowering::KernelLowering;
+  LogicalResult lower(QuantizeOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    QuantizeSpec spec = QuantizeSpec::get(op);
+    ValueRange outs = adaptor.getOuts();
+    OpBuilder &b = rewriter;
+    KernelIndexing ix(b, loc);
+
+    // NVFP4 without a caller amax: a reduction kernel first, amax kept as
+    // fp32 bits (|x| >= 0 orders like its bits, so integer atomic max works).
+    Value amaxBits;
+    if (spec.isNVFP4() && !adaptor.getAmax()) {
+      auto bitsType = MemRefType::get({spec.batch}, b.getI32Type());
+      amaxBits = gpu::AllocOp::create(b, loc, bitsType, Type(), ValueRange{},
+                                      ValueRange{}, ValueRange{},
+                                      /*hostShared=*/false)
+                     .getMemref();
+      gpu::MemsetOp::create(b, loc, Type(), ValueRange{}, amaxBits,
+                            arith::ConstantIntOp::create(b, loc,
+                                                         b.getI32Type(), 0));
+      emitAmaxKernel(b, loc, spec, adaptor.getInput(), amaxBits);
+    }
+
+    // One thread per tile of the (padded) scale grid: tiles past the
+    // matrix only write the swizzled layout's zero padding.
+    int64_t rowsPadded =
+        spec.swizzled ? ceilDiv(spec.rows, kScaleTileRows) * kScaleTileRows
+                      : spec.rows;
+    int64_t colsPadded =
+        spec.swizzled ? ceilDiv(spec.scaleCols(), kScaleTileCols) *
+                            kScaleTileCols
+                      : spec.scaleCols();
+    int64_t tileRowsPadded = ceilDiv(rowsPadded, spec.tileRows);
+    SmallVector<int64_t> space = {spec.batch, tileRowsPadded, colsPadded};
+    launchLinear(b, loc, spec.batch * tileRowsPadded * colsPadded,
+                 [&](Value linear) {
+      SmallVector<Value> id = ix.delinearize(linear, space);
+      Value batch = spec.batched ? id[0] : Value();
+      Value tileRow = id[1], blockCol = id[2];
+      QuantizeCodegen cg(b, loc, spec, adaptor.getInput(), outs[0], outs[1],
+                         adaptor.getSeed());
+      NumericsBuilder nb(b, loc, b.getF32Type());
+      Value sEnc, sDec;
+      if (spec.isNVFP4()) {
+        SmallVector<Value> bIdx = withBatch(batch, {});
+        Value amax;
+        if (adaptor.getAmax()) {
+          amax = memref::LoadOp::create(b, loc, adaptor.getAmax(), bIdx);
+        } else {
+          Value index = batch ? batch : ix.c(0);
+          amax = nb.floatOf(memref::LoadOp::create(b, loc, amaxBits, index));
+        }
+        std::tie(sEnc, sDec) = cg.globalScales(amax);
+        Value first = arith::AndIOp::create(b, loc, ix.eq(tileRow, ix.c(0)),
+                                            ix.eq(blockCol, ix.c(0)));
+        scf::IfOp::create(b, loc, first, [&](OpBuilder &, Location) {
+          memref::StoreOp::create(b, loc, sDec, outs[2], bIdx);
+          scf::YieldOp::create(b, loc);
+        });
+      }
+      Value firstRow = ix.mul(tileRow, ix.c(spec.tileRows));
+      Value tileEnd = ix.add(firstRow, ix.c(spec.tileRows));
+      Value real = arith::AndIOp::create(
+          b, loc, ix.lt(firstRow, ix.c(spec.rows)),
+          ix.lt(blockCol, ix.c(spec.scaleCols())));
+      Value zeroByte = arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0);
+      auto zeroRows = [&](Value from, Value to) {
+        ix.forLoop(from, to, [&](Value r) {
+          memref::StoreOp::create(
+              b, loc, zeroByte, outs[1],
+              scaleIndices(b, loc, spec.swizzled, batch, r, blockCol));
+        });
+      };
+      scf::IfOp::create(
+          b, loc, real,
+          [&](OpBuilder &, Location) {
+            cg.emitTile(batch, tileRow, blockCol, sEnc, sDec);
+            // A 16-row tile crossing the last row: its padded rows.
+            if (spec.swizzled && spec.tileRows > 1)
+              zeroRows(ix.max(firstRow, ix.c(spec.rows)), tileEnd);
+            scf::YieldOp::create(b, loc);
+          },
+          [&](OpBuilder &, Location) {
+            if (spec.swizzled)
+              zeroRows(firstRow, tileEnd);
+            scf::YieldOp::create(b, loc);
+          });
+    });
+    if (amaxBits)
+      gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, amaxBits);
+    return success();
+  }
+
+  /// amaxBits[b] = bits of the tensor amax of batch entry b: a grid-stride
+  /// loop over 16-element chunks, a warp reduction, one atomic per warp.
+  static void emitAmaxKernel(OpBuilder &b, Location loc,
+                             const QuantizeSpec &spec, Value input,
+                             Value amaxBits) {
+    KernelIndexing ix(b, loc);
+    int64_t chunksPerRow = spec.k / kChunk;
+    int64_t chunks = spec.rows * chunksPerRow;
+    int64_t blocks = std::min<int64_t>(ceilDiv(chunks, kThreadsPerBlock),
+                                       kGridStrideBlocks);
+    launchGrid(b, loc, {blocks, spec.batch, 1}, {kThreadsPerBlock, 1, 1},
+               [&](gpu::LaunchOp launch) {
+      NumericsBuilder nb(b, loc, b.getF32Type());
+      QuantizeCodegen cg(b, loc, spec, input, Value(), Value(), Value());
+      Value batch = launch.getBlockIds().y;
+      Value first = ix.add(ix.mul(launch.getBlockIds().x, ix.c(kThreadsPerBlock)),
+                           launch.getThreadIds().x);
+      Value stride = ix.mul(launch.getGridSize().x, ix.c(kThreadsPerBlock));
+      auto loop = scf::ForOp::create(
+          b, loc, first, ix.c(chunks), stride, ValueRange{nb.f32(0.0)},
+          [&](OpBuilder &, Location, Value chunk, ValueRange acc) {
+            Value row = ix.div(chunk, ix.c(chunksPerRow));
+            Value k0 = ix.mul(ix.rem(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
+            Value next = cg.chunkAbsMax(
+                cg.loadChunk(spec.batched ? batch : Value(), row, k0), acc[0]);
+            scf::YieldOp::create(b, loc, next);
+          });
+      Value amax = warpReduce(b, loc, loop.getResult(0),
+                              [&](Value x, Value y) { return nb.maxNum(x, y); });
+      Value lane = ix.rem(launch.getThreadIds().x, ix.c(32));
+      scf::IfOp::create(b, loc, ix.eq(lane, ix.c(0)), [&](OpBuilder &, Location) {
+        memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu,
+                                    nb.bitsOf(amax), amaxBits, ValueRange{batch});
+        scf::YieldOp::create(b, loc);
+      });
+    });
+  }
+};
+
+struct DequantizeToGPU : KernelLowering<DequantizeOp> {
+  using KernelLowering::KernelLowering;
+  LogicalResult lower(DequantizeOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    KernelIndexing ix(b, loc);
+    auto type = cast<ShapedType>(op.getValues().getType());
+    bool batched = type.getRank() == 3;
+    int64_t batchSize = batched ? type.getDimSize(0) : 1;
+    int64_t rows = type.getDimSize(type.getRank() - 2);
+    int64_t k = type.getShape().back();
+    auto scaleType = cast<ShapedType>(op.getScales().getType());
+    bool swizzled = isSwizzledScales(scaleType, batched ? 1 : 0);
+    bool nvfp4 = isa<Float8E4M3FNType>(scaleType.getElementType());
+    int64_t bs = getBlockWidth(scaleType.getElementType());
+    Type outElement = cast<ShapedType>(op.getOut().getType()).getElementType();
+    // One thread per 16 values: 8 packed bytes in, 16 values out.
+    SmallVector<int64_t> space = {batchSize, rows, k / kChunk};
+    launchLinear(b, loc, batchSize * rows * (k / kChunk), [&](Value linear) {
+      NumericsBuilder nb(b, loc, b.getF32Type());
+      SmallVector<Value> id = ix.delinearize(linear, space);
+      Value batch = batched ? id[0] : Value();
+      Value r = id[1], k0 = ix.mul(id[2], ix.c(kChunk));
+      Value packed = vector::LoadOp::create(
+          b, loc, VectorType::get({kChunk / 2}, b.getI8Type()),
+          adaptor.getValues(), withBatch(batch, {r, ix.div(k0, ix.c(2))}),
+          false, llvm::Align(8));
+      Value byte = loadScaleByte(b, loc, adaptor.getScales(), swizzled, batch,
+                                 r, ix.div(k0, ix.c(bs)));
+      Value scale = nvfp4 ? nb.e4m3Decode(byte) : nb.e8m0Decode(byte);
+      Value sDec;
+      if (adaptor.getDecodeScale())
+        sDec = memref::LoadOp::create(b, loc, adaptor.getDecodeScale(),
+                                      withBatch(batch, {}));
+      SmallVector<Value> outValues;
+      for (int64_t i = 0; i < kChunk; ++i) {
+        Value pair = arith::ExtUIOp::create(
+            b, loc, b.getI32Type(),
+            vector::ExtractOp::create(b, loc, packed, i / 2));
+        Value code = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, pair, nb.i32(4 * (i % 2))),
+            nb.i32(0xF));
+        Value v = nb.mul(nb.e2m1Decode(code), scale);
+        if (sDec)
+          v = nb.mul(v, sDec);
+        if (!outElement.isF32())
+          v = arith::TruncFOp::create(b, loc, outElement, v);
+        outValues.push_back(v);
+      }
+      Value vec = vector::FromElementsOp::create(
+          b, loc, VectorType::get({kChunk}, outElement), outValues);
+      vector::StoreOp::create(b, loc, vec, adaptor.getOut(),
+                              withBatch(batch, {r, k0}), false,
+                              llvm::Align(16));
+    });
+    return success();
+  }
+};
+
+struct SwizzleToGPU : KernelLowering<SwizzleScalesOp> {
+  using KernelLowering::KernelLowering;
+  LogicalResult lower(SwizzleScalesOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    KernelIndexing ix(b, loc);
+    auto type = cast<ShapedType>(op.getInput().getType());
+    bool batched = type.getRank() == 3;
+    int64_t batchSize = batched ? type.getDimSize(0) : 1;
+    int64_t rows = type.getDimSize(type.getRank() - 2);
+    int64_t cols = type.getShape().back();
+    int64_t rowsPadded = ceilDiv(rows, kScaleTileRows) * kScaleTileRows;
+    int64_t colsPadded = ceilDiv(cols, kScaleTileCols) * kScaleTileCols;
+    // One thread per element of the padded matrix: padding gets zero.
+    SmallVector<int64_t> space = {batchSize, rowsPadded, colsPadded};
+    launchLinear(b, loc, batchSize * rowsPadded * colsPadded, [&](Value linear) {
+      SmallVector<Value> id = ix.delinearize(linear, space);
+      Value batch = batched ? id[0] : Value();
+      Value r = id[1], c = id[2];
+      Value inside = arith::AndIOp::create(b, loc, ix.lt(r, ix.c(rows)),
+                                           ix.lt(c, ix.c(cols)));
+      SmallVector<Value> dst =
+          scaleIndices(b, loc, /*swizzled=*/true, batch, r, c);
+      scf::IfOp::create(
+          b, loc, inside,
+          [&](OpBuilder &, Location) {
+            Value v = memref::LoadOp::create(b, loc, adaptor.getInput(),
+                                             withBatch(batch, {r, c}));
+            memref::StoreOp::create(b, loc, v, adaptor.getOut(), dst);
+            scf::YieldOp::create(b, loc);
+          },
+          [&](OpBuilder &, Location) {
+            memref::StoreOp::create(
+                b, loc, arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0),
+                adaptor.getOut(), dst);
+            scf::YieldOp::create(b, loc);
+          });
+    });
+    return success();
+  }
+};
+
+struct UnswizzleToGPU : KernelLowering<UnswizzleScalesOp> {
+  using KernelLowering::KernelLowering;
+  LogicalResult lower(UnswizzleScalesOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    KernelIndexing ix(b, loc);
+    auto type = cast<ShapedType>(op.getOut().getType());
+    bool batched = type.getRank() == 3;
+    int64_t batchSize = batched ? type.getDimSize(0) : 1;
+    int64_t rows = type.getDimSize(type.getRank() - 2);
+    int64_t cols = type.getShape().back();
+    SmallVector<int64_t> space = {batchSize, rows, cols};
+    launchLinear(b, loc, batchSize * rows * cols, [&](Value linear) {
+      SmallVector<Value> id = ix.delinearize(linear, space);
+      Value batch = batched ? id[0] : Value();
+      Value v = memref::LoadOp::create(
+          b, loc, adaptor.getInput(),
+          scaleIndices(b, loc, /*swizzled=*/true, batch, id[1], id[2]));
+      memref::StoreOp::create(b, loc, v, adaptor.getOut(),
+                              withBatch(batch, {id[1], id[2]}));
+    });
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Matmuls: one thread per output element (the portable baseline)
+//===----------------------------------------------------------------------===//
+
+/// A quantized operand in device memory: packed values, scales, layout.
+struct DeviceOperand {
+  Value values, scales;
+  bool swizzled;
+  bool nvfp4;
+};
+
+/// sum_k a[ab?, m, k] * b[bb?, n, k] with exact products, fp32 sums, one
+/// scale decode per block.
+Value emitDot(OpBuilder &b, Location loc, const DeviceOperand &a, Value ab,
+              Value m, const DeviceOperand &bo, Value bb, Value n, int64_t k) {
+  KernelIndexing ix(b, loc);
+  NumericsBuilder nb(b, loc, b.getF32Type());
+  int64_t bs = a.nvfp4 ? 16 : 32;
+  auto loop = scf::ForOp::create(
+      b, loc, ix.c(0), ix.c(k / bs), ix.c(1), ValueRange{nb.f32(0.0)},
+      [&](OpBuilder &, Location, Value block, ValueRange acc) {
+        auto scale = [&](const DeviceOperand &o, Value batch, Value row) {
+          Value byte = loadScaleByte(b, loc, o.scales, o.swizzled, batch, row,
+                                     block);
+          return o.nvfp4 ? nb.e4m3Decode(byte) : nb.e8m0Decode(byte);
+        };
+        Value sa = scale(a, ab, m), sb = scale(bo, bb, n);
+        Value sum = acc[0];
+        Value k0 = ix.mul(block, ix.c(bs));
+        for (int64_t i = 0; i < bs; ++i) {
+          Value kk = ix.add(k0, ix.c(i));
+          Value va = nb.mul(nb.e2m1Decode(loadCode(b, loc, a.values, ab, m, kk)),
+                            sa);
+          Value vb = nb.mul(
+              nb.e2m1Decode(loadCode(b, loc, bo.values, bb, n, kk)), sb);
+          sum = nb.add(sum, nb.mul(va, vb));
+        }
+        scf::YieldOp::create(b, loc, sum);
+      });
+  return loop.getResult(0);
+}
+
+/// fl(alpha * dot) + fl(beta * acc), rounded to the output type, stored.
+void emitEpilogue(OpBuilder &b, Location loc, Value dot, Value alpha,
+                  Value acc, float beta, Value out, ArrayRef<Value> idx) {
+  NumericsBuilder nb(b, loc, b.getF32Type());
+  Value v = nb.mul(alpha, dot);
+  if (acc) {
+    Value c = memref::LoadOp::create(b, loc, acc, idx);
+    if (!c.getType().isF32())
+      c = arith::ExtFOp::create(b, loc, b.getF32Type(), c);
+    v = nb.add(v, nb.mul(nb.f32(beta), c));
+  }
+  Type element = cast<MemRefType>(out.getType()).getElementType();
+  if (!element.isF32())
+    v = arith::TruncFOp::create(b, loc, element, v);
+  memref::StoreOp::create(b, loc, v, out, idx);
+}
+
+/// alpha of group `group` (null: dense), read on the device.
+Value deviceAlpha(OpBuilder &b, Location loc, Value aDecode, Value bDecode,
+                  Value alpha, Value group) {
+  NumericsBuilder nb(b, loc, b.getF32Type());
+  Value result;
+  for (Value factor : {aDecode, bDecode, alpha}) {
+    if (!factor)
+      continue;
+    bool perGroup = cast<MemRefType>(factor.getType()).getRank() == 1;
+    Value v = memref::LoadOp::create(b, loc, factor,
+                                     perGroup ? ValueRange{group} : ValueRange{});
+    result = result ? nb.mul(result, v) : v;
+  }
+  return result ? result : nb.f32(1.0);
+}
+
+DeviceOperand deviceOperand(Value values, Value scales, Value origScales,
+                            unsigned batchRank) {
+  auto type = cast<ShapedType>(origScales.getType());
+  return {values, scales, isSwizzledScales(type, batchRank),
+          isa<Float8E4M3FNType>(type.getElementType())};
+}
+
+struct MatmulToGPU : KernelLowering<MatmulOp> {
+  using KernelLowering::KernelLowering;
+  LogicalResult lower(MatmulOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    KernelIndexing ix(b, loc);
+    auto outType = cast<ShapedType>(op.getOut().getType());
+    int64_t m = outType.getDimSize(0), n = outType.getDimSize(1);
+    int64_t k = cast<ShapedType>(op.getA().getType()).getDimSize(1);
+    DeviceOperand a = deviceOperand(adaptor.getA(), adaptor.getAScales(),
+                                    op.getAScales(), 0);
+    DeviceOperand bo = deviceOperand(adaptor.getB(), adaptor.getBScales(),
+                                     op.getBScales(), 0);
+    float beta = op.getBeta().convertToFloat();
+    launchLinear(b, loc, m * n, [&](Value linear) {
+      SmallVector<Value> id = ix.delinearize(linear, {m, n});
+      Value dot = emitDot(b, loc, a, Value(), id[0], bo, Value(), id[1], k);
+      Value alpha = deviceAlpha(b, loc, adaptor.getADecodeScale(),
+                                adaptor.getBDecodeScale(), adaptor.getAlpha(),
+                                Value());
+      emitEpilogue(b, loc, dot, alpha, adaptor.getAcc(), beta,
+                   adaptor.getOut(), id);
+    });
+    return success();
+  }
+};
+
+struct GroupedMatmulToGPU : KernelLowering<GroupedMatmulOp> {
+  using KernelLowering::KernelLowering;
+  LogicalResult lower(GroupedMatmulOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    KernelIndexing ix(b, loc);
+    float beta = op.getBeta().convertToFloat();
+    Value acc0 = adaptor.getAcc().empty() ? Value() : adaptor.getAcc().front();
+    auto alphaOf = [&](Value group) {
+      return deviceAlpha(b, loc, adaptor.getADecodeScale(),
+                         adaptor.getBDecodeScale(), adaptor.getAlpha(), group);
+    };
+    switch (op.getGrouping()) {
+    case Grouping::independent:
+      for (int64_t g = 0, e = op.getA().size(); g < e; ++g) {
+        auto outType = cast<ShapedType>(op.getOuts()[g].getType());
+        int64_t m = outType.getDimSize(0), n = outType.getDimSize(1);
+        int64_t k = cast<ShapedType>(op.getA()[g].getType()).getDimSize(1);
+        DeviceOperand a = deviceOperand(adaptor.getA()[g],
+                                        adaptor.getAScales()[g],
+                                        op.getAScales()[g], 0);
+        DeviceOperand bo = deviceOperand(adaptor.getB()[g],
+                                         adaptor.getBScales()[g],
+                                         op.getBScales()[g], 0);
+        Value acc = adaptor.getAcc().empty() ? Value() : adaptor.getAcc()[g];
+        launchLinear(b, loc, m * n, [&](Value linear) {
+          SmallVector<Value> id = ix.delinearize(linear, {m, n});
+          Value dot = emitDot(b, loc, a, Value(), id[0], bo, Value(), id[1], k);
+          emitEpilogue(b, loc, dot, alphaOf(ix.c(g)), acc, beta,
+                       adaptor.getOuts()[g], id);
+        });
+      }
+      return success();
+    case Grouping::contiguous: {
+      auto bType = cast<ShapedType>(op.getB().front().getType());
+      int64_t groups = bType.getDimSize(0), n = bType.getDimSize(1),
+              k = bType.getDimSize(2);
+      int64_t rows =
+          cast<ShapedType>(op.getA().front().getType()).getDimSize(0);
+      DeviceOperand a = deviceOperand(adaptor.getA().front(),
+                                      adaptor.getAScales().front(),
+                                      op.getAScales().front(), 0);
+      DeviceOperand bo = deviceOperand(adaptor.getB().front(),
+                                       adaptor.getBScales().front(),
+                                       op.getBScales().front(), 1);
+      Value offsets = adaptor.getGroupOffsets();
+      launchLinear(b, loc, rows * n, [&](Value linear) {
+        SmallVector<Value> id = ix.delinearize(linear, {rows, n});
+        Value m = id[0];
+        // The group owning row m: the last g with offsets[g] <= m.
+        auto scan = scf::ForOp::create(
+            b, loc, ix.c(0), ix.c(groups), ix.c(1), ValueRange{ix.c(-1)},
+            [&](OpBuilder &, Location, Value g, ValueRange found) {
+              Value lo = ix.loadIndex(offsets, {g});
+              Value hi = ix.loadIndex(offsets, {ix.add(g, ix.c(1))});
+              Value owns = arith::AndIOp::create(b, loc, ix.le(lo, m),
+                                                 ix.lt(m, hi));
+              scf::YieldOp::create(
+                  b, loc, ValueRange{arith::SelectOp::create(b, loc, owns, g,
+                                                             found[0])});
+            });
+        Value g = scan.getResult(0);
+        scf::IfOp::create(b, loc, ix.le(ix.c(0), g), [&](OpBuilder &, Location) {
+          Value dot = emitDot(b, loc, a, Value(), m, bo, g, id[1], k);
+          emitEpilogue(b, loc, dot, alphaOf(g), acc0, beta,
+                       adaptor.getOuts().front(), id);
+          scf::YieldOp::create(b, loc);
+        });
+      });
+      return success();
+    }
+    case Grouping::masked: {
+      auto bType = cast<ShapedType>(op.getB().front().getType());
+      int64_t groups = bType.getDimSize(0), n = bType.getDimSize(1),
+              k = bType.getDimSize(2);
+      int64_t maxM =
+          cast<ShapedType>(op.getA().front().getType()).getDimSize(1);
+      DeviceOperand a = deviceOperand(adaptor.getA().front(),
+                                      adaptor.getAScales().front(),
+                                      op.getAScales().front(), 1);
+      DeviceOperand bo = deviceOperand(adaptor.getB().front(),
+                                       adaptor.getBScales().front(),
+                                       op.getBScales().front(), 1);
+      Value out = adaptor.getOuts().front();
+      launchLinear(b, loc, groups * maxM * n, [&](Value linear) {
+        NumericsBuilder nb(b, loc, b.getF32Type());
+        SmallVector<Value> id = ix.delinearize(linear, {groups, maxM, n});
+        Value g = id[0], m = id[1], col = id[2];
+        Value valid = ix.loadIndex(adaptor.getMaskedM(), {g});
+        scf::IfOp::create(
+            b, loc, ix.lt(m, valid),
+            [&](OpBuilder &, Location) {
+              Value dot = emitDot(b, loc, a, g, m, bo, g, col, k);
+              emitEpilogue(b, loc, dot, alphaOf(g), acc0, beta, out, id);
+              scf::YieldOp::create(b, loc);
+            },
+            [&](OpBuilder &, Location) {
+              // Rows past masked_m: as if A's rows were zero.
+              emitEpilogue(b, loc, nb.f32(0.0), nb.f32(0.0), acc0, beta, out,
+                           id);
+              scf::YieldOp::create(b, loc);
+            });
+      });
+      return success();
+    }
+    }
+    return failure();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertNVFP4ToGPUPass
+    : public nvfp4::impl::ConvertNVFP4ToGPUBase<ConvertNVFP4ToGPUPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    StorageTypeConverter converter;
+    RewritePatternSet patterns(ctx);
+    populateNVFP4ToGPUConversionPatterns(converter, patterns);
+    ConversionTarget target(*ctx);
+    configureNVFP4ToGPULegality(target, converter);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::nvfp4::populateNVFP4ToGPUConversionPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  populateStorageConversionPatterns(converter, patterns);
+  // Host allocations become device allocations (over the storage patterns).
+  patterns.add<AllocToGPU, DeallocToGPU, CopyToGPU>(converter,
+                                                    patterns.getContext(),
+                                                    /*benefit=*/2);
+  patterns.add<QuantizeToGPU, DequantizeToGPU, SwizzleToGPU, UnswizzleToGPU,
+               MatmulToGPU, GroupedMatmulToGPU>(converter,
+                                                patterns.getContext());
+}
+
+void mlir::nvfp4::configureNVFP4ToGPULegality(ConversionTarget &target,
+                                              const TypeConverter &converter) {
+  target.addIllegalDialect<NVFP4Dialect>();
+  target.markUnknownOpDynamicallyLegal(
+      [&](Operation *op) { return converter.isLegal(op); });
+  configureStorageLegality(target, converter);
+  // Outside kernels, buffers are device memory: gpu.alloc and friends.
+  auto inKernel = [](Operation *op) {
+    return op->getParentOfType<gpu::LaunchOp>() ||
+           op->getParentOfType<gpu::GPUFuncOp>();
+  };
+  target.addDynamicallyLegalOp<memref::AllocOp, memref::DeallocOp,
+                               memref::CopyOp>([&, inKernel](Operation *op) {
+    return inKernel(op) && converter.isLegal(op);
+  });
+}

@@ -1,0 +1,489 @@
+//===- CudaRuntime.cpp - the runner's CUDA driver runtime ------------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Runner/CudaRuntime.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#ifdef NVFP4_HAVE_CUDA_H
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <cstring>
+#include <vector>
+
+using namespace mlir::nvfp4;
+
+namespace {
+
+/// The driver entry points we use, resolved from libcuda.so.1 with
+/// cuGetProcAddress for the CUDA version the runner was built against.
+struct Driver {
+  decltype(&::cuGetErrorName) getErrorName = nullptr;
+  decltype(&::cuInit) init = nullptr;
+  decltype(&::cuDriverGetVersion) driverGetVersion = nullptr;
+  decltype(&::cuDeviceGet) deviceGet = nullptr;
+  decltype(&::cuDeviceGetCount) deviceGetCount = nullptr;
+  decltype(&::cuDeviceGetName) deviceGetName = nullptr;
+  decltype(&::cuDeviceGetAttribute) deviceGetAttribute = nullptr;
+  decltype(&::cuDevicePrimaryCtxRetain) primaryCtxRetain = nullptr;
+  decltype(&::cuCtxSetCurrent) ctxSetCurrent = nullptr;
+  decltype(&::cuModuleLoadData) moduleLoadData = nullptr;
+  decltype(&::cuModuleUnload) moduleUnload = nullptr;
+  decltype(&::cuModuleGetFunction) moduleGetFunction = nullptr;
+  decltype(&::cuFuncSetAttribute) funcSetAttribute = nullptr;
+  decltype(&::cuLaunchKernel) launchKernel = nullptr;
+  decltype(&::cuMemAllocAsync) memAllocAsync = nullptr;
+  decltype(&::cuMemFreeAsync) memFreeAsync = nullptr;
+  decltype(&::cuMemcpyAsync) memcpyAsync = nullptr;
+  decltype(&::cuMemcpyHtoDAsync) memcpyHtoDAsync = nullptr;
+  decltype(&::cuMemcpyDtoHAsync) memcpyDtoHAsync = nullptr;
+  decltype(&::cuMemsetD8Async) memsetD8Async = nullptr;
+  decltype(&::cuMemsetD16Async) memsetD16Async = nullptr;
+  decltype(&::cuMemsetD32Async) memsetD32Async = nullptr;
+  decltype(&::cuStreamCreate) streamCreate = nullptr;
+  decltype(&::cuStreamSynchronize) streamSynchronize = nullptr;
+  decltype(&::cuStreamWaitEvent) streamWaitEvent = nullptr;
+  decltype(&::cuEventCreate) eventCreate = nullptr;
+  decltype(&::cuEventDestroy) eventDestroy = nullptr;
+  decltype(&::cuEventRecord) eventRecord = nullptr;
+  decltype(&::cuEventSynchronize) eventSynchronize = nullptr;
+  decltype(&::cuEventElapsedTime) eventElapsedTime = nullptr;
+  decltype(&::cuTensorMapEncodeTiled) tensorMapEncodeTiled = nullptr;
+};
+
+/// Process-wide runtime state: the driver, the device, its one stream, and
+/// the first error an ABI call ran into.
+struct Runtime {
+  Driver cu;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUstream stream = nullptr;
+  int major = 0, minor = 0;
+  std::string name;
+  std::string firstError;
+  /// While timing, programs must not synchronize the stream after each
+  /// call: back-to-back calls keep the GPU busy and the events exact.
+  bool deferSynchronize = false;
+};
+
+Runtime &runtime() {
+  static Runtime rt;
+  return rt;
+}
+
+std::string errorName(CUresult result) {
+  const char *name = nullptr;
+  if (runtime().cu.getErrorName &&
+      runtime().cu.getErrorName(result, &name) == CUDA_SUCCESS && name)
+    return name;
+  return "CUresult " + std::to_string(static_cast<int>(result));
+}
+
+/// Records the first failing call (ABI functions cannot return errors).
+bool check(CUresult result, const char *what) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  Runtime &rt = runtime();
+  if (rt.firstError.empty())
+    rt.firstError = std::string(what) + " failed: " + errorName(result);
+  return false;
+}
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Opens libcuda and resolves every entry point once.
+llvm::Error initialize() {
+  Runtime &rt = runtime();
+  if (rt.stream)
+    return llvm::Error::success();
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return makeError("no CUDA driver (libcuda.so.1 not found)");
+  using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t,
+                                      CUdriverProcAddressQueryResult *);
+  auto getProc = reinterpret_cast<GetProcAddress>(
+      dlsym(lib, "cuGetProcAddress_v2"));
+  if (!getProc)
+    return makeError("libcuda.so.1 has no cuGetProcAddress_v2 (driver too "
+                     "old for CUDA " +
+                     llvm::Twine(CUDA_VERSION / 1000) + ")");
+  std::string missing;
+  auto resolve = [&](auto &fn, const char *symbol) {
+    void *ptr = nullptr;
+    CUdriverProcAddressQueryResult status;
+    if (getProc(symbol, &ptr, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT,
+                &status) != CUDA_SUCCESS ||
+        !ptr)
+      missing += std::string(missing.empty() ? "" : ", ") + symbol;
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(ptr);
+  };
+  Driver &cu = rt.cu;
+  resolve(cu.getErrorName, "cuGetErrorName");
+  resolve(cu.init, "cuInit");
+  resolve(cu.driverGetVersion, "cuDriverGetVersion");
+  resolve(cu.deviceGet, "cuDeviceGet");
+  resolve(cu.deviceGetCount, "cuDeviceGetCount");
+  resolve(cu.deviceGetName, "cuDeviceGetName");
+  resolve(cu.deviceGetAttribute, "cuDeviceGetAttribute");
+  resolve(cu.primaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  resolve(cu.ctxSetCurrent, "cuCtxSetCurrent");
+  resolve(cu.moduleLoadData, "cuModuleLoadData");
+  resolve(cu.moduleUnload, "cuModuleUnload");
+  resolve(cu.moduleGetFunction, "cuModuleGetFunction");
+  resolve(cu.funcSetAttribute, "cuFuncSetAttribute");
+  resolve(cu.launchKernel, "cuLaunchKernel");
+  resolve(cu.memAllocAsync, "cuMemAllocAsync");
+  resolve(cu.memFreeAsync, "cuMemFreeAsync");
+  resolve(cu.memcpyAsync, "cuMemcpyAsync");
+  resolve(cu.memcpyHtoDAsync, "cuMemcpyHtoDAsync");
+  resolve(cu.memcpyDtoHAsync, "cuMemcpyDtoHAsync");
+  resolve(cu.memsetD8Async, "cuMemsetD8Async");
+  resolve(cu.memsetD16Async, "cuMemsetD16Async");
+  resolve(cu.memsetD32Async, "cuMemsetD32Async");
+  resolve(cu.streamCreate, "cuStreamCreate");
+  resolve(cu.streamSynchronize, "cuStreamSynchronize");
+  resolve(cu.streamWaitEvent, "cuStreamWaitEvent");
+  resolve(cu.eventCreate, "cuEventCreate");
+  resolve(cu.eventDestroy, "cuEventDestroy");
+  resolve(cu.eventRecord, "cuEventRecord");
+  resolve(cu.eventSynchronize, "cuEventSynchronize");
+  resolve(cu.eventElapsedTime, "cuEventElapsedTime");
+  resolve(cu.tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+  if (!missing.empty())
+    return makeError("the CUDA driver lacks " + missing);
+
+  auto fail = [&](CUresult r, const char *what) {
+    return makeError(llvm::Twine(what) + " failed: " + errorName(r));
+  };
+  if (CUresult r = cu.init(0))
+    return fail(r, "cuInit");
+  int count = 0;
+  if (CUresult r = cu.deviceGetCount(&count))
+    return fail(r, "cuDeviceGetCount");
+  if (count == 0)
+    return makeError("the CUDA driver sees no GPU");
+  if (CUresult r = cu.deviceGet(&rt.device, 0))
+    return fail(r, "cuDeviceGet");
+  char name[256] = {0};
+  cu.deviceGetName(name, sizeof(name) - 1, rt.device);
+  rt.name = name;
+  cu.deviceGetAttribute(&rt.major,
+                        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                        rt.device);
+  cu.deviceGetAttribute(&rt.minor,
+                        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                        rt.device);
+  if (CUresult r = cu.primaryCtxRetain(&rt.context, rt.device))
+    return fail(r, "cuDevicePrimaryCtxRetain");
+  if (CUresult r = cu.ctxSetCurrent(rt.context))
+    return fail(r, "cuCtxSetCurrent");
+  if (CUresult r = cu.streamCreate(&rt.stream, CU_STREAM_NON_BLOCKING))
+    return fail(r, "cuStreamCreate");
+  return llvm::Error::success();
+}
+
+llvm::Error takeFirstError() {
+  Runtime &rt = runtime();
+  if (rt.firstError.empty())
+    return llvm::Error::success();
+  std::string message = std::move(rt.firstError);
+  rt.firstError.clear();
+  return makeError(message);
+}
+
+class CudaDevice : public Device {
+public:
+  std::string describe() const override {
+    Runtime &rt = runtime();
+    return rt.name + " (" + getCudaChip() + ")";
+  }
+  llvm::Expected<void *> allocate(size_t bytes) override {
+    CUdeviceptr ptr = 0;
+    Runtime &rt = runtime();
+    if (!check(rt.cu.memAllocAsync(&ptr, bytes ? bytes : 1, rt.stream),
+               "cuMemAllocAsync"))
+      return takeFirstError();
+    return reinterpret_cast<void *>(ptr);
+  }
+  void release(void *ptr) override {
+    Runtime &rt = runtime();
+    check(rt.cu.memFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), rt.stream),
+          "cuMemFreeAsync");
+  }
+  llvm::Error upload(void *dst, const void *src, size_t bytes) override {
+    Runtime &rt = runtime();
+    check(rt.cu.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src,
+                                bytes, rt.stream),
+          "cuMemcpyHtoDAsync");
+    return synchronize();
+  }
+  llvm::Error download(void *dst, const void *src, size_t bytes) override {
+    Runtime &rt = runtime();
+    check(rt.cu.memcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src),
+                                bytes, rt.stream),
+          "cuMemcpyDtoHAsync");
+    return synchronize();
+  }
+  llvm::Error fill(void *dst, uint8_t byte, size_t bytes) override {
+    Runtime &rt = runtime();
+    check(rt.cu.memsetD8Async(reinterpret_cast<CUdeviceptr>(dst), byte, bytes,
+                              rt.stream),
+          "cuMemsetD8Async");
+    return synchronize();
+  }
+  llvm::Error synchronize() override {
+    Runtime &rt = runtime();
+    check(rt.cu.streamSynchronize(rt.stream), "cuStreamSynchronize");
+    return takeFirstError();
+  }
+
+  llvm::Expected<std::vector<double>>
+  time(llvm::function_ref<llvm::Error()> call, int reps) override {
+    Runtime &rt = runtime();
+    std::vector<CUevent> events(reps + 1);
+    for (CUevent &e : events)
+      if (!check(rt.cu.eventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate"))
+        return takeFirstError();
+    if (llvm::Error err = synchronize())
+      return std::move(err);
+    // Enqueue every call back to back, an event between consecutive calls.
+    rt.deferSynchronize = true;
+    llvm::Error failed = llvm::Error::success();
+    check(rt.cu.eventRecord(events[0], rt.stream), "cuEventRecord");
+    for (int i = 0; i < reps && !failed; ++i) {
+      failed = call();
+      check(rt.cu.eventRecord(events[i + 1], rt.stream), "cuEventRecord");
+    }
+    rt.deferSynchronize = false;
+    if (failed)
+      return std::move(failed);
+    if (llvm::Error err = synchronize())
+      return std::move(err);
+    std::vector<double> times;
+    for (int i = 0; i < reps; ++i) {
+      float ms = 0;
+      check(rt.cu.eventElapsedTime(&ms, events[i], events[i + 1]),
+            "cuEventElapsedTime");
+      times.push_back(ms * 1e3);
+    }
+    for (CUevent e : events)
+      rt.cu.eventDestroy(e);
+    if (llvm::Error err = takeFirstError())
+      return std::move(err);
+    return times;
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The mgpu* ABI emitted by gpu-to-llvm
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+static void *mgpuModuleLoad(void *data, size_t /*size*/) {
+  CUmodule module = nullptr;
+  check(runtime().cu.moduleLoadData(&module, data), "cuModuleLoadData");
+  return module;
+}
+
+static void mgpuModuleUnload(void *module) {
+  if (module)
+    check(runtime().cu.moduleUnload(static_cast<CUmodule>(module)),
+          "cuModuleUnload");
+}
+
+static void *mgpuModuleGetFunction(void *module, const char *name) {
+  CUfunction function = nullptr;
+  if (!module)
+    return nullptr;
+  if (!check(runtime().cu.moduleGetFunction(
+                 &function, static_cast<CUmodule>(module), name),
+             "cuModuleGetFunction"))
+    runtime().firstError += std::string(" (kernel ") + name + ")";
+  return function;
+}
+
+static void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                             intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                             intptr_t blockZ, int32_t smem, void *stream,
+                             void **params, void **extra,
+                             size_t /*paramsCount*/) {
+  Runtime &rt = runtime();
+  if (!function)
+    return;
+  auto fn = static_cast<CUfunction>(function);
+  // Kernels asking for more than the default 48 KiB must opt in.
+  if (smem > 48 * 1024 &&
+      !check(rt.cu.funcSetAttribute(
+                 fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+             "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
+    return;
+  if (!check(rt.cu.launchKernel(fn, gridX, gridY, gridZ, blockX, blockY,
+                                blockZ, smem, static_cast<CUstream>(stream),
+                                params, extra),
+             "cuLaunchKernel"))
+    rt.firstError += " (grid " + std::to_string(gridX) + "x" +
+                     std::to_string(gridY) + "x" + std::to_string(gridZ) +
+                     ", block " + std::to_string(blockX) + "x" +
+                     std::to_string(blockY) + "x" + std::to_string(blockZ) +
+                     ", " + std::to_string(smem) + " B shared)";
+}
+
+/// Programs run on the runtime's stream: "creating" one returns it.
+static void *mgpuStreamCreate() { return runtime().stream; }
+
+static void mgpuStreamDestroy(void * /*stream*/) {}
+
+static void mgpuStreamSynchronize(void *stream) {
+  if (!runtime().deferSynchronize)
+    check(runtime().cu.streamSynchronize(static_cast<CUstream>(stream)),
+          "cuStreamSynchronize");
+}
+
+static void mgpuStreamWaitEvent(void *stream, void *event) {
+  check(runtime().cu.streamWaitEvent(static_cast<CUstream>(stream),
+                                     static_cast<CUevent>(event), 0),
+        "cuStreamWaitEvent");
+}
+
+static void *mgpuEventCreate() {
+  CUevent event = nullptr;
+  check(runtime().cu.eventCreate(&event, CU_EVENT_DISABLE_TIMING),
+        "cuEventCreate");
+  return event;
+}
+
+static void mgpuEventDestroy(void *event) {
+  check(runtime().cu.eventDestroy(static_cast<CUevent>(event)),
+        "cuEventDestroy");
+}
+
+static void mgpuEventSynchronize(void *event) {
+  if (!runtime().deferSynchronize)
+    check(runtime().cu.eventSynchronize(static_cast<CUevent>(event)),
+          "cuEventSynchronize");
+}
+
+static void mgpuEventRecord(void *event, void *stream) {
+  check(runtime().cu.eventRecord(static_cast<CUevent>(event),
+                                 static_cast<CUstream>(stream)),
+        "cuEventRecord");
+}
+
+static void *mgpuMemAlloc(uint64_t bytes, void *stream, bool /*hostShared*/) {
+  CUdeviceptr ptr = 0;
+  check(runtime().cu.memAllocAsync(&ptr, bytes ? bytes : 1,
+                                   static_cast<CUstream>(stream)),
+        "cuMemAllocAsync");
+  return reinterpret_cast<void *>(ptr);
+}
+
+static void mgpuMemFree(void *ptr, void *stream) {
+  check(runtime().cu.memFreeAsync(reinterpret_cast<CUdeviceptr>(ptr),
+                                  static_cast<CUstream>(stream)),
+        "cuMemFreeAsync");
+}
+
+static void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  check(runtime().cu.memcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                                 reinterpret_cast<CUdeviceptr>(src), bytes,
+                                 static_cast<CUstream>(stream)),
+        "cuMemcpyAsync");
+}
+
+static void mgpuMemset32(void *dst, unsigned value, size_t count,
+                         void *stream) {
+  check(runtime().cu.memsetD32Async(reinterpret_cast<CUdeviceptr>(dst),
+                                    value, count,
+                                    static_cast<CUstream>(stream)),
+        "cuMemsetD32Async");
+}
+
+static void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                         void *stream) {
+  check(runtime().cu.memsetD16Async(reinterpret_cast<CUdeviceptr>(dst),
+                                    value, count,
+                                    static_cast<CUstream>(stream)),
+        "cuMemsetD16Async");
+}
+
+static void mgpuSetDefaultDevice(int32_t /*device*/) {}
+
+} // extern "C"
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+bool mlir::nvfp4::isCudaRuntimeAvailable() { return true; }
+
+llvm::Expected<std::unique_ptr<Device>> mlir::nvfp4::createCudaDevice() {
+  if (llvm::Error err = initialize())
+    return std::move(err);
+  return std::make_unique<CudaDevice>();
+}
+
+std::string mlir::nvfp4::getCudaChip() {
+  Runtime &rt = runtime();
+  std::string chip =
+      "sm_" + std::to_string(rt.major) + std::to_string(rt.minor);
+  // Hopper and Blackwell datacenter parts: the arch-specific features
+  // (wgmma, setmaxnreg, tcgen05) need the 'a' target.
+  if ((rt.major == 9 && rt.minor == 0) || (rt.major == 10 && rt.minor == 0))
+    chip += "a";
+  return chip;
+}
+
+llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() {
+  llvm::StringMap<void *> symbols;
+  auto add = [&](const char *name, auto *fn) {
+    symbols[name] = reinterpret_cast<void *>(fn);
+  };
+  add("mgpuModuleLoad", mgpuModuleLoad);
+  add("mgpuModuleUnload", mgpuModuleUnload);
+  add("mgpuModuleGetFunction", mgpuModuleGetFunction);
+  add("mgpuLaunchKernel", mgpuLaunchKernel);
+  add("mgpuStreamCreate", mgpuStreamCreate);
+  add("mgpuStreamDestroy", mgpuStreamDestroy);
+  add("mgpuStreamSynchronize", mgpuStreamSynchronize);
+  add("mgpuStreamWaitEvent", mgpuStreamWaitEvent);
+  add("mgpuEventCreate", mgpuEventCreate);
+  add("mgpuEventDestroy", mgpuEventDestroy);
+  add("mgpuEventSynchronize", mgpuEventSynchronize);
+  add("mgpuEventRecord", mgpuEventRecord);
+  add("mgpuMemAlloc", mgpuMemAlloc);
+  add("mgpuMemFree", mgpuMemFree);
+  add("mgpuMemcpy", mgpuMemcpy);
+  add("mgpuMemset32", mgpuMemset32);
+  add("mgpuMemset16", mgpuMemset16);
+  add("mgpuSetDefaultDevice", mgpuSetDefaultDevice);
+  return symbols;
+}
+
+#else // !NVFP4_HAVE_CUDA_H
+
+bool mlir::nvfp4::isCudaRuntimeAvailable() { return false; }
+
+llvm::Expected<std::unique_ptr<mlir::nvfp4::Device>>
+mlir::nvfp4::createCudaDevice() {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "this nvfp4-runner was built without CUDA (no cuda.h at configure "
+      "time)");
+}
+
+std::string mlir::nvfp4::getCudaChip() { return ""; }
+
+llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() { return {}; }
+
+#endif // NVFP4_HAVE_CUDA_H
