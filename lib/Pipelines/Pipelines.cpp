@@ -68,8 +68,9 @@ void mlir::nvfp4::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm,
-                                          const LowerToGPUOptions &options) {
+void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm, StringRef chip,
+                                          StringRef features, int optLevel,
+                                          StringRef format) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // gpu.launch regions -> gpu.module kernels, their constants sunk into them.
@@ -78,10 +79,10 @@ void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm,
   // with tokens, synchronized once at the end.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = options.chip;
-  nvvm.cubinFeatures = options.features;
-  nvvm.cubinFormat = "bin";
-  nvvm.optLevel = options.optLevel;
+  nvvm.cubinChip = chip.str();
+  nvvm.cubinFeatures = features.str();
+  nvvm.cubinFormat = format.str();
+  nvvm.optLevel = optLevel;
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
 }
 
@@ -89,7 +90,21 @@ void mlir::nvfp4::buildLowerToGPUPipeline(OpPassManager &pm,
                                           const LowerToGPUOptions &options) {
   buildBufferizationPipeline(pm);
   pm.addPass(createConvertNVFP4ToGPU());
-  buildGPUBackendPipeline(pm, options);
+  buildGPUBackendPipeline(pm, options.chip, options.features,
+                          options.optLevel, options.format);
+}
+
+void mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
+                                           const LowerToSM90Options &options) {
+  buildBufferizationPipeline(pm);
+  ConvertNVFP4ToSM90Options sm90;
+  sm90.ctas = options.ctas;
+  sm90.tokenTile = options.tokenTile;
+  sm90.stages = options.stages;
+  sm90.promoteEvery = options.promoteEvery;
+  pm.addPass(createConvertNVFP4ToSM90(sm90));
+  buildGPUBackendPipeline(pm, options.chip, options.features,
+                          options.optLevel, options.format);
 }
 
 void mlir::nvfp4::registerPipelines() {
@@ -106,4 +121,9 @@ void mlir::nvfp4::registerPipelines() {
       "Lower an nvfp4 program to a host module launching portable CUDA "
       "kernels",
       buildLowerToGPUPipeline);
+  PassPipelineRegistration<LowerToSM90Options>(
+      "nvfp4-lower-to-sm90",
+      "Lower an nvfp4 program for Hopper (sm_90a): NVFP4 matmuls on a "
+      "persistent TMA + wgmma kernel, the rest portable",
+      buildLowerToSM90Pipeline);
 }

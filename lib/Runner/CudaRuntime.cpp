@@ -15,6 +15,8 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <vector>
 
 using namespace mlir::nvfp4;
@@ -55,6 +57,14 @@ struct Driver {
   decltype(&::cuEventSynchronize) eventSynchronize = nullptr;
   decltype(&::cuEventElapsedTime) eventElapsedTime = nullptr;
   decltype(&::cuTensorMapEncodeTiled) tensorMapEncodeTiled = nullptr;
+  decltype(&::cuMemAlloc) memAlloc = nullptr;
+  decltype(&::cuMemcpyHtoD) memcpyHtoD = nullptr;
+  decltype(&::cuStreamBeginCapture) streamBeginCapture = nullptr;
+  decltype(&::cuStreamEndCapture) streamEndCapture = nullptr;
+  decltype(&::cuGraphInstantiate) graphInstantiate = nullptr;
+  decltype(&::cuGraphLaunch) graphLaunch = nullptr;
+  decltype(&::cuGraphExecDestroy) graphExecDestroy = nullptr;
+  decltype(&::cuGraphDestroy) graphDestroy = nullptr;
 };
 
 /// Process-wide runtime state: the driver, the device, its one stream, and
@@ -64,12 +74,15 @@ struct Runtime {
   CUdevice device = 0;
   CUcontext context = nullptr;
   CUstream stream = nullptr;
-  int major = 0, minor = 0;
+  int major = 0, minor = 0, multiprocessors = 0;
   std::string name;
   std::string firstError;
   /// While timing, programs must not synchronize the stream after each
   /// call: back-to-back calls keep the GPU busy and the events exact.
   bool deferSynchronize = false;
+  /// Tensor maps already in device memory, by everything that defines them:
+  /// repeated calls reuse them instead of allocating and copying each time.
+  std::map<std::vector<int64_t>, CUdeviceptr> tensorMaps;
 };
 
 Runtime &runtime() {
@@ -157,6 +170,14 @@ llvm::Error initialize() {
   resolve(cu.eventSynchronize, "cuEventSynchronize");
   resolve(cu.eventElapsedTime, "cuEventElapsedTime");
   resolve(cu.tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+  resolve(cu.memAlloc, "cuMemAlloc");
+  resolve(cu.memcpyHtoD, "cuMemcpyHtoD");
+  resolve(cu.streamBeginCapture, "cuStreamBeginCapture");
+  resolve(cu.streamEndCapture, "cuStreamEndCapture");
+  resolve(cu.graphInstantiate, "cuGraphInstantiate");
+  resolve(cu.graphLaunch, "cuGraphLaunch");
+  resolve(cu.graphExecDestroy, "cuGraphExecDestroy");
+  resolve(cu.graphDestroy, "cuGraphDestroy");
   if (!missing.empty())
     return makeError("the CUDA driver lacks " + missing);
 
@@ -181,6 +202,8 @@ llvm::Error initialize() {
   cu.deviceGetAttribute(&rt.minor,
                         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                         rt.device);
+  cu.deviceGetAttribute(&rt.multiprocessors,
+                        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, rt.device);
   if (CUresult r = cu.primaryCtxRetain(&rt.context, rt.device))
     return fail(r, "cuDevicePrimaryCtxRetain");
   if (CUresult r = cu.ctxSetCurrent(rt.context))
@@ -246,7 +269,8 @@ public:
   }
 
   llvm::Expected<std::vector<double>>
-  time(llvm::function_ref<llvm::Error()> call, int reps) override {
+  time(llvm::function_ref<llvm::Error()> call, int reps,
+       bool replayGraph) override {
     Runtime &rt = runtime();
     std::vector<CUevent> events(reps + 1);
     for (CUevent &e : events)
@@ -254,12 +278,30 @@ public:
         return takeFirstError();
     if (llvm::Error err = synchronize())
       return std::move(err);
-    // Enqueue every call back to back, an event between consecutive calls.
+    // Programs must not synchronize the stream while they are timed (or
+    // recorded): calls queue back to back.
     rt.deferSynchronize = true;
     llvm::Error failed = llvm::Error::success();
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    if (replayGraph) {
+      // Record one call; relaxed mode lets a first-time tensor map be
+      // created (cuMemAlloc) during the recording.
+      check(rt.cu.streamBeginCapture(rt.stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+            "cuStreamBeginCapture");
+      failed = call();
+      check(rt.cu.streamEndCapture(rt.stream, &graph), "cuStreamEndCapture");
+      if (graph)
+        check(rt.cu.graphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
+    }
+    if (!rt.firstError.empty() && !failed)
+      failed = takeFirstError();
     check(rt.cu.eventRecord(events[0], rt.stream), "cuEventRecord");
     for (int i = 0; i < reps && !failed; ++i) {
-      failed = call();
+      if (exec)
+        check(rt.cu.graphLaunch(exec, rt.stream), "cuGraphLaunch");
+      else
+        failed = call();
       check(rt.cu.eventRecord(events[i + 1], rt.stream), "cuEventRecord");
     }
     rt.deferSynchronize = false;
@@ -267,6 +309,10 @@ public:
       return std::move(failed);
     if (llvm::Error err = synchronize())
       return std::move(err);
+    if (exec)
+      rt.cu.graphExecDestroy(exec);
+    if (graph)
+      rt.cu.graphDestroy(graph);
     std::vector<double> times;
     for (int i = 0; i < reps; ++i) {
       float ms = 0;
@@ -419,6 +465,70 @@ static void mgpuMemset16(void *dst, unsigned short value, size_t count,
 
 static void mgpuSetDefaultDevice(int32_t /*device*/) {}
 
+/// nvgpu.tma.create.descriptor: a CUtensorMap for a ranked memref
+/// (descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}),
+/// boxes given outermost first; returns a device pointer to the map, which
+/// kernels read from global memory.
+static void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
+                                            int64_t dataType,
+                                            int64_t interleave, int64_t swizzle,
+                                            int64_t l2Promotion, int64_t oobFill,
+                                            int64_t *boxDims) {
+  Runtime &rt = runtime();
+  if (rank < 1 || rank > 5) {
+    check(CUDA_ERROR_INVALID_VALUE, "mgpuTensorMapEncodeTiledMemref(rank)");
+    return nullptr;
+  }
+  auto *words = static_cast<int64_t *>(descriptor);
+  char *aligned = reinterpret_cast<char *>(words[1]);
+  int64_t offset = words[2];
+  const int64_t *sizes = words + 3;
+  const int64_t *strides = words + 3 + rank;
+  static const int64_t elementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  int64_t bytes =
+      dataType >= 0 && dataType < 13 ? elementBytes[dataType] : 1;
+  std::vector<int64_t> key = {rank,       words[1] + offset * bytes, dataType,
+                              interleave, swizzle,  l2Promotion,     oobFill};
+  for (int64_t i = 0; i < rank; ++i)
+    key.insert(key.end(), {sizes[i], strides[i], boxDims[i]});
+  auto cached = rt.tensorMaps.find(key);
+  if (cached != rt.tensorMaps.end())
+    return reinterpret_cast<void *>(cached->second);
+
+  // CUDA wants the innermost dimension first and byte strides of the outer
+  // dimensions.
+  cuuint64_t globalDim[5], globalStrides[4];
+  cuuint32_t box[5], elementStrides[5];
+  for (int64_t i = 0; i < rank; ++i) {
+    globalDim[i] = sizes[rank - 1 - i];
+    box[i] = static_cast<cuuint32_t>(boxDims[rank - 1 - i]);
+    elementStrides[i] = 1;
+  }
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    globalStrides[i] = strides[rank - 2 - i] * bytes;
+  CUtensorMap map;
+  if (!check(rt.cu.tensorMapEncodeTiled(
+                 &map, static_cast<CUtensorMapDataType>(dataType),
+                 static_cast<cuuint32_t>(rank), aligned + offset * bytes,
+                 globalDim, globalStrides, box, elementStrides,
+                 static_cast<CUtensorMapInterleave>(interleave),
+                 static_cast<CUtensorMapSwizzle>(swizzle),
+                 static_cast<CUtensorMapL2promotion>(l2Promotion),
+                 static_cast<CUtensorMapFloatOOBfill>(oobFill)),
+             "cuTensorMapEncodeTiled"))
+    return nullptr;
+  // Synchronous allocation and copy (not stream-ordered): legal while the
+  // stream is being recorded into a graph, and `map` lives on this frame.
+  // The map stays cached for the life of the process.
+  CUdeviceptr dmap = 0;
+  if (!check(rt.cu.memAlloc(&dmap, sizeof(map)), "cuMemAlloc(tensor map)") ||
+      !check(rt.cu.memcpyHtoD(dmap, &map, sizeof(map)),
+             "cuMemcpyHtoD(tensor map)"))
+    return nullptr;
+  rt.tensorMaps[key] = dmap;
+  return reinterpret_cast<void *>(dmap);
+}
+
 } // extern "C"
 
 //===----------------------------------------------------------------------===//
@@ -444,6 +554,10 @@ std::string mlir::nvfp4::getCudaChip() {
   return chip;
 }
 
+int mlir::nvfp4::getCudaMultiprocessorCount() {
+  return runtime().multiprocessors;
+}
+
 llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() {
   llvm::StringMap<void *> symbols;
   auto add = [&](const char *name, auto *fn) {
@@ -467,6 +581,7 @@ llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() {
   add("mgpuMemset32", mgpuMemset32);
   add("mgpuMemset16", mgpuMemset16);
   add("mgpuSetDefaultDevice", mgpuSetDefaultDevice);
+  add("mgpuTensorMapEncodeTiledMemref", mgpuTensorMapEncodeTiledMemref);
   return symbols;
 }
 
@@ -483,6 +598,8 @@ mlir::nvfp4::createCudaDevice() {
 }
 
 std::string mlir::nvfp4::getCudaChip() { return ""; }
+
+int mlir::nvfp4::getCudaMultiprocessorCount() { return 0; }
 
 llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() { return {}; }
 

@@ -43,7 +43,8 @@ public:
   llvm::Error synchronize() override { return llvm::Error::success(); }
 
   llvm::Expected<std::vector<double>>
-  time(llvm::function_ref<llvm::Error()> call, int reps) override {
+  time(llvm::function_ref<llvm::Error()> call, int reps,
+       bool /*replayGraph*/) override {
     std::vector<double> times;
     for (int i = 0; i < reps; ++i) {
       auto start = std::chrono::steady_clock::now();

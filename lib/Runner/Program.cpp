@@ -52,6 +52,14 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
     buildLowerToCPUPipeline(pm, LowerToCPUOptions());
     break;
   case Target::GPU: {
+    if (options.chip == "sm_90a" && !options.portableKernels) {
+      LowerToSM90Options sm90;
+      sm90.chip = options.chip;
+      if (options.ctas > 0)
+        sm90.ctas = options.ctas;
+      buildLowerToSM90Pipeline(pm, sm90);
+      break;
+    }
     LowerToGPUOptions gpuOptions;
     gpuOptions.chip = options.chip;
     buildLowerToGPUPipeline(pm, gpuOptions);

@@ -123,7 +123,7 @@ class Timing:
 
 def run_program(program: str, inputs: Sequence[np.ndarray], num_outputs: int, *,
                 target="auto", entry="main", benchmark=False, warmup=10, reps=100,
-                poison="0xff"):
+                poison="0xff", graph=False):
     """Runs `program` on `inputs` (storage-format arrays, see the module doc).
 
     Returns the list of the entry's `num_outputs` results, or
@@ -138,6 +138,8 @@ def run_program(program: str, inputs: Sequence[np.ndarray], num_outputs: int, *,
         prefix = shlex.split(os.environ.get("NVFP4_RUNNER_PREFIX", ""))
         cmd = prefix + [runner, str(tmp / "program.mlir"), f"--entry={entry}",
                f"--target={target}", f"--poison={poison}"]
+        # e.g. NVFP4_RUNNER_ARGS="--portable" (the SIMT kernels on sm_90a)
+        cmd += shlex.split(os.environ.get("NVFP4_RUNNER_ARGS", ""))
         for i, a in enumerate(inputs):
             path = tmp / f"in{i}.npy"
             np.save(path, a)
@@ -146,6 +148,8 @@ def run_program(program: str, inputs: Sequence[np.ndarray], num_outputs: int, *,
         cmd += [f"--output={p}" for p in outs]
         if benchmark:
             cmd += ["--benchmark", f"--warmup={warmup}", f"--reps={reps}"]
+            if graph:  # time CUDA graph replays of one call (GPU)
+                cmd.append("--graph")
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RunnerError(proc.stderr.strip() or proc.stdout.strip())

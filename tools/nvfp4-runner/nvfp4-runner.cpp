@@ -82,6 +82,11 @@ static cl::opt<int> warmup("warmup", cl::init(10),
                            cl::cat(category));
 static cl::opt<int> reps("reps", cl::init(100), cl::desc("timed calls"),
                          cl::cat(category));
+static cl::opt<bool> graphTiming(
+    "graph",
+    cl::desc("with --benchmark on a GPU: record one call as a CUDA graph and "
+             "time its replays (no host launch overhead)"),
+    cl::cat(category));
 static cl::opt<std::string>
     chipName("chip", cl::desc("GPU chip to compile for (default: the GPU's, "
                               "e.g. sm_90a)"),
@@ -91,6 +96,11 @@ static cl::opt<bool>
                 cl::desc("lower for the target (GPU: down to the cubin) and "
                          "stop; needs no device and no inputs"),
                 cl::cat(category));
+static cl::opt<bool> portable(
+    "portable",
+    cl::desc("GPU: use the portable SIMT kernels even where the chip has its "
+             "own lowering (sm_90a wgmma GEMMs)"),
+    cl::cat(category));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module"),
                                  cl::cat(category));
@@ -248,6 +258,7 @@ int main(int argc, char **argv) {
     ProgramOptions options;
     options.target = targetName == "gpu" ? Target::GPU : Target::CPU;
     options.chip = chipName.empty() ? "sm_90a" : chipName.getValue();
+    options.portableKernels = portable;
     options.dumpLowered = dumpLowered ? &llvm::outs() : nullptr;
     prepareCudaToolkit();
     if (llvm::Error err = Program::lower(*module, entryName, options))
@@ -305,6 +316,8 @@ int main(int argc, char **argv) {
       device = std::move(*gpu);
       options.target = Target::GPU;
       options.chip = chipName.empty() ? getCudaChip() : chipName.getValue();
+      options.portableKernels = portable;
+      options.ctas = getCudaMultiprocessorCount();
       prepareCudaToolkit();
     } else if (targetName == "gpu") {
       return fail("--target=gpu: " + toString(gpu.takeError()));
@@ -393,7 +406,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < warmup; ++i)
       if (llvm::Error err = call())
         return fail(toString(std::move(err)));
-    llvm::Expected<std::vector<double>> times = device->time(call, reps);
+    llvm::Expected<std::vector<double>> times = device->time(call, reps, graphTiming);
     if (!times)
       return fail(toString(times.takeError()));
     std::vector<double> sorted = *times;
@@ -402,10 +415,12 @@ int main(int argc, char **argv) {
         std::accumulate(sorted.begin(), sorted.end(), 0.0) / sorted.size();
     llvm::outs() << llvm::format(
         "benchmark: @%s on %s: median %.3f us, min %.3f us, mean %.3f us "
-        "over %d reps (%d warm-up)\n",
+        "over %d reps (%d warm-up)%s\n",
         entryName.c_str(), device->describe().c_str(),
         sorted[sorted.size() / 2], sorted.front(), mean, reps.getValue(),
-        warmup.getValue());
+        warmup.getValue(),
+        graphTiming && options.target == Target::GPU ? ", CUDA graph replays"
+                                                     : "");
   }
   return 0;
 }

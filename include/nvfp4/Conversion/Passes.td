@@ -77,4 +77,57 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
   ];
 }
 
+def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
+  let summary = "Lower bufferized nvfp4 ops for Hopper (sm_90a): wgmma GEMMs";
+  let description = [{
+    `convert-nvfp4-to-gpu` with NVFP4 matmuls and grouped matmuls (all three
+    groupings) lowered to one persistent, warp-specialised kernel per op
+    instead of the SIMT baseline (docs/design/sm90-gemm.md):
+
+    * the token operand (A) is first dequantized exactly to f16 by a
+      pre-pass kernel, in the permuted K order the GEMM consumes;
+    * a producer warp streams it with TMA (128-byte swizzle) through a
+      `stages`-deep shared-memory ring guarded by mbarriers;
+    * two consumer warpgroups read the FP4 weights (B) straight from global
+      memory, dequantize them exactly in registers (e2m1 -> e4m3 bit
+      pattern -> f16, times the block scale) and issue register-A
+      `wgmma.mma_async m64nNk16.f32.f16.f16` with fp32 accumulation
+      (weights are wgmma's M side: swap-AB);
+    * every `promote-every` K blocks the tensor core's partial sum is added
+      to an fp32 total in registers: the tensor core's own fp32 accumulation
+      truncates, so over a long K its error grows linearly;
+    * the epilogue applies the decode scales, alpha and beta * acc in fp32.
+
+    Every FP4 and E4M3 value is exact in f16 and every product exact in
+    fp32, so results differ from the fp64 reference only by the fp32
+    summation order. MXFP4 matmuls, odd N and independent groups of
+    different N/K keep the portable kernel.
+
+    Post-condition: as for `convert-nvfp4-to-gpu`, plus gpu.modules holding
+    the GEMM kernels (nvgpu/nvvm ops) and host `nvgpu.tma.create.descriptor`.
+  }];
+  let options = [
+    Option<"ctas", "ctas", "int64_t", /*default=*/"132",
+           "Persistent CTAs launched per GEMM (the H200 has 132 SMs)">,
+    Option<"tokenTile", "token-tile", "int64_t", /*default=*/"0",
+           "Tokens per tile (wgmma N: 64 or 128); 0 picks by group size">,
+    Option<"stages", "stages", "int64_t", /*default=*/"6",
+           "Depth of the shared-memory token ring">,
+    Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
+           "K blocks of 64 summed in the tensor core before the partial sum "
+           "is added to an fp32 register total (even; 0: never)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // NVFP4_CONVERSION_PASSES

@@ -25,6 +25,41 @@ struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
   Option<int> optLevel{*this, "opt-level",
                        llvm::cl::desc("NVVM/ptxas optimization level"),
                        llvm::cl::init(3)};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("what gpu.binary holds: bin (cubin), isa (PTX), fatbin"),
+      llvm::cl::init("bin")};
+};
+
+struct LowerToSM90Options : public PassPipelineOptions<LowerToSM90Options> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("GPU to compile for (sm_90a)"),
+                           llvm::cl::init("sm_90a")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features, e.g. +ptx80"),
+                               llvm::cl::init("+ptx80")};
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("NVVM/ptxas optimization level"),
+                       llvm::cl::init(3)};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("what gpu.binary holds: bin (cubin), isa (PTX), fatbin"),
+      llvm::cl::init("bin")};
+  Option<int64_t> ctas{*this, "ctas",
+                       llvm::cl::desc("persistent CTAs per GEMM (SM count)"),
+                       llvm::cl::init(132)};
+  Option<int64_t> tokenTile{
+      *this, "token-tile",
+      llvm::cl::desc("GEMM token tile (64 or 128; 0 chooses)"),
+      llvm::cl::init(0)};
+  Option<int64_t> stages{*this, "stages",
+                         llvm::cl::desc("GEMM shared-memory ring depth"),
+                         llvm::cl::init(6)};
+  Option<int64_t> promoteEvery{
+      *this, "promote-every",
+      llvm::cl::desc("GEMM K blocks per tensor-core partial sum (even; 0: "
+                     "all of K)"),
+      llvm::cl::init(4)};
 };
 
 /// Tensor programs to buffers: canonicalize, One-Shot Bufferize across
@@ -47,12 +82,19 @@ void buildLowerToCPUPipeline(OpPassManager &pm,
 void buildLowerToGPUPipeline(OpPassManager &pm,
                              const LowerToGPUOptions &options);
 
+/// nvfp4 programs for Hopper: as buildLowerToGPUPipeline, with NVFP4
+/// matmuls on the persistent TMA + wgmma kernel (convert-nvfp4-to-sm90).
+void buildLowerToSM90Pipeline(OpPassManager &pm,
+                              const LowerToSM90Options &options);
+
 /// The GPU stages after the nvfp4 conversion (shared by the chip-specific
 /// pipelines): outlining, async launches, NVVM, cubin, host LLVM.
-void buildGPUBackendPipeline(OpPassManager &pm,
-                             const LowerToGPUOptions &options);
+void buildGPUBackendPipeline(OpPassManager &pm, StringRef chip,
+                             StringRef features, int optLevel,
+                             StringRef format = "bin");
 
-/// Registers `nvfp4-bufferize`, `nvfp4-lower-to-cpu`, `nvfp4-lower-to-gpu`.
+/// Registers `nvfp4-bufferize`, `nvfp4-lower-to-cpu`, `nvfp4-lower-to-gpu`,
+/// `nvfp4-lower-to-sm90`.
 void registerPipelines();
 
 } // namespace nvfp4

@@ -40,6 +40,9 @@ llvm::Expected<std::unique_ptr<Device>> createCudaDevice();
 /// chip name with the architecture-specific suffix ("sm_90a", "sm_100a").
 std::string getCudaChip();
 
+/// Its number of SMs (the persistent GEMMs launch one CTA per SM).
+int getCudaMultiprocessorCount();
+
 /// The mgpu* ABI symbols, for the JIT's symbol map.
 llvm::StringMap<void *> getCudaRuntimeSymbols();
 

@@ -38,9 +38,12 @@ public:
   virtual llvm::Error fill(void *dst, uint8_t byte, size_t bytes) = 0;
   virtual llvm::Error synchronize() = 0;
   /// Runs `call` `reps` times back to back and returns the time of each
-  /// call in microseconds, measured with the device's own clock.
+  /// call in microseconds, measured with the device's own clock. With
+  /// `replayGraph`, a device that supports it records one call as a graph
+  /// and times replays of it instead (no host launch overhead).
   virtual llvm::Expected<std::vector<double>>
-  time(llvm::function_ref<llvm::Error()> call, int reps) = 0;
+  time(llvm::function_ref<llvm::Error()> call, int reps,
+       bool replayGraph = false) = 0;
 };
 
 /// Host memory and the host clock.

@@ -25,6 +25,12 @@ struct ProgramOptions {
   Target target = Target::CPU;
   /// GPU chip, e.g. "sm_90a".
   std::string chip;
+  /// Portable SIMT kernels even where the chip has its own lowering
+  /// (sm_90a: convert-nvfp4-to-sm90).
+  bool portableKernels = false;
+  /// Persistent CTAs of the chip-specific GEMMs (the device's SM count);
+  /// 0 keeps the pipeline's default.
+  int64_t ctas = 0;
   /// Print the lowered (LLVM dialect) module here when set.
   llvm::raw_ostream *dumpLowered = nullptr;
 };

@@ -9,7 +9,7 @@
 // CHECK: vector.store %{{.*}}, %[[S]][{{.*}}] : memref<1x1x32x4x4xi8>, vector<4xi8>
 // CHECK: vector.load %{{.*}} : memref<16x32xbf16>, vector<16xbf16>
 // CHECK: memref.store %{{.*}}, %[[D]][] : memref<f32>
-// CHECK: vector.store %{{.*}}, %[[Q]][{{.*}}] : memref<16x16xi8>, vector<8xi8>
+// CHECK: vector.store %{{.*}}, %[[Q]][{{.*}}] {alignment = 8 : i64} : memref<16x16xi8>, vector<8xi8>
 // CHECK: memref.store %{{.*}}, %[[S]][{{.*}}] : memref<1x1x32x4x4xi8>
 func.func @quantize(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memref<1x1x32x4x4xf8E4M3FN>, %d: memref<f32>) {
   nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>, memref<f32>) : memref<16x32xbf16>

@@ -1,0 +1,843 @@
+//===- GroupedGemmKernel.cpp - the sm_90a block-scaled GEMM kernel ---------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Builds the persistent, warp-specialised RS-wgmma kernel described in
+// GroupedGemmKernel.h and docs/design/sm90-gemm.md. The op sequences (RS
+// wgmma through inline asm with tied accumulators, the 128B-swizzle smem
+// descriptor, the mbarrier ring, the shuffle epilogue, the extern dynamic
+// shared memory) follow the compile-checked prototypes in docs/design/hopper.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Conversion/NVFP4ToSM90/GroupedGemmKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+int64_t mlir::nvfp4::sm90PermutedK(int64_t chunk, int64_t i) {
+  // A thread (lane%4 == chunk) holds the 16 values of K chunk `chunk` of a
+  // 64-block. Value i feeds k16 step s = 2*(i/8) + (i%2), fragment slot
+  // t = (i%8)/2: slots 0,1 are wgmma columns 2c, 2c+1; slots 2,3 are 2c+8,
+  // 2c+9 (the m64nNk16 A-fragment layout).
+  int64_t h = i / 8, r8 = i % 8, p = r8 % 2, t = r8 / 2;
+  int64_t step = 2 * h + p;
+  int64_t column = t < 2 ? 2 * chunk + t : 2 * chunk + 8 + (t - 2);
+  return 16 * step + column;
+}
+
+namespace {
+
+/// Small arith/LLVM helpers bound to a builder and a location.
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  Type i1, i8, i16, i32, i64, f16, f32, idx;
+  LLVM::LLVMPointerType globalPtr;
+
+  Emitter(OpBuilder &b, Location loc)
+      : b(b), loc(loc), ctx(b.getContext()), i1(b.getI1Type()),
+        i8(b.getI8Type()), i16(b.getI16Type()), i32(b.getI32Type()),
+        i64(b.getI64Type()), f16(b.getF16Type()), f32(b.getF32Type()),
+        idx(b.getIndexType()),
+        globalPtr(LLVM::LLVMPointerType::get(b.getContext(), 1)) {}
+
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value ci(Type t, int64_t v) { return arith::ConstantIntOp::create(b, loc, t, v); }
+  Value cf(float v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value divu(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value remu(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value andi(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value ori(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
+  Value shru(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
+  Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value maxsi(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value select(Value cnd, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cnd, x, y);
+  }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value lt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
+  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
+  Value land(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value toI64(Value v) {
+    return arith::IndexCastOp::create(b, loc, i64, v);
+  }
+  Value toIndex(Value v) {
+    return arith::IndexCastOp::create(b, loc, idx, v);
+  }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+
+  /// A global pointer `base + offset` (bytes) from an i64 address.
+  Value gep(Value base, Value byteOffset) {
+    Value p = LLVM::IntToPtrOp::create(b, loc, globalPtr, base);
+    return LLVM::GEPOp::create(b, loc, globalPtr, i8, p,
+                               ValueRange{toI64(byteOffset)});
+  }
+  /// Read-only global load (ld.global.nc).
+  Value loadInvariant(Type type, Value ptr, unsigned align) {
+    return LLVM::LoadOp::create(b, loc, type, ptr, align, /*volatile=*/false,
+                                /*nontemporal=*/false, /*invariant=*/true);
+  }
+  Value load(Type type, Value ptr, unsigned align) {
+    return LLVM::LoadOp::create(b, loc, type, ptr, align);
+  }
+  /// Loads element `index` (index) of an array of `type` at address `base`.
+  Value loadElement(Type type, Value base, Value index) {
+    unsigned bytes = type.getIntOrFloatBitWidth() / 8;
+    return load(type, gep(base, mul(index, c(bytes))), bytes);
+  }
+
+  /// if (cond) yield then() else yield zeros of the same types.
+  SmallVector<Value> ifElseZero(Value cond, TypeRange types,
+                                function_ref<SmallVector<Value>()> then) {
+    auto op = scf::IfOp::create(
+        b, loc, cond,
+        [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, then()); },
+        [&](OpBuilder &, Location) {
+          SmallVector<Value> zeros;
+          for (Type t : types)
+            zeros.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(t)));
+          scf::YieldOp::create(b, loc, zeros);
+        });
+    return SmallVector<Value>(op.getResults());
+  }
+  void ifThen(Value cond, function_ref<void()> then) {
+    scf::IfOp::create(b, loc, cond, [&](OpBuilder &, Location) {
+      then();
+      scf::YieldOp::create(b, loc);
+    });
+  }
+};
+
+/// The kernel's runtime arguments, named.
+struct KernelArgs {
+  Value tokenMap;
+  SmallVector<Value> weights, scales, outputs, accs;
+  Value groupInfo, aDecode, bDecode, alpha;
+};
+
+/// Where tile t of the persistent schedule lives.
+struct Tile {
+  Value group, nTile, mTile;
+  Value rowStart; // token-matrix row of the tile's first token
+  Value rowEnd;   // end of the group's rows (exclusive)
+  Value rowBase;  // token-matrix row of the group's first token
+};
+
+class GemmKernelBuilder {
+public:
+  GemmKernelBuilder(OpBuilder &b, Location loc, const SM90GemmConfig &cfg)
+      : e(b, loc), b(b), loc(loc), cfg(cfg) {}
+
+  gpu::GPUFuncOp build(gpu::GPUModuleOp module, StringRef name);
+
+private:
+  // Schedule.
+  Value groupRows(Value g);
+  Value groupRowBase(Value g);
+  Value tilesM(Value g);
+  Value totalTiles();
+  Tile decodeTile(Value t);
+  // Roles.
+  void emitProducer(Value bars, Value stageBase);
+  void emitConsumer(Value bars, Value stageBase, Value warpgroup);
+  // Consumer pieces.
+  struct Raw {
+    Value row0, row1;     // vector<2xi32>: 8 bytes of each of the two rows
+    Value scale0, scale1; // i32 scale bytes
+  };
+  Raw loadRaw(Value weightBase, Value scaleBase, Value row0, Value kb,
+              Value lane4);
+  SmallVector<SmallVector<Value>> dequant(const Raw &raw);
+  Value issueWgmmas(Value acc, ArrayRef<SmallVector<Value>> a, Value desc,
+                    Value accumulate);
+  Value addAccumulators(Value total, Value acc);
+  void emitEpilogue(Value acc, const Tile &tile, Value warpgroup, Value warp,
+                    Value lane);
+  Value pick(ArrayRef<Value> values, Value g);
+  Value alphaOf(Value g);
+
+  Emitter e;
+  OpBuilder &b;
+  Location loc;
+  const SM90GemmConfig &cfg;
+  KernelArgs args;
+  Type accType, descType;
+  int64_t kBlocksPadded = 0;
+};
+
+/// values[g] for a run-time g (a select chain; G is small).
+Value GemmKernelBuilder::pick(ArrayRef<Value> values, Value g) {
+  Value result = values.front();
+  for (size_t i = 1; i < values.size(); ++i)
+    result = e.select(e.eq(g, e.c(i)), values[i], result);
+  return result;
+}
+
+Value GemmKernelBuilder::groupRows(Value g) {
+  switch (cfg.mode) {
+  case Grouping::independent: {
+    SmallVector<Value> rows;
+    for (int64_t r : cfg.rowsPerGroup)
+      rows.push_back(e.c(r));
+    return pick(rows, g);
+  }
+  case Grouping::contiguous: {
+    Value lo = e.toIndex(e.loadElement(e.i32, args.groupInfo, g));
+    Value hi = e.toIndex(e.loadElement(e.i32, args.groupInfo, e.add(g, e.c(1))));
+    // Offsets are run-time data: clamp so a bad table cannot read past A.
+    lo = e.minsi(e.maxsi(lo, e.c(0)), e.c(cfg.maxRows));
+    hi = e.minsi(e.maxsi(hi, lo), e.c(cfg.maxRows));
+    return e.sub(hi, lo);
+  }
+  case Grouping::masked: {
+    Value m = e.toIndex(e.loadElement(e.i32, args.groupInfo, g));
+    return e.minsi(e.maxsi(m, e.c(0)), e.c(cfg.maxRows));
+  }
+  }
+  return Value();
+}
+
+Value GemmKernelBuilder::groupRowBase(Value g) {
+  switch (cfg.mode) {
+  case Grouping::independent: {
+    SmallVector<Value> bases;
+    int64_t acc = 0;
+    for (int64_t r : cfg.rowsPerGroup) {
+      bases.push_back(e.c(acc));
+      acc += r;
+    }
+    return pick(bases, g);
+  }
+  case Grouping::contiguous: {
+    Value lo = e.toIndex(e.loadElement(e.i32, args.groupInfo, g));
+    return e.minsi(e.maxsi(lo, e.c(0)), e.c(cfg.maxRows));
+  }
+  case Grouping::masked:
+    return e.mul(g, e.c(cfg.maxRows));
+  }
+  return Value();
+}
+
+Value GemmKernelBuilder::tilesM(Value g) {
+  Value rows = groupRows(g);
+  return e.divu(e.add(rows, e.c(cfg.tokenTile - 1)), e.c(cfg.tokenTile));
+}
+
+Value GemmKernelBuilder::totalTiles() {
+  auto loop = scf::ForOp::create(
+      b, loc, e.c(0), e.c(cfg.groups), e.c(1), ValueRange{e.c(0)},
+      [&](OpBuilder &, Location, Value g, ValueRange acc) {
+        Value next = e.add(acc[0], e.mul(tilesM(g), e.c(cfg.nTiles())));
+        scf::YieldOp::create(b, loc, next);
+      });
+  return loop.getResult(0);
+}
+
+Tile GemmKernelBuilder::decodeTile(Value t) {
+  // Tiles are numbered group by group, n-tile by n-tile, token tiles
+  // fastest: CTAs running at the same time share a weight tile in L2.
+  auto loop = scf::ForOp::create(
+      b, loc, e.c(0), e.c(cfg.groups), e.c(1),
+      ValueRange{t, e.c(-1), e.c(0)},
+      [&](OpBuilder &, Location, Value g, ValueRange st) {
+        Value rem = st[0], found = st[1], local = st[2];
+        Value count = e.mul(tilesM(g), e.c(cfg.nTiles()));
+        Value searching = e.lt(found, e.c(0));
+        Value here = e.land(searching, e.lt(rem, count));
+        Value nextFound = e.select(here, g, found);
+        Value nextLocal = e.select(here, rem, local);
+        Value nextRem = e.select(e.land(searching, e.cmp(arith::CmpIPredicate::sge,
+                                                        rem, count)),
+                                 e.sub(rem, count), rem);
+        scf::YieldOp::create(b, loc, ValueRange{nextRem, nextFound, nextLocal});
+      });
+  Tile tile;
+  tile.group = loop.getResult(1);
+  Value local = loop.getResult(2);
+  Value tm = tilesM(tile.group);
+  tile.mTile = e.remu(local, tm);
+  tile.nTile = e.divu(local, tm);
+  tile.rowBase = groupRowBase(tile.group);
+  tile.rowStart = e.add(tile.rowBase, e.mul(tile.mTile, e.c(cfg.tokenTile)));
+  tile.rowEnd = e.add(tile.rowBase, groupRows(tile.group));
+  return tile;
+}
+
+//===----------------------------------------------------------------------===//
+// Producer: one elected thread fills the token ring with TMA
+//===----------------------------------------------------------------------===//
+
+void GemmKernelBuilder::emitProducer(Value bars, Value stageBase) {
+  NVVM::SetMaxRegisterOp::create(
+      b, loc, b.getI32IntegerAttr(40),
+      NVVM::SetMaxRegisterActionAttr::get(e.ctx,
+                                          NVVM::SetMaxRegisterAction::decrease));
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value warpInGroup = e.divu(e.remu(tid, e.c(128)), e.c(32));
+  e.ifThen(e.eq(warpInGroup, e.c(0)), [&] {
+    Value elected = NVVM::ElectSyncOp::create(b, loc, e.i1, Value());
+    e.ifThen(elected, [&] {
+      Value desc = UnrealizedConversionCastOp::create(b, loc, descType,
+                                                      args.tokenMap)
+                       .getResult(0);
+      nvgpu::TmaPrefetchOp::create(b, loc, desc, Value());
+      Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+      Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+      Value total = totalTiles();
+      auto stageType = MemRefType::get(
+          {cfg.tokenTile, kSM90BlockK}, e.f16, MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(e.ctx, gpu::AddressSpace::Workgroup));
+      Value ticks = e.c(10000000);
+      scf::ForOp::create(
+          b, loc, bid, total, grid, ValueRange{e.c(0)},
+          [&](OpBuilder &, Location, Value t, ValueRange it0) {
+            Tile tile = decodeTile(t);
+            auto kloop = scf::ForOp::create(
+                b, loc, e.c(0), e.c(kBlocksPadded), e.c(1), it0,
+                [&](OpBuilder &, Location, Value kb, ValueRange it) {
+                  Value s = e.remu(it[0], e.c(cfg.stages));
+                  Value phase = e.remu(e.divu(it[0], e.c(cfg.stages)), e.c(2));
+                  // Wait until the consumers released the stage: parity of
+                  // the previous round (a fresh barrier passes the first).
+                  Value waitParity = e.eq(phase, e.c(0));
+                  nvgpu::MBarrierTryWaitParityOp::create(
+                      b, loc, bars, waitParity, ticks,
+                      e.add(s, e.c(cfg.stages)));
+                  nvgpu::MBarrierArriveExpectTxOp::create(
+                      b, loc, bars, e.c(cfg.stageBytes()), s, Value());
+                  Value view = memref::ViewOp::create(
+                      b, loc, stageType, stageBase,
+                      e.mul(s, e.c(cfg.stageBytes())), ValueRange{});
+                  nvgpu::TmaAsyncLoadOp::create(
+                      b, loc, view, bars, desc,
+                      ValueRange{e.mul(kb, e.c(kSM90BlockK)), tile.rowStart},
+                      s, Value(), Value());
+                  scf::YieldOp::create(b, loc, ValueRange{e.add(it[0], e.c(1))});
+                });
+            scf::YieldOp::create(b, loc, kloop.getResults());
+          });
+    });
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Consumers
+//===----------------------------------------------------------------------===//
+
+GemmKernelBuilder::Raw GemmKernelBuilder::loadRaw(Value weightBase,
+                                                  Value scaleBase, Value row0,
+                                                  Value kb, Value lane4) {
+  // Rows past N, chunks past K and blocks past the last are zero: zero codes
+  // with zero scales contribute nothing.
+  Value row1 = e.add(row0, e.c(8));
+  Value kChunk = e.add(e.mul(kb, e.c(4)), lane4); // 16-element chunk index
+  Value inK = e.lt(kChunk, e.c(cfg.k / 16));
+  auto vec2 = VectorType::get({2}, e.i32);
+  auto loadRow = [&](Value row) -> std::pair<Value, Value> {
+    Value ok = e.land(inK, e.lt(row, e.c(cfg.n)));
+    SmallVector<Value> r = e.ifElseZero(ok, {vec2, e.i32}, [&] {
+      // Bytes [8c, 8c+8) of the 32-byte slice of block kb of this row.
+      Value off = e.add(e.mul(row, e.c(cfg.k / 2)), e.mul(kChunk, e.c(8)));
+      Value data = e.loadInvariant(vec2, e.gep(weightBase, off), 8);
+      // Its scale: byte (r%32)*16 + ((r%128)/32)*4 + c of 512-byte unit
+      // (r/128, kb) of the swizzled scales.
+      int64_t colTiles = ceilDiv(cfg.k / 16, kScaleTileCols);
+      Value unit = e.add(e.mul(e.divu(row, e.c(128)), e.c(colTiles)), kb);
+      Value soff = e.add(e.mul(unit, e.c(512)),
+                         e.add(e.add(e.mul(e.remu(row, e.c(32)), e.c(16)),
+                                     e.mul(e.divu(e.remu(row, e.c(128)),
+                                                  e.c(32)),
+                                           e.c(4))),
+                               lane4));
+      Value sc = e.loadInvariant(e.i8, e.gep(scaleBase, soff), 1);
+      return SmallVector<Value>{data,
+                                arith::ExtUIOp::create(b, loc, e.i32, sc)};
+    });
+    return {r[0], r[1]};
+  };
+  auto [d0, s0] = loadRow(row0);
+  auto [d1, s1] = loadRow(row1);
+  return {d0, d1, s0, s1};
+}
+
+SmallVector<SmallVector<Value>> GemmKernelBuilder::dequant(const Raw &raw) {
+  // e2m1 nibble n -> the e4m3 bit pattern ((n&7)<<2) | ((n&8)<<4), which is
+  // e2m1(n) * 2^-6; cvt.rn.f16x2.e4m3x2 makes it f16 (exact, normal), and a
+  // multiply by scale * 2^6 (f16, exact, <= 28672) gives e2m1 * scale.
+  auto f16x2 = VectorType::get({2}, e.f16);
+  auto i8x2 = VectorType::get({2}, e.i8);
+  auto cvt = [&](Value halfWord /*i32, low 16 bits*/) {
+    Value v16 = arith::TruncIOp::create(b, loc, e.i16, halfWord);
+    Value pair = LLVM::BitcastOp::create(b, loc, i8x2, v16);
+    return NVVM::ConvertF8x2ToF16x2Op::create(
+               b, loc, f16x2, pair, b.getBoolAttr(false),
+               TypeAttr::get(b.getType<Float8E4M3FNType>()))
+        .getResult();
+  };
+  auto toE4M3 = [&](Value v) {
+    return e.ori(e.shl(e.andi(v, e.ci(e.i32, 0x07070707)), e.ci(e.i32, 2)),
+                 e.shl(e.andi(v, e.ci(e.i32, 0x08080808)), e.ci(e.i32, 4)));
+  };
+  // Both scales at once: (s0, s1) -> f16x2 * 64.
+  Value scalePair = cvt(e.ori(raw.scale0, e.shl(raw.scale1, e.ci(e.i32, 8))));
+  Value sixtyFour = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(f16x2, APFloat(APFloat::IEEEhalf(), "64")));
+  scalePair = arith::MulFOp::create(b, loc, scalePair, sixtyFour);
+  Value splat0 = vector::ShuffleOp::create(b, loc, scalePair, scalePair,
+                                           ArrayRef<int64_t>{0, 0});
+  Value splat1 = vector::ShuffleOp::create(b, loc, scalePair, scalePair,
+                                           ArrayRef<int64_t>{1, 1});
+  // pairs[row][step][slot] as i32 registers.
+  auto rowPairs = [&](Value data, Value splat) {
+    SmallVector<std::array<Value, 2>> steps(4);
+    for (int64_t h = 0; h < 2; ++h) {
+      Value w = vector::ExtractOp::create(b, loc, data, h);
+      Value lo = e.andi(w, e.ci(e.i32, 0x0F0F0F0F));
+      Value hi = e.andi(e.shru(w, e.ci(e.i32, 4)), e.ci(e.i32, 0x0F0F0F0F));
+      Value el = toE4M3(lo), eh = toE4M3(hi);
+      auto scaled = [&](Value half) {
+        Value v = arith::MulFOp::create(b, loc, cvt(half), splat);
+        return LLVM::BitcastOp::create(b, loc, e.i32, v).getResult();
+      };
+      Value sixteen = e.ci(e.i32, 16);
+      // Step 2h: nibbles (0,2) and (4,6); step 2h+1: (1,3) and (5,7).
+      steps[2 * h] = {scaled(el), scaled(e.shru(el, sixteen))};
+      steps[2 * h + 1] = {scaled(eh), scaled(e.shru(eh, sixteen))};
+    }
+    return steps;
+  };
+  auto r0 = rowPairs(raw.row0, splat0);
+  auto r1 = rowPairs(raw.row1, splat1);
+  SmallVector<SmallVector<Value>> regs;
+  for (int s = 0; s < 4; ++s) // {a0a1, a2a3, a4a5, a6a7}
+    regs.push_back({r0[s][0], r1[s][0], r0[s][1], r1[s][1]});
+  return regs;
+}
+
+Value GemmKernelBuilder::issueWgmmas(Value acc,
+                                     ArrayRef<SmallVector<Value>> a,
+                                     Value desc, Value accumulate) {
+  int64_t n = cfg.tokenTile / 2;
+  std::string outs;
+  for (int64_t i = 0; i < n; ++i)
+    outs += (i ? ", $" : "$") + std::to_string(i);
+  // The register-A form, which MLIR 22's wgmma ops lack. scale-d is a
+  // predicate: D = A*B + D when set, D = A*B when clear. The accumulators
+  // are tied ("0".."n-1") so they stay in place across the async group.
+  auto asmFor = [&](bool predicated) {
+    std::string text = "wgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(cfg.tokenTile) + "k16.f32.f16.f16 {" +
+                       outs + "}, {$" + std::to_string(n) + ", $" +
+                       std::to_string(n + 1) + ", $" + std::to_string(n + 2) +
+                       ", $" + std::to_string(n + 3) + "}, $" +
+                       std::to_string(n + 4) + (predicated ? ", p" : ", 1") +
+                       ", 1, 1, 0;";
+    if (predicated)
+      text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(n + 5) +
+             ", 0;\n" + text + "\n}";
+    return text;
+  };
+  auto constraintsFor = [&](bool predicated) {
+    std::string c;
+    for (int64_t i = 0; i < n; ++i)
+      c += "=f,";
+    c += "r,r,r,r,l";
+    if (predicated)
+      c += ",r";
+    for (int64_t i = 0; i < n; ++i)
+      c += "," + std::to_string(i);
+    return c;
+  };
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t step = 0; step < 4; ++step) {
+    bool predicated = step == 0 && accumulate;
+    SmallVector<Value> operands(a[step].begin(), a[step].end());
+    // k16 step s reads the tile 32 bytes further: +2 in the descriptor's
+    // address field (in 16-byte units).
+    operands.push_back(step ? e.add(desc, e.ci(e.i64, 2 * step)) : desc);
+    if (predicated)
+      operands.push_back(accumulate);
+    for (int64_t i = 0; i < n; ++i)
+      operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+    std::string asmString = asmFor(predicated);
+    std::string constraints = constraintsFor(predicated);
+    acc = LLVM::InlineAsmOp::create(
+              b, loc, accType, operands, asmString, constraints,
+              /*has_side_effects=*/true, /*is_align_stack=*/false,
+              LLVM::tailcallkind::TailCallKind::None,
+              LLVM::AsmDialectAttr::get(e.ctx, LLVM::AsmDialect::AD_ATT),
+              /*operand_attrs=*/ArrayAttr())
+              .getResult(0);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  return acc;
+}
+
+Value GemmKernelBuilder::addAccumulators(Value total, Value acc) {
+  for (int64_t i = 0; i < cfg.tokenTile / 2; ++i) {
+    Value sum = e.fadd(LLVM::ExtractValueOp::create(b, loc, total, i),
+                       LLVM::ExtractValueOp::create(b, loc, acc, i));
+    total = LLVM::InsertValueOp::create(b, loc, total, sum, i);
+  }
+  return total;
+}
+
+Value GemmKernelBuilder::alphaOf(Value g) {
+  Value alpha;
+  auto factor = [&](bool present, bool perGroup, Value base) {
+    if (!present)
+      return;
+    Value v = e.loadElement(e.f32, base, perGroup ? g : e.c(0));
+    alpha = alpha ? e.fmul(alpha, v) : v;
+  };
+  factor(cfg.aDecode, cfg.aDecodePerGroup, args.aDecode);
+  factor(cfg.bDecode, cfg.bDecodePerGroup, args.bDecode);
+  factor(cfg.alpha, true, args.alpha);
+  return alpha ? alpha : e.cf(1.0f);
+}
+
+void GemmKernelBuilder::emitEpilogue(Value acc, const Tile &tile,
+                                     Value warpgroup, Value warp, Value lane) {
+  // Thread (warp w, lane l; g8 = l/4, c = l%4) holds, for each n8 block j of
+  // the token tile, D[w-row][token] for weight rows 16w+g8 (+8) and tokens
+  // 8j+2c (+1). C is row-major [token][n]: neighbouring n sit in lanes 4
+  // apart, so one shuffle pairs them up for 2-element stores.
+  Value g8 = e.divu(lane, e.c(4)), c4 = e.remu(lane, e.c(4));
+  Value odd = e.eq(e.remu(g8, e.c(2)), e.c(1));
+  Value oddIdx = e.select(odd, e.c(1), e.c(0));
+  Value nBase = e.add(e.add(e.mul(tile.nTile, e.c(kSM90TileRows)),
+                            e.mul(warpgroup, e.c(kSM90WarpgroupRows))),
+                      e.add(e.mul(warp, e.c(16)), g8));
+  Value alpha = alphaOf(tile.group);
+  Value outBase = pick(args.outputs, tile.group);
+  Value accBase = cfg.hasAcc ? pick(args.accs, tile.group) : Value();
+  // Output row of token-matrix row r: its row within the group's output.
+  Value outRowBase = cfg.mode == Grouping::independent ? tile.rowBase : e.c(0);
+  Value width = e.ci(e.i32, 32), four = e.ci(e.i32, 4);
+  unsigned outBytes = cfg.outElement.getIntOrFloatBitWidth() / 8;
+  auto vecOut = VectorType::get({2}, cfg.outElement);
+  auto vecF32 = VectorType::get({2}, e.f32);
+  for (int64_t j = 0; j < cfg.tokenTile / 8; ++j) {
+    for (int64_t h = 0; h < 2; ++h) {
+      Value x0 = e.fmul(LLVM::ExtractValueOp::create(b, loc, acc, 4 * j + 2 * h),
+                        alpha);
+      Value x1 = e.fmul(
+          LLVM::ExtractValueOp::create(b, loc, acc, 4 * j + 2 * h + 1), alpha);
+      Value send = e.select(odd, x0, x1);
+      Value recv = gpu::ShuffleOp::create(b, loc, send, four, width,
+                                          gpu::ShuffleMode::XOR)
+                       .getShuffleResult();
+      Value lo = e.select(odd, recv, x0);
+      Value hi = e.select(odd, x1, recv);
+      Value token = e.add(e.add(tile.rowStart, e.c(8 * j)),
+                          e.add(e.mul(c4, e.c(2)), oddIdx));
+      Value n = e.sub(e.add(nBase, e.c(8 * h)), oddIdx);
+      Value ok = e.land(e.lt(token, tile.rowEnd), e.lt(n, e.c(cfg.n)));
+      e.ifThen(ok, [&] {
+        Value offset = e.add(e.mul(e.sub(token, outRowBase), e.c(cfg.n)), n);
+        Value byteOffset = e.mul(offset, e.c(outBytes));
+        Value vlo = lo, vhi = hi;
+        if (cfg.hasAcc) {
+          Value cin = e.load(VectorType::get({2}, cfg.outElement),
+                             e.gep(accBase, byteOffset), 2 * outBytes);
+          if (!cfg.outElement.isF32())
+            cin = arith::ExtFOp::create(b, loc, vecF32, cin);
+          Value beta = e.cf(cfg.beta);
+          vlo = e.fadd(vlo, e.fmul(beta, vector::ExtractOp::create(b, loc, cin, 0)));
+          vhi = e.fadd(vhi, e.fmul(beta, vector::ExtractOp::create(b, loc, cin, 1)));
+        }
+        Value pair = vector::FromElementsOp::create(b, loc, vecF32,
+                                                    ValueRange{vlo, vhi});
+        if (!cfg.outElement.isF32())
+          pair = arith::TruncFOp::create(b, loc, vecOut, pair);
+        LLVM::StoreOp::create(b, loc, pair, e.gep(outBase, byteOffset),
+                              2 * outBytes);
+      });
+    }
+  }
+}
+
+void GemmKernelBuilder::emitConsumer(Value bars, Value stageBase,
+                                     Value warpgroup) {
+  NVVM::SetMaxRegisterOp::create(
+      b, loc, b.getI32IntegerAttr(232),
+      NVVM::SetMaxRegisterActionAttr::get(e.ctx,
+                                          NVVM::SetMaxRegisterAction::increase));
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value t128 = e.remu(tid, e.c(128));
+  Value warp = e.divu(t128, e.c(32)), lane = e.remu(t128, e.c(32));
+  Value lane4 = e.remu(lane, e.c(4));
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value total = totalTiles();
+  Value ticks = e.c(10000000);
+  // Shared-memory descriptor of stage 0 (K-major, 128B swizzle): address>>4
+  // in bits 0-13, LBO 16 B (unused), SBO 1024 B (8 rows of 128 B), swizzle
+  // mode 1 (128B) in bits 62-63.
+  Value stageAddr = e.toI64(
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, stageBase));
+  Value desc0 = e.ori(e.andi(e.shru(stageAddr, e.ci(e.i64, 4)),
+                             e.ci(e.i64, 0x3FFF)),
+                      e.ci(e.i64, (int64_t(1) << 16) | (int64_t(64) << 32) |
+                                      (int64_t(1) << 62)));
+  auto stageDesc = [&](Value s) {
+    return e.add(desc0, e.toI64(e.mul(s, e.c(cfg.stageBytes() / 16))));
+  };
+  auto waitFull = [&](Value it) {
+    Value s = e.remu(it, e.c(cfg.stages));
+    Value phase = e.remu(e.divu(it, e.c(cfg.stages)), e.c(2));
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, bars,
+                                           e.cmp(arith::CmpIPredicate::ne,
+                                                 phase, e.c(0)),
+                                           ticks, s);
+    return s;
+  };
+  auto release = [&](Value it) {
+    Value s = e.remu(it, e.c(cfg.stages));
+    nvgpu::MBarrierArriveOp::create(
+        b, loc, nvgpu::MBarrierTokenType::get(e.ctx), bars,
+        e.add(s, e.c(cfg.stages)));
+  };
+
+  auto structType = accType;
+  bool promote = cfg.promoteEvery > 0;
+  scf::ForOp::create(
+      b, loc, bid, total, grid, ValueRange{e.c(0)},
+      [&](OpBuilder &, Location, Value t, ValueRange itIn) {
+        Value it0 = itIn[0];
+        Tile tile = decodeTile(t);
+        Value weightBase = pick(args.weights, tile.group);
+        Value scaleBase = pick(args.scales, tile.group);
+        if (cfg.stackedWeights()) {
+          weightBase = e.add(weightBase,
+                             e.toI64(e.mul(tile.group, e.c(cfg.n * cfg.k / 2))));
+          int64_t unitsPerGroup = ceilDiv(cfg.n, kScaleTileRows) *
+                                  ceilDiv(cfg.k / 16, kScaleTileCols) * 512;
+          scaleBase = e.add(scaleBase,
+                            e.toI64(e.mul(tile.group, e.c(unitsPerGroup))));
+        }
+        Value row0 = e.add(e.add(e.mul(tile.nTile, e.c(kSM90TileRows)),
+                                 e.mul(warpgroup, e.c(kSM90WarpgroupRows))),
+                           e.add(e.mul(warp, e.c(16)), e.divu(lane, e.c(4))));
+        auto rawValues = [&](const Raw &r) {
+          return SmallVector<Value>{r.row0, r.row1, r.scale0, r.scale1};
+        };
+        auto rawOf = [&](ValueRange v) { return Raw{v[0], v[1], v[2], v[3]}; };
+        // Prologue: blocks 0 and 1 in registers.
+        SmallVector<Value> init;
+        Value zero = LLVM::ZeroOp::create(b, loc, structType);
+        init.push_back(zero); // the tensor-core accumulator
+        if (promote)
+          init.push_back(zero); // the fp32 total of the finished chunks
+        for (int64_t kb = 0; kb < 2; ++kb)
+          llvm::append_range(init, rawValues(loadRaw(weightBase, scaleBase,
+                                                     row0, e.c(kb), lane4)));
+        int64_t carried = promote ? 2 : 1;
+        // Pairs of k blocks: A register set 0 for even blocks, 1 for odd
+        // ones, so a set is rewritten only after the wgmmas reading it are
+        // known complete (wait_group 1 after the next block's wgmmas).
+        auto loop = scf::ForOp::create(
+            b, loc, e.c(0), e.c(kBlocksPadded / 2), e.c(1), init,
+            [&](OpBuilder &, Location, Value i, ValueRange st) {
+              Value acc = st[0];
+              Value total = promote ? st[1] : Value();
+              SmallVector<Value> raws(st.drop_front(carried));
+              for (int64_t slot = 0; slot < 2; ++slot) {
+                Value kb = e.add(e.mul(i, e.c(2)), e.c(slot));
+                Raw raw = rawOf(ValueRange(raws).slice(4 * slot, 4));
+                auto a = dequant(raw);
+                // Refill this slot with block kb + 2 (in flight during the
+                // next iterations).
+                Raw next = loadRaw(weightBase, scaleBase, row0,
+                                   e.add(kb, e.c(2)), lane4);
+                auto nextValues = rawValues(next);
+                std::copy(nextValues.begin(), nextValues.end(),
+                          raws.begin() + 4 * slot);
+                Value it = e.add(it0, kb);
+                Value s = waitFull(it);
+                Value accumulate;
+                if (promote && slot == 0) {
+                  // A chunk starts: fold the finished one into the fp32
+                  // total (its wgmmas must be complete) and restart the
+                  // tensor-core sum (scale-d = 0).
+                  Value chunkStart =
+                      e.eq(e.remu(kb, e.c(cfg.promoteEvery)), e.c(0));
+                  auto fold = scf::IfOp::create(
+                      b, loc, TypeRange{structType},
+                      e.land(chunkStart,
+                             e.cmp(arith::CmpIPredicate::sgt, kb, e.c(0))),
+                      /*withElseRegion=*/true);
+                  {
+                    OpBuilder::InsertionGuard guard(b);
+                    b.setInsertionPointToStart(&fold.getThenRegion().front());
+                    NVVM::WgmmaWaitGroupSyncOp::create(b, loc,
+                                                       b.getI64IntegerAttr(0));
+                    scf::YieldOp::create(
+                        b, loc, ValueRange{addAccumulators(total, acc)});
+                    b.setInsertionPointToStart(&fold.getElseRegion().front());
+                    scf::YieldOp::create(b, loc, ValueRange{total});
+                  }
+                  total = fold.getResult(0);
+                  accumulate = arith::ExtUIOp::create(
+                      b, loc, e.i32,
+                      arith::XOrIOp::create(b, loc, chunkStart,
+                                            e.ci(e.i1, 1)));
+                }
+                acc = issueWgmmas(acc, a, stageDesc(s), accumulate);
+                NVVM::WgmmaWaitGroupSyncOp::create(b, loc,
+                                                   b.getI64IntegerAttr(1));
+                // The previous block's wgmmas are done: its stage is free.
+                e.ifThen(e.cmp(arith::CmpIPredicate::sgt, kb, e.c(0)),
+                         [&] { release(e.sub(it, e.c(1))); });
+              }
+              SmallVector<Value> yield{acc};
+              if (promote)
+                yield.push_back(total);
+              yield.append(raws);
+              scf::YieldOp::create(b, loc, yield);
+            });
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+        release(e.add(it0, e.c(kBlocksPadded - 1)));
+        Value result = promote ? addAccumulators(loop.getResult(1),
+                                                 loop.getResult(0))
+                               : loop.getResult(0);
+        emitEpilogue(result, tile, warpgroup, warp, lane);
+        scf::YieldOp::create(b, loc,
+                             ValueRange{e.add(it0, e.c(kBlocksPadded))});
+      });
+}
+
+gpu::GPUFuncOp GemmKernelBuilder::build(gpu::GPUModuleOp module,
+                                        StringRef name) {
+  MLIRContext *ctx = e.ctx;
+  kBlocksPadded = ceilDiv(cfg.kBlocks(), 2) * 2;
+  accType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(cfg.tokenTile / 2, e.f32));
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  descType = nvgpu::TensorMapDescriptorType::get(
+      ctx,
+      MemRefType::get({cfg.tokenTile, kSM90BlockK}, e.f16,
+                      MemRefLayoutAttrInterface(), workgroup),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  // Dynamic shared memory as an extern global (gpu.dynamic_shared_memory
+  // becomes a 1-byte static variable after NVPTX demotion).
+  std::string smemName = (name + "_smem").str();
+  auto smemGlobalType = MemRefType::get({0}, e.i8, MemRefLayoutAttrInterface(),
+                                        workgroup);
+  memref::GlobalOp::create(b, loc, smemName, b.getStringAttr("public"),
+                           smemGlobalType, Attribute(), /*constant=*/false,
+                           b.getI64IntegerAttr(1024));
+
+  SmallVector<Type> argTypes{LLVM::LLVMPointerType::get(ctx)};
+  int64_t numI64 = 2 * cfg.weightPointers() + cfg.outputPointers() *
+                                                  (cfg.hasAcc ? 2 : 1);
+  numI64 += cfg.mode != Grouping::independent;
+  numI64 += cfg.aDecode + cfg.bDecode + cfg.alpha;
+  argTypes.append(numI64, e.i64);
+  auto func = gpu::GPUFuncOp::create(b, loc, name,
+                                     FunctionType::get(ctx, argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr("nvvm.maxntid",
+                b.getDenseI32ArrayAttr({int32_t(cfg.threads()), 1, 1}));
+  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  auto argIt = entry.getArguments().begin();
+  args.tokenMap = *argIt++;
+  auto take = [&](int64_t count, SmallVector<Value> &into) {
+    for (int64_t i = 0; i < count; ++i)
+      into.push_back(*argIt++);
+  };
+  take(cfg.weightPointers(), args.weights);
+  take(cfg.weightPointers(), args.scales);
+  take(cfg.outputPointers(), args.outputs);
+  if (cfg.hasAcc)
+    take(cfg.outputPointers(), args.accs);
+  if (cfg.mode != Grouping::independent)
+    args.groupInfo = *argIt++;
+  if (cfg.aDecode)
+    args.aDecode = *argIt++;
+  if (cfg.bDecode)
+    args.bDecode = *argIt++;
+  if (cfg.alpha)
+    args.alpha = *argIt++;
+
+  // Barriers: full[s] (TMA bytes landed) and empty[s] (consumers done).
+  auto barsType = nvgpu::MBarrierGroupType::get(ctx, workgroup,
+                                                2 * cfg.stages);
+  Value bars = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value first = e.eq(tid, e.c(0));
+  for (int64_t s = 0; s < cfg.stages; ++s) {
+    nvgpu::MBarrierInitOp::create(b, loc, bars, e.c(1), e.c(s), first);
+    nvgpu::MBarrierInitOp::create(b, loc, bars,
+                                  e.c(128 * kSM90ConsumerWarpgroups),
+                                  e.c(cfg.stages + s), first);
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  // The ring, 1024-byte aligned (128B-swizzle atoms).
+  Value global = memref::GetGlobalOp::create(b, loc, smemGlobalType, smemName);
+  auto allType = MemRefType::get({cfg.sharedBytes()}, e.i8,
+                                 MemRefLayoutAttrInterface(), workgroup);
+  Value all = memref::ReinterpretCastOp::create(
+      b, loc, allType, global, /*offset=*/0,
+      ArrayRef<int64_t>{cfg.sharedBytes()}, ArrayRef<int64_t>{1});
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, all);
+  Value aligned = e.andi(e.add(base, e.c(1023)), e.c(~int64_t(1023)));
+  Value pad = e.sub(aligned, base);
+  auto ringType = MemRefType::get({cfg.sharedBytes() - 1024}, e.i8,
+                                  MemRefLayoutAttrInterface(), workgroup);
+  Value ring = memref::ViewOp::create(b, loc, ringType, all, pad, ValueRange{});
+
+  Value warpgroup = e.divu(tid, e.c(128));
+  scf::IfOp::create(
+      b, loc, e.eq(warpgroup, e.c(kSM90ConsumerWarpgroups)),
+      [&](OpBuilder &, Location) {
+        emitProducer(bars, ring);
+        scf::YieldOp::create(b, loc);
+      },
+      [&](OpBuilder &, Location) {
+        emitConsumer(bars, ring, warpgroup);
+        scf::YieldOp::create(b, loc);
+      });
+  gpu::ReturnOp::create(b, loc);
+  return func;
+}
+
+} // namespace
+
+gpu::GPUFuncOp mlir::nvfp4::buildSM90GroupedGemmKernel(
+    OpBuilder &b, Location loc, gpu::GPUModuleOp module, StringRef name,
+    const SM90GemmConfig &config) {
+  GemmKernelBuilder builder(b, loc, config);
+  return builder.build(module, name);
+}

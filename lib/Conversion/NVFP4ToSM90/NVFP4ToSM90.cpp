@@ -1,0 +1,464 @@
+//===- NVFP4ToSM90.cpp - nvfp4 matmuls on Hopper tensor cores --------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// NVFP4 matmuls become, on the host: an exact NVFP4 -> f16 pre-pass over the
+// token operand (A) written in the K order the GEMM kernel consumes, a TMA
+// descriptor of that buffer, and one launch of the persistent RS-wgmma kernel
+// (GroupedGemmKernel.cpp) over every tile of every group. Everything else
+// (and the matmuls this kernel does not cover) goes through the portable
+// convert-nvfp4-to-gpu patterns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Conversion/NVFP4ToSM90/NVFP4ToSM90.h"
+
+#include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
+#include "nvfp4/Conversion/NVFP4ToSM90/GroupedGemmKernel.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_CONVERTNVFP4TOSM90
+#include "nvfp4/Conversion/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+namespace {
+
+/// Options the patterns need.
+struct SM90Options {
+  int64_t ctas;
+  int64_t tokenTile; // 0: choose
+  int64_t stages;
+  int64_t promoteEvery;
+};
+
+/// The token tile: wgmma N. Small groups waste less with 64; large ones
+/// re-read the weights less with 128.
+int64_t chooseTokenTile(const SM90Options &options, int64_t typicalRows) {
+  if (options.tokenTile)
+    return options.tokenTile;
+  return typicalRows >= 512 ? 128 : 64;
+}
+
+/// dst[rowBase + r, :] = the exact f16 values of A[r, :] (no decode scale),
+/// permuted inside each 64-block as the kernel consumes K (sm90PermutedK),
+/// zero in the K padding. One thread per 16-value chunk.
+void emitTokenPrepass(OpBuilder &b, Location loc, Value values, Value scales,
+                      bool batched, int64_t batch, int64_t rows, int64_t k,
+                      Value dst, int64_t rowBase, int64_t kPadded) {
+  KernelIndexing ix(b, loc);
+  int64_t chunks = kPadded / kChunk;
+  SmallVector<int64_t> space = {batch, rows, chunks};
+  launchLinear(b, loc, batch * rows * chunks, [&](Value linear) {
+    NumericsBuilder nb(b, loc, b.getF32Type());
+    SmallVector<Value> id = ix.delinearize(linear, space);
+    Value bIdx = batched ? id[0] : Value();
+    Value r = id[1], chunk = id[2];
+    Value dstRow = ix.add(ix.add(ix.mul(id[0], ix.c(rows)), r), ix.c(rowBase));
+    Value inK = ix.lt(chunk, ix.c(k / kChunk));
+    // 16 values (zero past K), as f32.
+    auto f32x16 = VectorType::get({kChunk}, b.getF32Type());
+    auto valuesOf = scf::IfOp::create(
+        b, loc, TypeRange{f32x16}, inK,
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&valuesOf.getThenRegion().front());
+      Value k0 = ix.mul(chunk, ix.c(kChunk));
+      Value packed = vector::LoadOp::create(
+          b, loc, VectorType::get({kChunk / 2}, b.getI8Type()), values,
+          withBatch(bIdx, {r, ix.div(k0, ix.c(2))}), false, llvm::Align(8));
+      Value scale = nb.e4m3Decode(loadScaleByte(b, loc, scales,
+                                                /*swizzled=*/true, bIdx, r,
+                                                chunk));
+      SmallVector<Value> out;
+      for (int64_t i = 0; i < kChunk; ++i) {
+        Value byte = arith::ExtUIOp::create(
+            b, loc, b.getI32Type(),
+            vector::ExtractOp::create(b, loc, packed, i / 2));
+        Value code = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, byte, nb.i32(4 * (i % 2))),
+            nb.i32(0xF));
+        out.push_back(nb.mul(nb.e2m1Decode(code), scale));
+      }
+      scf::YieldOp::create(
+          b, loc, ValueRange{vector::FromElementsOp::create(b, loc, f32x16, out)});
+      b.setInsertionPointToStart(&valuesOf.getElseRegion().front());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::ConstantOp::create(
+              b, loc,
+              DenseElementsAttr::get(f32x16, b.getF32FloatAttr(0.0f)))});
+    }
+    Value vals = valuesOf.getResult(0);
+    // Permuted positions: value pairs (i, i+2) land in adjacent columns.
+    Value blockBase = ix.mul(ix.div(chunk, ix.c(4)), ix.c(kSM90BlockK));
+    Value inBlock = ix.rem(chunk, ix.c(4));
+    auto f16x2 = VectorType::get({2}, b.getF16Type());
+    for (int64_t i : {0, 1, 4, 5, 8, 9, 12, 13}) {
+      Value pair = vector::FromElementsOp::create(
+          b, loc, VectorType::get({2}, b.getF32Type()),
+          ValueRange{vector::ExtractOp::create(b, loc, vals, i),
+                     vector::ExtractOp::create(b, loc, vals, i + 2)});
+      Value half = arith::TruncFOp::create(b, loc, f16x2, pair);
+      // sm90PermutedK(c, i) = (16*step + 2c + t-offset); the chunk-dependent
+      // part is 2c.
+      int64_t fixed = sm90PermutedK(0, i);
+      Value col = ix.add(ix.add(blockBase, ix.c(fixed)),
+                         ix.mul(inBlock, ix.c(2)));
+      vector::StoreOp::create(b, loc, half, dst, ValueRange{dstRow, col}, false,
+                              llvm::Align(4));
+    }
+  });
+}
+
+/// Raw device address of a memref (identity layout, offset 0), as i64.
+Value addressOf(OpBuilder &b, Location loc, Value memref) {
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+/// A unique kernel name in the top-level module.
+std::string uniqueKernelName(ModuleOp module, StringRef base) {
+  for (int i = 0;; ++i) {
+    std::string name = (base + "_" + Twine(i)).str();
+    if (!SymbolTable::lookupSymbolIn(module, name))
+      return name;
+  }
+}
+
+/// The matmul, described for the kernel: operands in device memory.
+struct GemmOperands {
+  SmallVector<Value> aValues, aScales, weights, weightScales, outs, accs;
+  Value groupInfo, aDecode, bDecode, alpha;
+};
+
+/// Emits the pre-pass, the descriptor and the kernel launch.
+void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
+                  const SM90GemmConfig &cfg, const GemmOperands &ops,
+                  bool aBatched) {
+  Location loc = op->getLoc();
+  OpBuilder &b = rewriter;
+  MLIRContext *ctx = b.getContext();
+  auto module = op->getParentOfType<ModuleOp>();
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+
+  // Token operand in f16, permuted K.
+  int64_t totalRows = cfg.mode == Grouping::masked
+                          ? cfg.groups * cfg.maxRows
+                          : cfg.maxRows;
+  auto xType = MemRefType::get({std::max<int64_t>(totalRows, 1), cfg.kPadded()},
+                               b.getF16Type());
+  Value x = gpu::AllocOp::create(b, loc, xType, Type(), ValueRange{},
+                                 ValueRange{}, ValueRange{}, false)
+                .getMemref();
+  if (cfg.mode == Grouping::independent) {
+    int64_t rowBase = 0;
+    for (auto [g, rows] : llvm::enumerate(cfg.rowsPerGroup)) {
+      if (rows)
+        emitTokenPrepass(b, loc, ops.aValues[g], ops.aScales[g], false, 1,
+                         rows, cfg.k, x, rowBase, cfg.kPadded());
+      rowBase += rows;
+    }
+  } else if (totalRows) {
+    emitTokenPrepass(b, loc, ops.aValues.front(), ops.aScales.front(),
+                     aBatched, aBatched ? cfg.groups : 1,
+                     aBatched ? cfg.maxRows : totalRows, cfg.k, x, 0,
+                     cfg.kPadded());
+  }
+
+  // Its TMA descriptor (the runtime caches it per buffer).
+  KernelIndexing ix(b, loc);
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto descType = nvgpu::TensorMapDescriptorType::get(
+      ctx,
+      MemRefType::get({cfg.tokenTile, kSM90BlockK}, b.getF16Type(),
+                      MemRefLayoutAttrInterface(), workgroup),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(b.getF16Type(), Attribute()), x);
+  Value desc = nvgpu::TmaCreateDescriptorOp::create(
+      b, loc, descType, unranked,
+      ValueRange{ix.c(cfg.tokenTile), ix.c(kSM90BlockK)});
+  // gpu.func arguments cannot be tensor-map descriptors: pass the pointer.
+  Value mapPtr = UnrealizedConversionCastOp::create(
+                     b, loc, LLVM::LLVMPointerType::get(ctx), desc)
+                     .getResult(0);
+
+  // The kernel, in its own gpu.module.
+  std::string name = uniqueKernelName(module, "nvfp4_sm90_gemm");
+  gpu::GPUFuncOp kernel;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(b, loc, name);
+    kernel = buildSM90GroupedGemmKernel(b, loc, gpuModule, name, cfg);
+  }
+
+  SmallVector<Value> kernelArgs{mapPtr};
+  for (Value w : ops.weights)
+    kernelArgs.push_back(addressOf(b, loc, w));
+  for (Value s : ops.weightScales)
+    kernelArgs.push_back(addressOf(b, loc, s));
+  for (Value o : ops.outs)
+    kernelArgs.push_back(addressOf(b, loc, o));
+  for (Value a : ops.accs)
+    kernelArgs.push_back(addressOf(b, loc, a));
+  for (Value v : {ops.groupInfo, ops.aDecode, ops.bDecode, ops.alpha})
+    if (v)
+      kernelArgs.push_back(addressOf(b, loc, v));
+  Value smem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                            cfg.sharedBytes());
+  gpu::LaunchFuncOp::create(
+      b, loc, kernel, gpu::KernelDim3{ix.c(cfg.ctas), ix.c(1), ix.c(1)},
+      gpu::KernelDim3{ix.c(cfg.threads()), ix.c(1), ix.c(1)}, smem,
+      kernelArgs);
+  gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, x);
+}
+
+/// Whether the kernel covers an (N, K, output) combination: NVFP4 scales
+/// (MXFP4 goes the portable way), an even N (outputs are stored in pairs).
+LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
+                        Type scaleType, int64_t n) {
+  if (!isa<Float8E4M3FNType>(scaleType))
+    return rewriter.notifyMatchFailure(op, "sm90 kernel: NVFP4 only");
+  if (n % 2)
+    return rewriter.notifyMatchFailure(op, "sm90 kernel: N must be even");
+  return success();
+}
+
+struct MatmulToSM90 : OpConversionPattern<MatmulOp> {
+  MatmulToSM90(const TypeConverter &converter, MLIRContext *ctx,
+               SM90Options options)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), options(options) {}
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "bufferize first");
+    auto aType = cast<ShapedType>(op.getA().getType());
+    auto outType = cast<ShapedType>(op.getOut().getType());
+    int64_t m = aType.getDimSize(0), n = outType.getDimSize(1),
+            k = aType.getDimSize(1);
+    if (failed(supported(rewriter, op,
+                         cast<ShapedType>(op.getAScales().getType())
+                             .getElementType(),
+                         n)))
+      return failure();
+    SM90GemmConfig cfg;
+    cfg.mode = Grouping::independent;
+    cfg.groups = 1;
+    cfg.n = n;
+    cfg.k = k;
+    cfg.rowsPerGroup = {m};
+    cfg.maxRows = m;
+    cfg.tokenTile = chooseTokenTile(options, m);
+    cfg.stages = options.stages;
+    cfg.ctas = options.ctas;
+    cfg.promoteEvery = options.promoteEvery;
+    cfg.outElement = outType.getElementType();
+    cfg.hasAcc = static_cast<bool>(adaptor.getAcc());
+    cfg.beta = op.getBeta().convertToFloat();
+    cfg.aDecode = static_cast<bool>(adaptor.getADecodeScale());
+    cfg.bDecode = static_cast<bool>(adaptor.getBDecodeScale());
+    cfg.alpha = static_cast<bool>(adaptor.getAlpha());
+    GemmOperands ops;
+    ops.aValues = {adaptor.getA()};
+    ops.aScales = {adaptor.getAScales()};
+    ops.weights = {adaptor.getB()};
+    ops.weightScales = {adaptor.getBScales()};
+    ops.outs = {adaptor.getOut()};
+    if (cfg.hasAcc)
+      ops.accs = {adaptor.getAcc()};
+    ops.aDecode = adaptor.getADecodeScale();
+    ops.bDecode = adaptor.getBDecodeScale();
+    ops.alpha = adaptor.getAlpha();
+    emitSM90Gemm(rewriter, op, cfg, ops, /*aBatched=*/false);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  SM90Options options;
+};
+
+struct GroupedMatmulToSM90 : OpConversionPattern<GroupedMatmulOp> {
+  GroupedMatmulToSM90(const TypeConverter &converter, MLIRContext *ctx,
+                      SM90Options options)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), options(options) {}
+  LogicalResult
+  matchAndRewrite(GroupedMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "bufferize first");
+    Grouping mode = op.getGrouping();
+    auto bType = cast<ShapedType>(op.getB().front().getType());
+    auto aType = cast<ShapedType>(op.getA().front().getType());
+    Type scaleType =
+        cast<ShapedType>(op.getAScales().front().getType()).getElementType();
+    SM90GemmConfig cfg;
+    cfg.mode = mode;
+    if (mode == Grouping::independent) {
+      cfg.groups = op.getA().size();
+      cfg.n = bType.getDimSize(0);
+      cfg.k = bType.getDimSize(1);
+      // One kernel covers groups of one N and K.
+      for (auto [a, bv] : llvm::zip(op.getA(), op.getB())) {
+        auto at = cast<ShapedType>(a.getType());
+        auto bt = cast<ShapedType>(bv.getType());
+        if (bt.getDimSize(0) != cfg.n || bt.getDimSize(1) != cfg.k)
+          return rewriter.notifyMatchFailure(
+              op, "sm90 kernel: groups of different N or K");
+        cfg.rowsPerGroup.push_back(at.getDimSize(0));
+        cfg.maxRows += at.getDimSize(0);
+      }
+    } else {
+      cfg.groups = bType.getDimSize(0);
+      cfg.n = bType.getDimSize(1);
+      cfg.k = bType.getDimSize(2);
+      cfg.maxRows = aType.getDimSize(aType.getRank() - 2);
+    }
+    if (failed(supported(rewriter, op, scaleType, cfg.n)))
+      return failure();
+    int64_t typicalRows =
+        mode == Grouping::contiguous ? cfg.maxRows / std::max<int64_t>(cfg.groups, 1)
+        : mode == Grouping::masked   ? cfg.maxRows
+                                     : cfg.maxRows / cfg.groups;
+    cfg.tokenTile = chooseTokenTile(options, typicalRows);
+    cfg.stages = options.stages;
+    cfg.ctas = options.ctas;
+    cfg.promoteEvery = options.promoteEvery;
+    cfg.outElement =
+        cast<ShapedType>(op.getOuts().front().getType()).getElementType();
+    cfg.hasAcc = !adaptor.getAcc().empty();
+    cfg.beta = op.getBeta().convertToFloat();
+    auto perGroup = [](Value v) {
+      return v && cast<MemRefType>(v.getType()).getRank() == 1;
+    };
+    cfg.aDecode = static_cast<bool>(adaptor.getADecodeScale());
+    cfg.aDecodePerGroup = perGroup(adaptor.getADecodeScale());
+    cfg.bDecode = static_cast<bool>(adaptor.getBDecodeScale());
+    cfg.bDecodePerGroup = perGroup(adaptor.getBDecodeScale());
+    cfg.alpha = static_cast<bool>(adaptor.getAlpha());
+
+    GemmOperands ops;
+    ops.aValues.assign(adaptor.getA().begin(), adaptor.getA().end());
+    ops.aScales.assign(adaptor.getAScales().begin(), adaptor.getAScales().end());
+    ops.weights.assign(adaptor.getB().begin(), adaptor.getB().end());
+    ops.weightScales.assign(adaptor.getBScales().begin(),
+                            adaptor.getBScales().end());
+    ops.outs.assign(adaptor.getOuts().begin(), adaptor.getOuts().end());
+    ops.accs.assign(adaptor.getAcc().begin(), adaptor.getAcc().end());
+    ops.groupInfo = mode == Grouping::contiguous ? adaptor.getGroupOffsets()
+                    : mode == Grouping::masked   ? adaptor.getMaskedM()
+                                                 : Value();
+    ops.aDecode = adaptor.getADecodeScale();
+    ops.bDecode = adaptor.getBDecodeScale();
+    ops.alpha = adaptor.getAlpha();
+    Location loc = op.getLoc();
+    emitSM90Gemm(rewriter, op, cfg, ops, mode == Grouping::masked);
+    if (mode == Grouping::masked)
+      emitMaskedRows(rewriter, loc, cfg, ops, op.getBeta().convertToFloat());
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  /// Rows at or past masked_m[g] hold beta * acc (0 without acc).
+  static void emitMaskedRows(OpBuilder &b, Location loc,
+                             const SM90GemmConfig &cfg, const GemmOperands &ops,
+                             float beta) {
+    KernelIndexing ix(b, loc);
+    SmallVector<int64_t> space = {cfg.groups, cfg.maxRows, cfg.n};
+    Value out = ops.outs.front();
+    Value acc = ops.accs.empty() ? Value() : ops.accs.front();
+    launchLinear(b, loc, cfg.groups * cfg.maxRows * cfg.n, [&](Value linear) {
+      NumericsBuilder nb(b, loc, b.getF32Type());
+      SmallVector<Value> id = ix.delinearize(linear, space);
+      Value valid = ix.loadIndex(ops.groupInfo, {id[0]});
+      scf::IfOp::create(b, loc, ix.le(valid, id[1]), [&](OpBuilder &, Location) {
+        Value v = nb.f32(0.0);
+        if (acc) {
+          Value c = memref::LoadOp::create(b, loc, acc, id);
+          if (!c.getType().isF32())
+            c = arith::ExtFOp::create(b, loc, b.getF32Type(), c);
+          v = nb.mul(nb.f32(beta), c);
+        }
+        if (!cfg.outElement.isF32())
+          v = arith::TruncFOp::create(b, loc, cfg.outElement, v);
+        memref::StoreOp::create(b, loc, v, out, id);
+        scf::YieldOp::create(b, loc);
+      });
+    });
+  }
+  SM90Options options;
+};
+
+struct ConvertNVFP4ToSM90Pass
+    : public nvfp4::impl::ConvertNVFP4ToSM90Base<ConvertNVFP4ToSM90Pass> {
+  using Base::Base;
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    // The kernel's limits: wgmma N (and the accumulator registers), the
+    // 227 KiB of shared memory, the pairs-of-blocks K loop.
+    auto reject = [&](const Twine &message) {
+      getOperation().emitError() << "convert-nvfp4-to-sm90: " << message;
+      signalPassFailure();
+    };
+    if (tokenTile != 0 && tokenTile != 64 && tokenTile != 128)
+      return reject("token-tile must be 0 (choose), 64 or 128, got " +
+                    Twine(tokenTile));
+    if (stages < 2 || stages * 128 * kSM90BlockK * 2 + 1024 > 227 * 1024)
+      return reject("stages must be at least 2 and fit 227 KiB of shared "
+                    "memory with 128-token tiles (at most 14), got " +
+                    Twine(stages));
+    if (ctas < 1)
+      return reject("ctas must be positive, got " + Twine(ctas));
+    if (promoteEvery < 0 || promoteEvery % 2)
+      return reject("promote-every must be even and non-negative, got " +
+                    Twine(promoteEvery));
+    StorageTypeConverter converter;
+    RewritePatternSet patterns(ctx);
+    populateNVFP4ToGPUConversionPatterns(converter, patterns);
+    populateNVFP4ToSM90ConversionPatterns(converter, patterns, ctas, tokenTile,
+                                          stages, promoteEvery);
+    ConversionTarget target(*ctx);
+    configureNVFP4ToGPULegality(target, converter);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::nvfp4::populateNVFP4ToSM90ConversionPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns, int64_t ctas,
+    int64_t tokenTile, int64_t stages, int64_t promoteEvery) {
+  SM90Options options{ctas, tokenTile, stages, promoteEvery};
+  patterns.add<MatmulToSM90, GroupedMatmulToSM90>(
+      converter, patterns.getContext(), options);
+}
