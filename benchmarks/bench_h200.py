@@ -104,21 +104,29 @@ def check(name, got, a, b, rows_of):
     return worst
 
 
-def time_ours(label, fn, reps):
-    """(graph replays, back-to-back calls) medians in us, and the outputs."""
-    outs, t_stream = fn(benchmark=True, warmup=5, reps=reps)
+def time_ours(label, fn, reps, graph_only=False):
+    """(graph replays, back-to-back calls) medians in us (None when not
+    measured), and the outputs."""
+    t_stream = None
+    if not graph_only:
+        outs, t_stream = fn(benchmark=True, warmup=5, reps=reps)
     try:
-        _, t_graph = fn(benchmark=True, graph=True, warmup=5, reps=reps)
+        outs_g, t_graph = fn(benchmark=True, graph=True, warmup=5, reps=reps)
         graph_us = t_graph.median_us
+        if graph_only:
+            outs = outs_g
     except compiler.RunnerError as e:
         print(f"{label}: graph timing failed: {e}", flush=True)
+        if graph_only:
+            raise
         graph_us = None
-    print(f"{label}: {graph_us} us (graph replays), {t_stream.median_us:.1f} us (calls)  "
-          f"[{t_stream.device}]", flush=True)
-    return graph_us, t_stream.median_us, outs
+    calls_us = t_stream.median_us if t_stream else None
+    print(f"{label}: {graph_us} us (graph replays), {calls_us} us (calls)", flush=True)
+    return graph_us, calls_us, outs
 
 
-def bench_case(name, reps, rng):
+def bench_case(name, reps, rng, forms=("matmul", "independent", "contiguous"),
+               graph_only=False):
     ms, n, k = CASES[name]
     a = [random_operand(m, k, "nvfp4", rng, modest=True) + (m,) for m in ms]
     b = [random_operand(n, k, "nvfp4", rng, modest=True) for _ in ms]
@@ -127,18 +135,21 @@ def bench_case(name, reps, rng):
     if len(ms) == 1:
         fn = lambda **o: compiler.matmul(a[0][0], a[0][1], b[0][0], b[0][1], out="f16",
                                          target="gpu", **o)
-        tg, ts, c = time_ours(f"{name} matmul", fn, reps)
+        tg, ts, c = time_ours(f"{name} matmul", fn, reps, graph_only)
         err = check(f"{name} matmul", c, a, b, lambda g, idx: c[idx])
         results.append(dict(case=name, form="matmul", graph_us=tg, calls_us=ts, check=err,
                             tflops=flops / (tg or ts) * 1e-6))
         return results
-    fn = lambda **o: compiler.grouped_matmul(
-        "independent", [x[0] for x in a], [x[1] for x in a], [y[0] for y in b],
-        [y[1] for y in b], out="f16", target="gpu", **o)
-    tg, ts, c = time_ours(f"{name} independent", fn, reps)
-    err = check(f"{name} independent", c, a, b, lambda g, idx: c[g][idx])
-    results.append(dict(case=name, form="independent", graph_us=tg, calls_us=ts, check=err,
-                        tflops=flops / (tg or ts) * 1e-6))
+    if "independent" in forms:
+        fn = lambda **o: compiler.grouped_matmul(
+            "independent", [x[0] for x in a], [x[1] for x in a], [y[0] for y in b],
+            [y[1] for y in b], out="f16", target="gpu", **o)
+        tg, ts, c = time_ours(f"{name} independent", fn, reps, graph_only)
+        err = check(f"{name} independent", c, a, b, lambda g, idx: c[g][idx])
+        results.append(dict(case=name, form="independent", graph_us=tg, calls_us=ts,
+                            check=err, tflops=flops / (tg or ts) * 1e-6))
+    if "contiguous" not in forms:
+        return results
     # MoE layout: rows concatenated, weights stacked, group offsets.
     offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
     a_cat = np.concatenate([x[0] for x in a])
@@ -148,7 +159,7 @@ def bench_case(name, reps, rng):
     fn = lambda **o: compiler.grouped_matmul(
         "contiguous", a_cat, ref.swizzle_scales(a_rm), b_stack, b_s, group_offsets=offsets,
         out="f16", target="gpu", **o)
-    tg, ts, c = time_ours(f"{name} contiguous", fn, reps)
+    tg, ts, c = time_ours(f"{name} contiguous", fn, reps, graph_only)
     err = check(f"{name} contiguous", c, a, b,
                 lambda g, idx: c[offsets[g]:offsets[g + 1]][idx])
     results.append(dict(case=name, form="contiguous", graph_us=tg, calls_us=ts, check=err,

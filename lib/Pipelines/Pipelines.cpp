@@ -102,6 +102,7 @@ void mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.tokenTile = options.tokenTile;
   sm90.stages = options.stages;
   sm90.promoteEvery = options.promoteEvery;
+  sm90.weightPrefetch = options.weightPrefetch;
   pm.addPass(createConvertNVFP4ToSM90(sm90));
   buildGPUBackendPipeline(pm, options.chip, options.features,
                           options.optLevel, options.format);

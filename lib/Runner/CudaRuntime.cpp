@@ -61,7 +61,7 @@ struct Driver {
   decltype(&::cuMemcpyHtoD) memcpyHtoD = nullptr;
   decltype(&::cuStreamBeginCapture) streamBeginCapture = nullptr;
   decltype(&::cuStreamEndCapture) streamEndCapture = nullptr;
-  decltype(&::cuGraphInstantiate) graphInstantiate = nullptr;
+  decltype(&::cuGraphInstantiateWithFlags) graphInstantiate = nullptr;
   decltype(&::cuGraphLaunch) graphLaunch = nullptr;
   decltype(&::cuGraphExecDestroy) graphExecDestroy = nullptr;
   decltype(&::cuGraphDestroy) graphDestroy = nullptr;
@@ -174,7 +174,8 @@ llvm::Error initialize() {
   resolve(cu.memcpyHtoD, "cuMemcpyHtoD");
   resolve(cu.streamBeginCapture, "cuStreamBeginCapture");
   resolve(cu.streamEndCapture, "cuStreamEndCapture");
-  resolve(cu.graphInstantiate, "cuGraphInstantiate");
+  // cuGraphInstantiate is the CUDA 11 five-argument entry point.
+  resolve(cu.graphInstantiate, "cuGraphInstantiateWithFlags");
   resolve(cu.graphLaunch, "cuGraphLaunch");
   resolve(cu.graphExecDestroy, "cuGraphExecDestroy");
   resolve(cu.graphDestroy, "cuGraphDestroy");
@@ -365,7 +366,10 @@ static void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                              void **params, void **extra,
                              size_t /*paramsCount*/) {
   Runtime &rt = runtime();
-  if (!function)
+  // After a failed call (a module, a tensor map) the kernel could wait
+  // forever on data that never comes: launch nothing more, the error is
+  // reported when the program returns.
+  if (!function || !rt.firstError.empty())
     return;
   auto fn = static_cast<CUfunction>(function);
   // Kernels asking for more than the default 48 KiB must opt in.

@@ -53,15 +53,26 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
     break;
   case Target::GPU: {
     if (options.chip == "sm_90a" && !options.portableKernels) {
-      LowerToSM90Options sm90;
-      sm90.chip = options.chip;
-      if (options.ctas > 0)
-        sm90.ctas = options.ctas;
-      buildLowerToSM90Pipeline(pm, sm90);
+      std::unique_ptr<LowerToSM90Options> sm90 =
+          LowerToSM90Options::createFromString(options.pipelineOptions);
+      if (!sm90)
+        return makeError("bad --pipeline-options for nvfp4-lower-to-sm90: '" +
+                         options.pipelineOptions + "'");
+      if (sm90->chip.getNumOccurrences() == 0)
+        sm90->chip = options.chip;
+      if (options.ctas > 0 && sm90->ctas.getNumOccurrences() == 0)
+        sm90->ctas = options.ctas;
+      buildLowerToSM90Pipeline(pm, *sm90);
       break;
     }
-    LowerToGPUOptions gpuOptions;
-    gpuOptions.chip = options.chip;
+    std::unique_ptr<LowerToGPUOptions> parsed =
+        LowerToGPUOptions::createFromString(options.pipelineOptions);
+    if (!parsed)
+      return makeError("bad --pipeline-options for nvfp4-lower-to-gpu: '" +
+                       options.pipelineOptions + "'");
+    LowerToGPUOptions &gpuOptions = *parsed;
+    if (gpuOptions.chip.getNumOccurrences() == 0)
+      gpuOptions.chip = options.chip;
     buildLowerToGPUPipeline(pm, gpuOptions);
     break;
   }

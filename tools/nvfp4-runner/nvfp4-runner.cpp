@@ -101,6 +101,11 @@ static cl::opt<bool> portable(
     cl::desc("GPU: use the portable SIMT kernels even where the chip has its "
              "own lowering (sm_90a wgmma GEMMs)"),
     cl::cat(category));
+static cl::opt<std::string> pipelineOptions(
+    "pipeline-options",
+    cl::desc("GPU: options of the pipeline the runner picks, as nvfp4-opt "
+             "takes them (e.g. \"token-tile=128 stages=4\" on sm_90a)"),
+    cl::cat(category));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module"),
                                  cl::cat(category));
@@ -259,6 +264,7 @@ int main(int argc, char **argv) {
     options.target = targetName == "gpu" ? Target::GPU : Target::CPU;
     options.chip = chipName.empty() ? "sm_90a" : chipName.getValue();
     options.portableKernels = portable;
+    options.pipelineOptions = pipelineOptions;
     options.dumpLowered = dumpLowered ? &llvm::outs() : nullptr;
     prepareCudaToolkit();
     if (llvm::Error err = Program::lower(*module, entryName, options))
@@ -317,6 +323,7 @@ int main(int argc, char **argv) {
       options.target = Target::GPU;
       options.chip = chipName.empty() ? getCudaChip() : chipName.getValue();
       options.portableKernels = portable;
+      options.pipelineOptions = pipelineOptions;
       options.ctas = getCudaMultiprocessorCount();
       prepareCudaToolkit();
     } else if (targetName == "gpu") {

@@ -115,7 +115,10 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "Depth of the shared-memory token ring">,
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
            "K blocks of 64 summed in the tensor core before the partial sum "
-           "is added to an fp32 register total (even; 0: never)">
+           "is added to an fp32 register total (even; 0: never)">,
+    Option<"weightPrefetch", "weight-prefetch", "int64_t", /*default=*/"0",
+           "K blocks of weights loaded ahead into registers (2, 4, 6, 8; "
+           "0: 4 for 64-token tiles, 2 for 128)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -60,6 +60,11 @@ struct LowerToSM90Options : public PassPipelineOptions<LowerToSM90Options> {
       llvm::cl::desc("GEMM K blocks per tensor-core partial sum (even; 0: "
                      "all of K)"),
       llvm::cl::init(4)};
+  Option<int64_t> weightPrefetch{
+      *this, "weight-prefetch",
+      llvm::cl::desc("GEMM K blocks of weights loaded ahead (2, 4, 6, 8; "
+                     "0: by tile)"),
+      llvm::cl::init(0)};
 };
 
 /// Tensor programs to buffers: canonicalize, One-Shot Bufferize across

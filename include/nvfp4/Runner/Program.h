@@ -31,6 +31,10 @@ struct ProgramOptions {
   /// Persistent CTAs of the chip-specific GEMMs (the device's SM count);
   /// 0 keeps the pipeline's default.
   int64_t ctas = 0;
+  /// Options of the chip's pipeline, as nvfp4-opt takes them (e.g.
+  /// "token-tile=128 stages=4" for nvfp4-lower-to-sm90); they override
+  /// the ones above.
+  std::string pipelineOptions;
   /// Print the lowered (LLVM dialect) module here when set.
   llvm::raw_ostream *dumpLowered = nullptr;
 };

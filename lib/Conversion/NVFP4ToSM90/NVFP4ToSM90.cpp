@@ -46,17 +46,9 @@ using namespace mlir::nvfp4;
 
 namespace {
 
-/// Options the patterns need.
-struct SM90Options {
-  int64_t ctas;
-  int64_t tokenTile; // 0: choose
-  int64_t stages;
-  int64_t promoteEvery;
-};
-
 /// The token tile: wgmma N. Small groups waste less with 64; large ones
 /// re-read the weights less with 128.
-int64_t chooseTokenTile(const SM90Options &options, int64_t typicalRows) {
+int64_t chooseTokenTile(const SM90KernelOptions &options, int64_t typicalRows) {
   if (options.tokenTile)
     return options.tokenTile;
   return typicalRows >= 512 ? 128 : 64;
@@ -132,6 +124,15 @@ void emitTokenPrepass(OpBuilder &b, Location loc, Value values, Value scales,
                               llvm::Align(4));
     }
   });
+}
+
+/// Weight blocks in flight per consumer thread: about the same time ahead
+/// for both tiles (a 128-token block takes twice the MMA time).
+int64_t chooseWeightPrefetch(const SM90KernelOptions &options,
+                             int64_t tokenTile) {
+  if (options.weightPrefetch)
+    return options.weightPrefetch;
+  return tokenTile >= 128 ? 2 : 4;
 }
 
 /// Raw device address of a memref (identity layout, offset 0), as i64.
@@ -255,7 +256,7 @@ LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
 
 struct MatmulToSM90 : OpConversionPattern<MatmulOp> {
   MatmulToSM90(const TypeConverter &converter, MLIRContext *ctx,
-               SM90Options options)
+               SM90KernelOptions options)
       : OpConversionPattern(converter, ctx, /*benefit=*/2), options(options) {}
   LogicalResult
   matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
@@ -282,6 +283,7 @@ struct MatmulToSM90 : OpConversionPattern<MatmulOp> {
     cfg.stages = options.stages;
     cfg.ctas = options.ctas;
     cfg.promoteEvery = options.promoteEvery;
+    cfg.weightPrefetch = chooseWeightPrefetch(options, cfg.tokenTile);
     cfg.outElement = outType.getElementType();
     cfg.hasAcc = static_cast<bool>(adaptor.getAcc());
     cfg.beta = op.getBeta().convertToFloat();
@@ -303,12 +305,12 @@ struct MatmulToSM90 : OpConversionPattern<MatmulOp> {
     rewriter.eraseOp(op);
     return success();
   }
-  SM90Options options;
+  SM90KernelOptions options;
 };
 
 struct GroupedMatmulToSM90 : OpConversionPattern<GroupedMatmulOp> {
   GroupedMatmulToSM90(const TypeConverter &converter, MLIRContext *ctx,
-                      SM90Options options)
+                      SM90KernelOptions options)
       : OpConversionPattern(converter, ctx, /*benefit=*/2), options(options) {}
   LogicalResult
   matchAndRewrite(GroupedMatmulOp op, OpAdaptor adaptor,
@@ -352,6 +354,7 @@ struct GroupedMatmulToSM90 : OpConversionPattern<GroupedMatmulOp> {
     cfg.stages = options.stages;
     cfg.ctas = options.ctas;
     cfg.promoteEvery = options.promoteEvery;
+    cfg.weightPrefetch = chooseWeightPrefetch(options, cfg.tokenTile);
     cfg.outElement =
         cast<ShapedType>(op.getOuts().front().getType()).getElementType();
     cfg.hasAcc = !adaptor.getAcc().empty();
@@ -414,7 +417,7 @@ struct GroupedMatmulToSM90 : OpConversionPattern<GroupedMatmulOp> {
       });
     });
   }
-  SM90Options options;
+  SM90KernelOptions options;
 };
 
 struct ConvertNVFP4ToSM90Pass
@@ -431,7 +434,11 @@ struct ConvertNVFP4ToSM90Pass
     if (tokenTile != 0 && tokenTile != 64 && tokenTile != 128)
       return reject("token-tile must be 0 (choose), 64 or 128, got " +
                     Twine(tokenTile));
-    if (stages < 2 || stages * 128 * kSM90BlockK * 2 + 1024 > 227 * 1024)
+    SM90GemmConfig widest;
+    widest.tokenTile = 128;
+    widest.stages = stages;
+    // 1 KiB of static shared memory (barriers) on top of the dynamic part.
+    if (stages < 2 || widest.sharedBytes() + 1024 > 227 * 1024)
       return reject("stages must be at least 2 and fit 227 KiB of shared "
                     "memory with 128-token tiles (at most 14), got " +
                     Twine(stages));
@@ -440,11 +447,16 @@ struct ConvertNVFP4ToSM90Pass
     if (promoteEvery < 0 || promoteEvery % 2)
       return reject("promote-every must be even and non-negative, got " +
                     Twine(promoteEvery));
+    if (weightPrefetch < 0 || weightPrefetch > 8 || weightPrefetch % 2)
+      return reject("weight-prefetch must be 0 (choose), 2, 4, 6 or 8, got " +
+                    Twine(weightPrefetch));
     StorageTypeConverter converter;
     RewritePatternSet patterns(ctx);
     populateNVFP4ToGPUConversionPatterns(converter, patterns);
-    populateNVFP4ToSM90ConversionPatterns(converter, patterns, ctas, tokenTile,
-                                          stages, promoteEvery);
+    populateNVFP4ToSM90ConversionPatterns(
+        converter, patterns,
+        SM90KernelOptions{ctas, tokenTile, stages, promoteEvery,
+                          weightPrefetch});
     ConversionTarget target(*ctx);
     configureNVFP4ToGPULegality(target, converter);
     if (failed(applyPartialConversion(getOperation(), target,
@@ -456,9 +468,8 @@ struct ConvertNVFP4ToSM90Pass
 } // namespace
 
 void mlir::nvfp4::populateNVFP4ToSM90ConversionPatterns(
-    const TypeConverter &converter, RewritePatternSet &patterns, int64_t ctas,
-    int64_t tokenTile, int64_t stages, int64_t promoteEvery) {
-  SM90Options options{ctas, tokenTile, stages, promoteEvery};
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    const SM90KernelOptions &options) {
   patterns.add<MatmulToSM90, GroupedMatmulToSM90>(
       converter, patterns.getContext(), options);
 }

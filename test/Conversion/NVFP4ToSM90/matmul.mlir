@@ -23,10 +23,11 @@
 // CHECK:       gpu.module @nvfp4_sm90_gemm_0
 // CHECK:         memref.global "public" @nvfp4_sm90_gemm_0_smem : memref<0xi8, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
 // CHECK:         gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
-// Full and empty barriers for each of the 6 stages; consumers arrive 256 strong.
+// Full and empty barriers for each of the 6 stages; a stage is released by
+// one arrival per consumer warp (8).
 // CHECK:           nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 12>
 // CHECK-COUNT-6:   nvgpu.mbarrier.init %{{.*}}, %{{.*}}, predicate
-// CHECK:           nvgpu.mbarrier.init %{{.*}}[%c11], %c256{{.*}}, predicate
+// CHECK:           nvgpu.mbarrier.init %{{.*}}[%c11], %c8{{.*}}, predicate
 // Producer warpgroup: few registers, one elected thread issues TMA.
 // CHECK:           nvvm.setmaxregister decrease 40
 // CHECK:           nvvm.elect.sync

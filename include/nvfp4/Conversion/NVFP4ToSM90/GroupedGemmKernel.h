@@ -59,6 +59,9 @@ struct SM90GemmConfig {
   /// core). Even. The tensor core's fp32 accumulation truncates, so its
   /// error grows linearly with K; chunking bounds that growth.
   int64_t promoteEvery = 4;
+  /// K blocks of weights loaded ahead into registers (even, >= 2): covers
+  /// the global-memory latency. The consumer loop is unrolled by it.
+  int64_t weightPrefetch = 4;
   Type outElement;
   bool hasAcc = false;
   float beta = 1.0f;

@@ -18,6 +18,15 @@ namespace nvfp4 {
 #define GEN_PASS_DECL_CONVERTNVFP4TOSM90
 #include "nvfp4/Conversion/Passes.h.inc"
 
+/// The kernel's tuning knobs (the pass options of the same names).
+struct SM90KernelOptions {
+  int64_t ctas = 132;
+  int64_t tokenTile = 0; // 0: 64 or 128 by group size
+  int64_t stages = 6;
+  int64_t promoteEvery = 4;
+  int64_t weightPrefetch = 0; // 0: 4 for 64-token tiles, 2 for 128
+};
+
 /// Patterns lowering bufferized NVFP4 matmuls / grouped matmuls to the
 /// sm_90a kernel (GroupedGemmKernel.h): a token pre-pass, a TMA descriptor
 /// and one persistent launch. They take precedence (benefit 2) over the
@@ -27,9 +36,7 @@ namespace nvfp4 {
 /// choose 64 or 128 from the group sizes.
 void populateNVFP4ToSM90ConversionPatterns(const TypeConverter &converter,
                                            RewritePatternSet &patterns,
-                                           int64_t ctas, int64_t tokenTile,
-                                           int64_t stages,
-                                           int64_t promoteEvery);
+                                           const SM90KernelOptions &options);
 
 } // namespace nvfp4
 } // namespace mlir
