@@ -108,6 +108,19 @@ void mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
                           options.optLevel, options.format);
 }
 
+void mlir::nvfp4::buildLowerToSM100Pipeline(
+    OpPassManager &pm, const LowerToSM100Options &options) {
+  buildBufferizationPipeline(pm);
+  ConvertNVFP4ToSM100Options sm100;
+  sm100.ctas = options.ctas;
+  sm100.tokenTile = options.tokenTile;
+  sm100.stages = options.stages;
+  sm100.hardwareE2m1 = options.hardwareE2m1;
+  pm.addPass(createConvertNVFP4ToSM100(sm100));
+  buildGPUBackendPipeline(pm, options.chip, options.features,
+                          options.optLevel, options.format);
+}
+
 void mlir::nvfp4::registerPipelines() {
   PassPipelineRegistration<>(
       "nvfp4-bufferize",
@@ -127,4 +140,9 @@ void mlir::nvfp4::registerPipelines() {
       "Lower an nvfp4 program for Hopper (sm_90a): NVFP4 matmuls on a "
       "persistent TMA + wgmma kernel, the rest portable",
       buildLowerToSM90Pipeline);
+  PassPipelineRegistration<LowerToSM100Options>(
+      "nvfp4-lower-to-sm100",
+      "Lower an nvfp4 program for Blackwell (sm_100a): block-scaled matmuls "
+      "on tcgen05, hardware E2M1 quantize, the rest portable",
+      buildLowerToSM100Pipeline);
 }

@@ -52,6 +52,19 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
     buildLowerToCPUPipeline(pm, LowerToCPUOptions());
     break;
   case Target::GPU: {
+    if (options.chip == "sm_100a" && !options.portableKernels) {
+      std::unique_ptr<LowerToSM100Options> sm100 =
+          LowerToSM100Options::createFromString(options.pipelineOptions);
+      if (!sm100)
+        return makeError("bad --pipeline-options for nvfp4-lower-to-sm100: '" +
+                         options.pipelineOptions + "'");
+      if (sm100->chip.getNumOccurrences() == 0)
+        sm100->chip = options.chip;
+      if (options.ctas > 0 && sm100->ctas.getNumOccurrences() == 0)
+        sm100->ctas = options.ctas;
+      buildLowerToSM100Pipeline(pm, *sm100);
+      break;
+    }
     if (options.chip == "sm_90a" && !options.portableKernels) {
       std::unique_ptr<LowerToSM90Options> sm90 =
           LowerToSM90Options::createFromString(options.pipelineOptions);

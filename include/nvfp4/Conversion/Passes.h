@@ -9,6 +9,7 @@
 
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/NVFP4ToSCF/NVFP4ToSCF.h"
+#include "nvfp4/Conversion/NVFP4ToSM100/NVFP4ToSM100.h"
 #include "nvfp4/Conversion/NVFP4ToSM90/NVFP4ToSM90.h"
 
 #include "mlir/Pass/Pass.h"

@@ -133,4 +133,56 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
   ];
 }
 
+def ConvertNVFP4ToSM100 : Pass<"convert-nvfp4-to-sm100", "ModuleOp"> {
+  let summary = "Lower bufferized nvfp4 ops for Blackwell (sm_100a): tcgen05";
+  let description = [{
+    `convert-nvfp4-to-gpu` with, for sm_100a:
+
+    * NVFP4 and MXFP4 matmuls and grouped matmuls (all three groupings) on
+      one persistent, warp-specialised kernel per op around the native
+      block-scaled MMA (docs/design/sm100-gemm.md): TMA of the FP4 codes
+      (byte views, 128B swizzle) and 1-D bulk copies of the 512-byte scale
+      units into a shared-memory ring, `tcgen05.cp` of the scales into
+      tensor memory, `tcgen05.mma.block_scale` (kind mxf4nvf4 block16 or
+      mxf4 block32, M = 128 weight rows, N = the token tile) into
+      double-buffered TMEM accumulators, and an epilogue warpgroup
+      (`tcgen05.ld`, alpha and beta * acc in fp32, the output cast) that
+      overlaps the next tile's MMAs. Contiguous groups get their token
+      scales repacked first so that each group starts on a 128-row block.
+    * quantize with the hardware E2M1 conversion
+      (`cvt.rn.satfinite.e2m1x2.f32`) for round-to-nearest; stochastic
+      rounding keeps the emulated rule of the numerics contract.
+
+    Nothing this pass emits has run on Blackwell hardware: its output is
+    checked by ptxas -arch=sm_100a, by an independent decoder of the
+    instruction and shared-memory descriptors and TMEM addresses in the
+    PTX (python/nvfp4/ptx_decode.py), and by SASS inspection.
+
+    Post-condition: as for `convert-nvfp4-to-gpu`, plus gpu.modules holding
+    the GEMM kernels (nvvm tcgen05 / TMA / mbarrier ops) and host
+    `nvgpu.tma.create.descriptor`.
+  }];
+  let options = [
+    Option<"ctas", "ctas", "int64_t", /*default=*/"148",
+           "Persistent CTAs launched per GEMM (a B200 has 148 SMs)">,
+    Option<"tokenTile", "token-tile", "int64_t", /*default=*/"0",
+           "Tokens per tile (MMA N: 64, 128 or 256); 0 picks by group size">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Depth of the shared-memory ring; 0: the deepest that fits (<= 6)">,
+    Option<"hardwareE2m1", "hardware-e2m1", "bool", /*default=*/"true",
+           "Quantize with cvt.rn.satfinite.e2m1x2.f32">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // NVFP4_CONVERSION_PASSES

@@ -67,6 +67,39 @@ struct LowerToSM90Options : public PassPipelineOptions<LowerToSM90Options> {
       llvm::cl::init(0)};
 };
 
+struct LowerToSM100Options
+    : public PassPipelineOptions<LowerToSM100Options> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("GPU to compile for (sm_100a)"),
+                           llvm::cl::init("sm_100a")};
+  // PTX 8.8: tcgen05.mma's .block16 / .block32 qualifiers.
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features, e.g. +ptx88"),
+                               llvm::cl::init("+ptx88")};
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("NVVM/ptxas optimization level"),
+                       llvm::cl::init(3)};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("what gpu.binary holds: bin (cubin), isa (PTX), fatbin"),
+      llvm::cl::init("bin")};
+  Option<int64_t> ctas{*this, "ctas",
+                       llvm::cl::desc("persistent CTAs per GEMM (SM count)"),
+                       llvm::cl::init(148)};
+  Option<int64_t> tokenTile{
+      *this, "token-tile",
+      llvm::cl::desc("GEMM token tile (64, 128 or 256; 0 chooses)"),
+      llvm::cl::init(0)};
+  Option<int64_t> stages{
+      *this, "stages",
+      llvm::cl::desc("GEMM shared-memory ring depth (0: deepest that fits)"),
+      llvm::cl::init(0)};
+  Option<bool> hardwareE2m1{
+      *this, "hardware-e2m1",
+      llvm::cl::desc("quantize with cvt.rn.satfinite.e2m1x2.f32"),
+      llvm::cl::init(true)};
+};
+
 /// Tensor programs to buffers: canonicalize, One-Shot Bufferize across
 /// function boundaries (identity layouts), results turned into out-params
 /// (the caller owns every output buffer), deallocation of temporaries.
@@ -92,6 +125,12 @@ void buildLowerToGPUPipeline(OpPassManager &pm,
 void buildLowerToSM90Pipeline(OpPassManager &pm,
                               const LowerToSM90Options &options);
 
+/// nvfp4 programs for Blackwell: as buildLowerToGPUPipeline, with NVFP4
+/// and MXFP4 matmuls on the tcgen05 kernel and hardware E2M1 quantize
+/// (convert-nvfp4-to-sm100), PTX 8.8.
+void buildLowerToSM100Pipeline(OpPassManager &pm,
+                               const LowerToSM100Options &options);
+
 /// The GPU stages after the nvfp4 conversion (shared by the chip-specific
 /// pipelines): outlining, async launches, NVVM, cubin, host LLVM.
 void buildGPUBackendPipeline(OpPassManager &pm, StringRef chip,
@@ -99,7 +138,7 @@ void buildGPUBackendPipeline(OpPassManager &pm, StringRef chip,
                              StringRef format = "bin");
 
 /// Registers `nvfp4-bufferize`, `nvfp4-lower-to-cpu`, `nvfp4-lower-to-gpu`,
-/// `nvfp4-lower-to-sm90`.
+/// `nvfp4-lower-to-sm90`, `nvfp4-lower-to-sm100`.
 void registerPipelines();
 
 } // namespace nvfp4

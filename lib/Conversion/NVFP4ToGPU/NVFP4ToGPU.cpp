@@ -108,11 +108,15 @@ struct KernelLowering : OpConversionPattern<OpTy> {
 };
 
 struct QuantizeToGPU : KernelLowering<QuantizeOp> {
-  using KernelLowering::KernelLowering;
+  QuantizeToGPU(const TypeConverter &converter, MLIRContext *ctx,
+                GPUKernelOptions options)
+      : KernelLowering(converter, ctx), options(options) {}
+  GPUKernelOptions options;
   LogicalResult lower(QuantizeOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     QuantizeSpec spec = QuantizeSpec::get(op);
+    spec.hardwareE2M1 = options.hardwareE2M1 && !spec.stochastic;
     ValueRange outs = adaptor.getOuts();
     OpBuilder &b = rewriter;
     KernelIndexing ix(b, loc);
@@ -613,16 +617,43 @@ struct ConvertNVFP4ToGPUPass
 
 } // namespace
 
+void mlir::nvfp4::emitMaskedRowsFill(OpBuilder &b, Location loc,
+                                     int64_t groups, int64_t maxRows,
+                                     int64_t n, Type outElement, Value out,
+                                     Value acc, Value maskedM, float beta) {
+  KernelIndexing ix(b, loc);
+  SmallVector<int64_t> space = {groups, maxRows, n};
+  launchLinear(b, loc, groups * maxRows * n, [&](Value linear) {
+    NumericsBuilder nb(b, loc, b.getF32Type());
+    SmallVector<Value> id = ix.delinearize(linear, space);
+    Value valid = ix.loadIndex(maskedM, {id[0]});
+    scf::IfOp::create(b, loc, ix.le(valid, id[1]), [&](OpBuilder &, Location) {
+      Value v = nb.f32(0.0);
+      if (acc) {
+        Value c = memref::LoadOp::create(b, loc, acc, id);
+        if (!c.getType().isF32())
+          c = arith::ExtFOp::create(b, loc, b.getF32Type(), c);
+        v = nb.mul(nb.f32(beta), c);
+      }
+      if (!outElement.isF32())
+        v = arith::TruncFOp::create(b, loc, outElement, v);
+      memref::StoreOp::create(b, loc, v, out, id);
+      scf::YieldOp::create(b, loc);
+    });
+  });
+}
+
 void mlir::nvfp4::populateNVFP4ToGPUConversionPatterns(
-    const TypeConverter &converter, RewritePatternSet &patterns) {
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    const GPUKernelOptions &options) {
   populateStorageConversionPatterns(converter, patterns);
   // Host allocations become device allocations (over the storage patterns).
   patterns.add<AllocToGPU, DeallocToGPU, CopyToGPU>(converter,
                                                     patterns.getContext(),
                                                     /*benefit=*/2);
-  patterns.add<QuantizeToGPU, DequantizeToGPU, SwizzleToGPU, UnswizzleToGPU,
-               MatmulToGPU, GroupedMatmulToGPU>(converter,
-                                                patterns.getContext());
+  patterns.add<QuantizeToGPU>(converter, patterns.getContext(), options);
+  patterns.add<DequantizeToGPU, SwizzleToGPU, UnswizzleToGPU, MatmulToGPU,
+               GroupedMatmulToGPU>(converter, patterns.getContext());
 }
 
 void mlir::nvfp4::configureNVFP4ToGPULegality(ConversionTarget &target,

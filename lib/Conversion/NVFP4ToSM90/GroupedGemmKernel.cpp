@@ -1,4 +1,5 @@
-//===- GroupedGemmKernel.cpp - the sm_90a block-scaled GEMM kernel ---------===//
+//===- GroupedGemmKernel.cpp - the sm_90a block-scaled GEMM kernel
+//---------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -11,6 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/Conversion/NVFP4ToSM90/GroupedGemmKernel.h"
+
+#include "nvfp4/Dialect/NVFP4/Utils/KernelEmitter.h"
+#include "nvfp4/Dialect/NVFP4/Utils/TileSchedule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -37,110 +41,11 @@ int64_t mlir::nvfp4::sm90PermutedK(int64_t chunk, int64_t i) {
 
 namespace {
 
-/// Small arith/LLVM helpers bound to a builder and a location.
-struct Emitter {
-  OpBuilder &b;
-  Location loc;
-  MLIRContext *ctx;
-  Type i1, i8, i16, i32, i64, f16, f32, idx;
-  LLVM::LLVMPointerType globalPtr;
-
-  Emitter(OpBuilder &b, Location loc)
-      : b(b), loc(loc), ctx(b.getContext()), i1(b.getI1Type()),
-        i8(b.getI8Type()), i16(b.getI16Type()), i32(b.getI32Type()),
-        i64(b.getI64Type()), f16(b.getF16Type()), f32(b.getF32Type()),
-        idx(b.getIndexType()),
-        globalPtr(LLVM::LLVMPointerType::get(b.getContext(), 1)) {}
-
-  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value ci(Type t, int64_t v) { return arith::ConstantIntOp::create(b, loc, t, v); }
-  Value cf(float v) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value divu(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value remu(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value andi(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value ori(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
-  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
-  Value shru(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
-  Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value maxsi(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
-  Value select(Value cnd, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, cnd, x, y);
-  }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value lt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
-  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
-  Value land(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value toI64(Value v) {
-    return arith::IndexCastOp::create(b, loc, i64, v);
-  }
-  Value toIndex(Value v) {
-    return arith::IndexCastOp::create(b, loc, idx, v);
-  }
-  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-
-  /// A global pointer `base + offset` (bytes) from an i64 address.
-  Value gep(Value base, Value byteOffset) {
-    Value p = LLVM::IntToPtrOp::create(b, loc, globalPtr, base);
-    return LLVM::GEPOp::create(b, loc, globalPtr, i8, p,
-                               ValueRange{toI64(byteOffset)});
-  }
-  /// Read-only global load (ld.global.nc).
-  Value loadInvariant(Type type, Value ptr, unsigned align) {
-    return LLVM::LoadOp::create(b, loc, type, ptr, align, /*volatile=*/false,
-                                /*nontemporal=*/false, /*invariant=*/true);
-  }
-  Value load(Type type, Value ptr, unsigned align) {
-    return LLVM::LoadOp::create(b, loc, type, ptr, align);
-  }
-  /// Loads element `index` (index) of an array of `type` at address `base`.
-  Value loadElement(Type type, Value base, Value index) {
-    unsigned bytes = type.getIntOrFloatBitWidth() / 8;
-    return load(type, gep(base, mul(index, c(bytes))), bytes);
-  }
-
-  /// if (cond) yield then() else yield zeros of the same types.
-  SmallVector<Value> ifElseZero(Value cond, TypeRange types,
-                                function_ref<SmallVector<Value>()> then) {
-    auto op = scf::IfOp::create(
-        b, loc, cond,
-        [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, then()); },
-        [&](OpBuilder &, Location) {
-          SmallVector<Value> zeros;
-          for (Type t : types)
-            zeros.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(t)));
-          scf::YieldOp::create(b, loc, zeros);
-        });
-    return SmallVector<Value>(op.getResults());
-  }
-  void ifThen(Value cond, function_ref<void()> then) {
-    scf::IfOp::create(b, loc, cond, [&](OpBuilder &, Location) {
-      then();
-      scf::YieldOp::create(b, loc);
-    });
-  }
-};
-
 /// The kernel's runtime arguments, named.
 struct KernelArgs {
   Value tokenMap;
   SmallVector<Value> weights, scales, outputs, accs;
   Value groupInfo, aDecode, bDecode, alpha;
-};
-
-/// Where tile t of the persistent schedule lives.
-struct Tile {
-  Value group, nTile, mTile;
-  Value rowStart; // token-matrix row of the tile's first token
-  Value rowEnd;   // end of the group's rows (exclusive)
-  Value rowBase;  // token-matrix row of the group's first token
 };
 
 class GemmKernelBuilder {
@@ -151,12 +56,12 @@ public:
   gpu::GPUFuncOp build(gpu::GPUModuleOp module, StringRef name);
 
 private:
-  // Schedule.
-  Value groupRows(Value g);
-  Value groupRowBase(Value g);
-  Value tilesM(Value g);
-  Value totalTiles();
-  Tile decodeTile(Value t);
+  // Schedule (built in build(), once the group-info argument exists).
+  Value totalTiles() { return schedule->totalTiles(); }
+  ScheduledTile decodeTile(Value t) { return schedule->tile(t); }
+  Value pick(ArrayRef<Value> values, Value g) {
+    return schedule->pick(values, g);
+  }
   // Roles.
   void emitProducer(Value bars, Value stageBase);
   void emitConsumer(Value bars, Value stageBase, Value warpgroup);
@@ -171,9 +76,8 @@ private:
   Value issueWgmmas(Value acc, ArrayRef<SmallVector<Value>> a, Value desc,
                     Value accumulate);
   Value addAccumulators(Value total, Value acc);
-  void emitEpilogue(Value acc, const Tile &tile, Value warpgroup, Value warp,
-                    Value lane);
-  Value pick(ArrayRef<Value> values, Value g);
+  void emitEpilogue(Value acc, const ScheduledTile &tile, Value warpgroup,
+                    Value warp, Value lane);
   Value alphaOf(Value g);
 
   Emitter e;
@@ -181,107 +85,11 @@ private:
   Location loc;
   const SM90GemmConfig &cfg;
   KernelArgs args;
+  TileSpace space;
+  std::optional<TileSchedule> schedule;
   Type accType, descType;
   int64_t kBlocksPadded = 0;
 };
-
-/// values[g] for a run-time g (a select chain; G is small).
-Value GemmKernelBuilder::pick(ArrayRef<Value> values, Value g) {
-  Value result = values.front();
-  for (size_t i = 1; i < values.size(); ++i)
-    result = e.select(e.eq(g, e.c(i)), values[i], result);
-  return result;
-}
-
-Value GemmKernelBuilder::groupRows(Value g) {
-  switch (cfg.mode) {
-  case Grouping::independent: {
-    SmallVector<Value> rows;
-    for (int64_t r : cfg.rowsPerGroup)
-      rows.push_back(e.c(r));
-    return pick(rows, g);
-  }
-  case Grouping::contiguous: {
-    Value lo = e.toIndex(e.loadElement(e.i32, args.groupInfo, g));
-    Value hi = e.toIndex(e.loadElement(e.i32, args.groupInfo, e.add(g, e.c(1))));
-    // Offsets are run-time data: clamp so a bad table cannot read past A.
-    lo = e.minsi(e.maxsi(lo, e.c(0)), e.c(cfg.maxRows));
-    hi = e.minsi(e.maxsi(hi, lo), e.c(cfg.maxRows));
-    return e.sub(hi, lo);
-  }
-  case Grouping::masked: {
-    Value m = e.toIndex(e.loadElement(e.i32, args.groupInfo, g));
-    return e.minsi(e.maxsi(m, e.c(0)), e.c(cfg.maxRows));
-  }
-  }
-  return Value();
-}
-
-Value GemmKernelBuilder::groupRowBase(Value g) {
-  switch (cfg.mode) {
-  case Grouping::independent: {
-    SmallVector<Value> bases;
-    int64_t acc = 0;
-    for (int64_t r : cfg.rowsPerGroup) {
-      bases.push_back(e.c(acc));
-      acc += r;
-    }
-    return pick(bases, g);
-  }
-  case Grouping::contiguous: {
-    Value lo = e.toIndex(e.loadElement(e.i32, args.groupInfo, g));
-    return e.minsi(e.maxsi(lo, e.c(0)), e.c(cfg.maxRows));
-  }
-  case Grouping::masked:
-    return e.mul(g, e.c(cfg.maxRows));
-  }
-  return Value();
-}
-
-Value GemmKernelBuilder::tilesM(Value g) {
-  Value rows = groupRows(g);
-  return e.divu(e.add(rows, e.c(cfg.tokenTile - 1)), e.c(cfg.tokenTile));
-}
-
-Value GemmKernelBuilder::totalTiles() {
-  auto loop = scf::ForOp::create(
-      b, loc, e.c(0), e.c(cfg.groups), e.c(1), ValueRange{e.c(0)},
-      [&](OpBuilder &, Location, Value g, ValueRange acc) {
-        Value next = e.add(acc[0], e.mul(tilesM(g), e.c(cfg.nTiles())));
-        scf::YieldOp::create(b, loc, next);
-      });
-  return loop.getResult(0);
-}
-
-Tile GemmKernelBuilder::decodeTile(Value t) {
-  // Tiles are numbered group by group, n-tile by n-tile, token tiles
-  // fastest: CTAs running at the same time share a weight tile in L2.
-  auto loop = scf::ForOp::create(
-      b, loc, e.c(0), e.c(cfg.groups), e.c(1),
-      ValueRange{t, e.c(-1), e.c(0)},
-      [&](OpBuilder &, Location, Value g, ValueRange st) {
-        Value rem = st[0], found = st[1], local = st[2];
-        Value count = e.mul(tilesM(g), e.c(cfg.nTiles()));
-        Value searching = e.lt(found, e.c(0));
-        Value here = e.land(searching, e.lt(rem, count));
-        Value nextFound = e.select(here, g, found);
-        Value nextLocal = e.select(here, rem, local);
-        Value nextRem = e.select(e.land(searching, e.cmp(arith::CmpIPredicate::sge,
-                                                        rem, count)),
-                                 e.sub(rem, count), rem);
-        scf::YieldOp::create(b, loc, ValueRange{nextRem, nextFound, nextLocal});
-      });
-  Tile tile;
-  tile.group = loop.getResult(1);
-  Value local = loop.getResult(2);
-  Value tm = tilesM(tile.group);
-  tile.mTile = e.remu(local, tm);
-  tile.nTile = e.divu(local, tm);
-  tile.rowBase = groupRowBase(tile.group);
-  tile.rowStart = e.add(tile.rowBase, e.mul(tile.mTile, e.c(cfg.tokenTile)));
-  tile.rowEnd = e.add(tile.rowBase, groupRows(tile.group));
-  return tile;
-}
 
 //===----------------------------------------------------------------------===//
 // Producer: one elected thread fills the token ring with TMA
@@ -290,16 +98,16 @@ Tile GemmKernelBuilder::decodeTile(Value t) {
 void GemmKernelBuilder::emitProducer(Value bars, Value stageBase) {
   NVVM::SetMaxRegisterOp::create(
       b, loc, b.getI32IntegerAttr(40),
-      NVVM::SetMaxRegisterActionAttr::get(e.ctx,
-                                          NVVM::SetMaxRegisterAction::decrease));
+      NVVM::SetMaxRegisterActionAttr::get(
+          e.ctx, NVVM::SetMaxRegisterAction::decrease));
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value warpInGroup = e.divu(e.remu(tid, e.c(128)), e.c(32));
   e.ifThen(e.eq(warpInGroup, e.c(0)), [&] {
     Value elected = NVVM::ElectSyncOp::create(b, loc, e.i1, Value());
     e.ifThen(elected, [&] {
-      Value desc = UnrealizedConversionCastOp::create(b, loc, descType,
-                                                      args.tokenMap)
-                       .getResult(0);
+      Value desc =
+          UnrealizedConversionCastOp::create(b, loc, descType, args.tokenMap)
+              .getResult(0);
       nvgpu::TmaPrefetchOp::create(b, loc, desc, Value());
       Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
       Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
@@ -311,7 +119,7 @@ void GemmKernelBuilder::emitProducer(Value bars, Value stageBase) {
       scf::ForOp::create(
           b, loc, bid, total, grid, ValueRange{e.c(0)},
           [&](OpBuilder &, Location, Value t, ValueRange it0) {
-            Tile tile = decodeTile(t);
+            ScheduledTile tile = decodeTile(t);
             auto kloop = scf::ForOp::create(
                 b, loc, e.c(0), e.c(kBlocksPadded), e.c(1), it0,
                 [&](OpBuilder &, Location, Value kb, ValueRange it) {
@@ -330,9 +138,10 @@ void GemmKernelBuilder::emitProducer(Value bars, Value stageBase) {
                       e.mul(s, e.c(cfg.stageBytes())), ValueRange{});
                   nvgpu::TmaAsyncLoadOp::create(
                       b, loc, view, bars, desc,
-                      ValueRange{e.mul(kb, e.c(kSM90BlockK)), tile.rowStart},
-                      s, Value(), Value());
-                  scf::YieldOp::create(b, loc, ValueRange{e.add(it[0], e.c(1))});
+                      ValueRange{e.mul(kb, e.c(kSM90BlockK)), tile.rowStart}, s,
+                      Value(), Value());
+                  scf::YieldOp::create(b, loc,
+                                       ValueRange{e.add(it[0], e.c(1))});
                 });
             scf::YieldOp::create(b, loc, kloop.getResults());
           });
@@ -363,12 +172,11 @@ GemmKernelBuilder::Raw GemmKernelBuilder::loadRaw(Value weightBase,
       // (r/128, kb) of the swizzled scales.
       int64_t colTiles = ceilDiv(cfg.k / 16, kScaleTileCols);
       Value unit = e.add(e.mul(e.divu(row, e.c(128)), e.c(colTiles)), kb);
-      Value soff = e.add(e.mul(unit, e.c(512)),
-                         e.add(e.add(e.mul(e.remu(row, e.c(32)), e.c(16)),
-                                     e.mul(e.divu(e.remu(row, e.c(128)),
-                                                  e.c(32)),
-                                           e.c(4))),
-                               lane4));
+      Value soff = e.add(
+          e.mul(unit, e.c(512)),
+          e.add(e.add(e.mul(e.remu(row, e.c(32)), e.c(16)),
+                      e.mul(e.divu(e.remu(row, e.c(128)), e.c(32)), e.c(4))),
+                lane4));
       Value sc = e.loadInvariant(e.i8, e.gep(scaleBase, soff), 1);
       return SmallVector<Value>{data,
                                 arith::ExtUIOp::create(b, loc, e.i32, sc)};
@@ -401,7 +209,8 @@ SmallVector<SmallVector<Value>> GemmKernelBuilder::dequant(const Raw &raw) {
   // Both scales at once: (s0, s1) -> f16x2 * 64.
   Value scalePair = cvt(e.ori(raw.scale0, e.shl(raw.scale1, e.ci(e.i32, 8))));
   Value sixtyFour = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(f16x2, APFloat(APFloat::IEEEhalf(), "64")));
+      b, loc,
+      DenseElementsAttr::get(f16x2, APFloat(APFloat::IEEEhalf(), "64")));
   scalePair = arith::MulFOp::create(b, loc, scalePair, sixtyFour);
   Value splat0 = vector::ShuffleOp::create(b, loc, scalePair, scalePair,
                                            ArrayRef<int64_t>{0, 0});
@@ -434,8 +243,7 @@ SmallVector<SmallVector<Value>> GemmKernelBuilder::dequant(const Raw &raw) {
   return regs;
 }
 
-Value GemmKernelBuilder::issueWgmmas(Value acc,
-                                     ArrayRef<SmallVector<Value>> a,
+Value GemmKernelBuilder::issueWgmmas(Value acc, ArrayRef<SmallVector<Value>> a,
                                      Value desc, Value accumulate) {
   int64_t n = cfg.tokenTile / 2;
   std::string outs;
@@ -445,13 +253,12 @@ Value GemmKernelBuilder::issueWgmmas(Value acc,
   // predicate: D = A*B + D when set, D = A*B when clear. The accumulators
   // are tied ("0".."n-1") so they stay in place across the async group.
   auto asmFor = [&](bool predicated) {
-    std::string text = "wgmma.mma_async.sync.aligned.m64n" +
-                       std::to_string(cfg.tokenTile) + "k16.f32.f16.f16 {" +
-                       outs + "}, {$" + std::to_string(n) + ", $" +
-                       std::to_string(n + 1) + ", $" + std::to_string(n + 2) +
-                       ", $" + std::to_string(n + 3) + "}, $" +
-                       std::to_string(n + 4) + (predicated ? ", p" : ", 1") +
-                       ", 1, 1, 0;";
+    std::string text =
+        "wgmma.mma_async.sync.aligned.m64n" + std::to_string(cfg.tokenTile) +
+        "k16.f32.f16.f16 {" + outs + "}, {$" + std::to_string(n) + ", $" +
+        std::to_string(n + 1) + ", $" + std::to_string(n + 2) + ", $" +
+        std::to_string(n + 3) + "}, $" + std::to_string(n + 4) +
+        (predicated ? ", p" : ", 1") + ", 1, 1, 0;";
     if (predicated)
       text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(n + 5) +
              ", 0;\n" + text + "\n}";
@@ -516,7 +323,7 @@ Value GemmKernelBuilder::alphaOf(Value g) {
   return alpha ? alpha : e.cf(1.0f);
 }
 
-void GemmKernelBuilder::emitEpilogue(Value acc, const Tile &tile,
+void GemmKernelBuilder::emitEpilogue(Value acc, const ScheduledTile &tile,
                                      Value warpgroup, Value warp, Value lane) {
   // Thread (warp w, lane l; g8 = l/4, c = l%4) holds, for each n8 block j of
   // the token tile, D[w-row][token] for weight rows 16w+g8 (+8) and tokens
@@ -525,7 +332,7 @@ void GemmKernelBuilder::emitEpilogue(Value acc, const Tile &tile,
   Value g8 = e.divu(lane, e.c(4)), c4 = e.remu(lane, e.c(4));
   Value odd = e.eq(e.remu(g8, e.c(2)), e.c(1));
   Value oddIdx = e.select(odd, e.c(1), e.c(0));
-  Value nBase = e.add(e.add(e.mul(tile.nTile, e.c(kSM90TileRows)),
+  Value nBase = e.add(e.add(e.mul(tile.weightTile, e.c(kSM90TileRows)),
                             e.mul(warpgroup, e.c(kSM90WarpgroupRows))),
                       e.add(e.mul(warp, e.c(16)), g8));
   Value alpha = alphaOf(tile.group);
@@ -539,8 +346,8 @@ void GemmKernelBuilder::emitEpilogue(Value acc, const Tile &tile,
   auto vecF32 = VectorType::get({2}, e.f32);
   for (int64_t j = 0; j < cfg.tokenTile / 8; ++j) {
     for (int64_t h = 0; h < 2; ++h) {
-      Value x0 = e.fmul(LLVM::ExtractValueOp::create(b, loc, acc, 4 * j + 2 * h),
-                        alpha);
+      Value x0 = e.fmul(
+          LLVM::ExtractValueOp::create(b, loc, acc, 4 * j + 2 * h), alpha);
       Value x1 = e.fmul(
           LLVM::ExtractValueOp::create(b, loc, acc, 4 * j + 2 * h + 1), alpha);
       Value send = e.select(odd, x0, x1);
@@ -563,8 +370,10 @@ void GemmKernelBuilder::emitEpilogue(Value acc, const Tile &tile,
           if (!cfg.outElement.isF32())
             cin = arith::ExtFOp::create(b, loc, vecF32, cin);
           Value beta = e.cf(cfg.beta);
-          vlo = e.fadd(vlo, e.fmul(beta, vector::ExtractOp::create(b, loc, cin, 0)));
-          vhi = e.fadd(vhi, e.fmul(beta, vector::ExtractOp::create(b, loc, cin, 1)));
+          vlo = e.fadd(vlo,
+                       e.fmul(beta, vector::ExtractOp::create(b, loc, cin, 0)));
+          vhi = e.fadd(vhi,
+                       e.fmul(beta, vector::ExtractOp::create(b, loc, cin, 1)));
         }
         Value pair = vector::FromElementsOp::create(b, loc, vecF32,
                                                     ValueRange{vlo, vhi});
@@ -581,8 +390,8 @@ void GemmKernelBuilder::emitConsumer(Value bars, Value stageBase,
                                      Value warpgroup) {
   NVVM::SetMaxRegisterOp::create(
       b, loc, b.getI32IntegerAttr(232),
-      NVVM::SetMaxRegisterActionAttr::get(e.ctx,
-                                          NVVM::SetMaxRegisterAction::increase));
+      NVVM::SetMaxRegisterActionAttr::get(
+          e.ctx, NVVM::SetMaxRegisterAction::increase));
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value t128 = e.remu(tid, e.c(128));
   Value warp = e.divu(t128, e.c(32)), lane = e.remu(t128, e.c(32));
@@ -596,20 +405,18 @@ void GemmKernelBuilder::emitConsumer(Value bars, Value stageBase,
   // mode 1 (128B) in bits 62-63.
   Value stageAddr = e.toI64(
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, stageBase));
-  Value desc0 = e.ori(e.andi(e.shru(stageAddr, e.ci(e.i64, 4)),
-                             e.ci(e.i64, 0x3FFF)),
-                      e.ci(e.i64, (int64_t(1) << 16) | (int64_t(64) << 32) |
-                                      (int64_t(1) << 62)));
+  Value desc0 =
+      e.ori(e.andi(e.shru(stageAddr, e.ci(e.i64, 4)), e.ci(e.i64, 0x3FFF)),
+            e.ci(e.i64, (int64_t(1) << 16) | (int64_t(64) << 32) |
+                            (int64_t(1) << 62)));
   auto stageDesc = [&](Value s) {
     return e.add(desc0, e.toI64(e.mul(s, e.c(cfg.stageBytes() / 16))));
   };
   auto waitFull = [&](Value it) {
     Value s = e.remu(it, e.c(cfg.stages));
     Value phase = e.remu(e.divu(it, e.c(cfg.stages)), e.c(2));
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, bars,
-                                           e.cmp(arith::CmpIPredicate::ne,
-                                                 phase, e.c(0)),
-                                           ticks, s);
+    nvgpu::MBarrierTryWaitParityOp::create(
+        b, loc, bars, e.cmp(arith::CmpIPredicate::ne, phase, e.c(0)), ticks, s);
     return s;
   };
   // One arrival per consumer warp: wgmma.wait_group is warpgroup-wide, so
@@ -618,9 +425,9 @@ void GemmKernelBuilder::emitConsumer(Value bars, Value stageBase,
   auto release = [&](Value it) {
     Value s = e.remu(it, e.c(cfg.stages));
     e.ifThen(e.eq(lane, e.c(0)), [&] {
-      nvgpu::MBarrierArriveOp::create(
-          b, loc, nvgpu::MBarrierTokenType::get(e.ctx), bars,
-          e.add(s, e.c(cfg.stages)));
+      nvgpu::MBarrierArriveOp::create(b, loc,
+                                      nvgpu::MBarrierTokenType::get(e.ctx),
+                                      bars, e.add(s, e.c(cfg.stages)));
     });
   };
 
@@ -630,18 +437,18 @@ void GemmKernelBuilder::emitConsumer(Value bars, Value stageBase,
       b, loc, bid, total, grid, ValueRange{e.c(0)},
       [&](OpBuilder &, Location, Value t, ValueRange itIn) {
         Value it0 = itIn[0];
-        Tile tile = decodeTile(t);
+        ScheduledTile tile = decodeTile(t);
         Value weightBase = pick(args.weights, tile.group);
         Value scaleBase = pick(args.scales, tile.group);
         if (cfg.stackedWeights()) {
-          weightBase = e.add(weightBase,
-                             e.toI64(e.mul(tile.group, e.c(cfg.n * cfg.k / 2))));
+          weightBase = e.add(
+              weightBase, e.toI64(e.mul(tile.group, e.c(cfg.n * cfg.k / 2))));
           int64_t unitsPerGroup = ceilDiv(cfg.n, kScaleTileRows) *
                                   ceilDiv(cfg.k / 16, kScaleTileCols) * 512;
-          scaleBase = e.add(scaleBase,
-                            e.toI64(e.mul(tile.group, e.c(unitsPerGroup))));
+          scaleBase =
+              e.add(scaleBase, e.toI64(e.mul(tile.group, e.c(unitsPerGroup))));
         }
-        Value row0 = e.add(e.add(e.mul(tile.nTile, e.c(kSM90TileRows)),
+        Value row0 = e.add(e.add(e.mul(tile.weightTile, e.c(kSM90TileRows)),
                                  e.mul(warpgroup, e.c(kSM90WarpgroupRows))),
                            e.add(e.mul(warp, e.c(16)), e.divu(lane, e.c(4))));
         auto rawValues = [&](const Raw &r) {
@@ -711,8 +518,7 @@ void GemmKernelBuilder::emitConsumer(Value bars, Value stageBase,
                   total = fold.getResult(0);
                   accumulate = arith::ExtUIOp::create(
                       b, loc, e.i32,
-                      arith::XOrIOp::create(b, loc, chunkStart,
-                                            e.ci(e.i1, 1)));
+                      arith::XOrIOp::create(b, loc, chunkStart, e.ci(e.i1, 1)));
                 }
                 acc = issueWgmmas(acc, a, stageDesc(s), accumulate);
                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc,
@@ -729,9 +535,9 @@ void GemmKernelBuilder::emitConsumer(Value bars, Value stageBase,
             });
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
         release(e.add(it0, e.c(kBlocksPadded - 1)));
-        Value result = promote ? addAccumulators(loop.getResult(1),
-                                                 loop.getResult(0))
-                               : loop.getResult(0);
+        Value result =
+            promote ? addAccumulators(loop.getResult(1), loop.getResult(0))
+                    : loop.getResult(0);
         emitEpilogue(result, tile, warpgroup, warp, lane);
         scf::YieldOp::create(b, loc,
                              ValueRange{e.add(it0, e.c(kBlocksPadded))});
@@ -743,8 +549,8 @@ gpu::GPUFuncOp GemmKernelBuilder::build(gpu::GPUModuleOp module,
   MLIRContext *ctx = e.ctx;
   // Whole iterations of the consumers' unrolled loop; the producer loads
   // the same blocks (zeros past K: the TMA box is out of bounds).
-  kBlocksPadded = ceilDiv(cfg.kBlocks(), cfg.weightPrefetch) *
-                  cfg.weightPrefetch;
+  kBlocksPadded =
+      ceilDiv(cfg.kBlocks(), cfg.weightPrefetch) * cfg.weightPrefetch;
   accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(cfg.tokenTile / 2, e.f32));
   auto workgroup =
@@ -763,15 +569,15 @@ gpu::GPUFuncOp GemmKernelBuilder::build(gpu::GPUModuleOp module,
   // Dynamic shared memory as an extern global (gpu.dynamic_shared_memory
   // becomes a 1-byte static variable after NVPTX demotion).
   std::string smemName = (name + "_smem").str();
-  auto smemGlobalType = MemRefType::get({0}, e.i8, MemRefLayoutAttrInterface(),
-                                        workgroup);
+  auto smemGlobalType =
+      MemRefType::get({0}, e.i8, MemRefLayoutAttrInterface(), workgroup);
   memref::GlobalOp::create(b, loc, smemName, b.getStringAttr("public"),
                            smemGlobalType, Attribute(), /*constant=*/false,
                            b.getI64IntegerAttr(1024));
 
   SmallVector<Type> argTypes{LLVM::LLVMPointerType::get(ctx)};
-  int64_t numI64 = 2 * cfg.weightPointers() + cfg.outputPointers() *
-                                                  (cfg.hasAcc ? 2 : 1);
+  int64_t numI64 =
+      2 * cfg.weightPointers() + cfg.outputPointers() * (cfg.hasAcc ? 2 : 1);
   numI64 += cfg.mode != Grouping::independent;
   numI64 += cfg.aDecode + cfg.bDecode + cfg.alpha;
   argTypes.append(numI64, e.i64);
@@ -803,10 +609,16 @@ gpu::GPUFuncOp GemmKernelBuilder::build(gpu::GPUModuleOp module,
     args.bDecode = *argIt++;
   if (cfg.alpha)
     args.alpha = *argIt++;
+  space.mode = cfg.mode;
+  space.groups = cfg.groups;
+  space.rowsPerGroup = cfg.rowsPerGroup;
+  space.maxRows = cfg.maxRows;
+  space.tokenTile = cfg.tokenTile;
+  space.weightTiles = cfg.nTiles();
+  schedule.emplace(b, loc, space, args.groupInfo);
 
   // Barriers: full[s] (TMA bytes landed) and empty[s] (consumers done).
-  auto barsType = nvgpu::MBarrierGroupType::get(ctx, workgroup,
-                                                2 * cfg.stages);
+  auto barsType = nvgpu::MBarrierGroupType::get(ctx, workgroup, 2 * cfg.stages);
   Value bars = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value first = e.eq(tid, e.c(0));
@@ -849,9 +661,10 @@ gpu::GPUFuncOp GemmKernelBuilder::build(gpu::GPUModuleOp module,
 
 } // namespace
 
-gpu::GPUFuncOp mlir::nvfp4::buildSM90GroupedGemmKernel(
-    OpBuilder &b, Location loc, gpu::GPUModuleOp module, StringRef name,
-    const SM90GemmConfig &config) {
+gpu::GPUFuncOp
+mlir::nvfp4::buildSM90GroupedGemmKernel(OpBuilder &b, Location loc,
+                                        gpu::GPUModuleOp module, StringRef name,
+                                        const SM90GemmConfig &config) {
   GemmKernelBuilder builder(b, loc, config);
   return builder.build(module, name);
 }

@@ -1,4 +1,5 @@
-//===- NVFP4ToSM90.cpp - nvfp4 matmuls on Hopper tensor cores --------------===//
+//===- NVFP4ToSM90.cpp - nvfp4 matmuls on Hopper tensor cores
+//--------------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -72,9 +73,8 @@ void emitTokenPrepass(OpBuilder &b, Location loc, Value values, Value scales,
     Value inK = ix.lt(chunk, ix.c(k / kChunk));
     // 16 values (zero past K), as f32.
     auto f32x16 = VectorType::get({kChunk}, b.getF32Type());
-    auto valuesOf = scf::IfOp::create(
-        b, loc, TypeRange{f32x16}, inK,
-        /*withElseRegion=*/true);
+    auto valuesOf = scf::IfOp::create(b, loc, TypeRange{f32x16}, inK,
+                                      /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&valuesOf.getThenRegion().front());
@@ -82,9 +82,9 @@ void emitTokenPrepass(OpBuilder &b, Location loc, Value values, Value scales,
       Value packed = vector::LoadOp::create(
           b, loc, VectorType::get({kChunk / 2}, b.getI8Type()), values,
           withBatch(bIdx, {r, ix.div(k0, ix.c(2))}), false, llvm::Align(8));
-      Value scale = nb.e4m3Decode(loadScaleByte(b, loc, scales,
-                                                /*swizzled=*/true, bIdx, r,
-                                                chunk));
+      Value scale =
+          nb.e4m3Decode(loadScaleByte(b, loc, scales,
+                                      /*swizzled=*/true, bIdx, r, chunk));
       SmallVector<Value> out;
       for (int64_t i = 0; i < kChunk; ++i) {
         Value byte = arith::ExtUIOp::create(
@@ -96,7 +96,8 @@ void emitTokenPrepass(OpBuilder &b, Location loc, Value values, Value scales,
         out.push_back(nb.mul(nb.e2m1Decode(code), scale));
       }
       scf::YieldOp::create(
-          b, loc, ValueRange{vector::FromElementsOp::create(b, loc, f32x16, out)});
+          b, loc,
+          ValueRange{vector::FromElementsOp::create(b, loc, f32x16, out)});
       b.setInsertionPointToStart(&valuesOf.getElseRegion().front());
       scf::YieldOp::create(
           b, loc,
@@ -118,8 +119,8 @@ void emitTokenPrepass(OpBuilder &b, Location loc, Value values, Value scales,
       // sm90PermutedK(c, i) = (16*step + 2c + t-offset); the chunk-dependent
       // part is 2c.
       int64_t fixed = sm90PermutedK(0, i);
-      Value col = ix.add(ix.add(blockBase, ix.c(fixed)),
-                         ix.mul(inBlock, ix.c(2)));
+      Value col =
+          ix.add(ix.add(blockBase, ix.c(fixed)), ix.mul(inBlock, ix.c(2)));
       vector::StoreOp::create(b, loc, half, dst, ValueRange{dstRow, col}, false,
                               llvm::Align(4));
     }
@@ -168,9 +169,8 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
                   b.getUnitAttr());
 
   // Token operand in f16, permuted K.
-  int64_t totalRows = cfg.mode == Grouping::masked
-                          ? cfg.groups * cfg.maxRows
-                          : cfg.maxRows;
+  int64_t totalRows =
+      cfg.mode == Grouping::masked ? cfg.groups * cfg.maxRows : cfg.maxRows;
   auto xType = MemRefType::get({std::max<int64_t>(totalRows, 1), cfg.kPadded()},
                                b.getF16Type());
   Value x = gpu::AllocOp::create(b, loc, xType, Type(), ValueRange{},
@@ -180,20 +180,21 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     int64_t rowBase = 0;
     for (auto [g, rows] : llvm::enumerate(cfg.rowsPerGroup)) {
       if (rows)
-        emitTokenPrepass(b, loc, ops.aValues[g], ops.aScales[g], false, 1,
-                         rows, cfg.k, x, rowBase, cfg.kPadded());
+        emitTokenPrepass(b, loc, ops.aValues[g], ops.aScales[g], false, 1, rows,
+                         cfg.k, x, rowBase, cfg.kPadded());
       rowBase += rows;
     }
   } else if (totalRows) {
-    emitTokenPrepass(b, loc, ops.aValues.front(), ops.aScales.front(),
-                     aBatched, aBatched ? cfg.groups : 1,
+    emitTokenPrepass(b, loc, ops.aValues.front(), ops.aScales.front(), aBatched,
+                     aBatched ? cfg.groups : 1,
                      aBatched ? cfg.maxRows : totalRows, cfg.k, x, 0,
                      cfg.kPadded());
   }
 
   // Its TMA descriptor (the runtime caches it per buffer).
   KernelIndexing ix(b, loc);
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto descType = nvgpu::TensorMapDescriptorType::get(
       ctx,
       MemRefType::get({cfg.tokenTile, kSM90BlockK}, b.getF16Type(),
@@ -234,12 +235,11 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   for (Value v : {ops.groupInfo, ops.aDecode, ops.bDecode, ops.alpha})
     if (v)
       kernelArgs.push_back(addressOf(b, loc, v));
-  Value smem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                            cfg.sharedBytes());
+  Value smem =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), cfg.sharedBytes());
   gpu::LaunchFuncOp::create(
       b, loc, kernel, gpu::KernelDim3{ix.c(cfg.ctas), ix.c(1), ix.c(1)},
-      gpu::KernelDim3{ix.c(cfg.threads()), ix.c(1), ix.c(1)}, smem,
-      kernelArgs);
+      gpu::KernelDim3{ix.c(cfg.threads()), ix.c(1), ix.c(1)}, smem, kernelArgs);
   gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, x);
 }
 
@@ -267,10 +267,9 @@ struct MatmulToSM90 : OpConversionPattern<MatmulOp> {
     auto outType = cast<ShapedType>(op.getOut().getType());
     int64_t m = aType.getDimSize(0), n = outType.getDimSize(1),
             k = aType.getDimSize(1);
-    if (failed(supported(rewriter, op,
-                         cast<ShapedType>(op.getAScales().getType())
-                             .getElementType(),
-                         n)))
+    if (failed(supported(
+            rewriter, op,
+            cast<ShapedType>(op.getAScales().getType()).getElementType(), n)))
       return failure();
     SM90GemmConfig cfg;
     cfg.mode = Grouping::independent;
@@ -346,10 +345,10 @@ struct GroupedMatmulToSM90 : OpConversionPattern<GroupedMatmulOp> {
     }
     if (failed(supported(rewriter, op, scaleType, cfg.n)))
       return failure();
-    int64_t typicalRows =
-        mode == Grouping::contiguous ? cfg.maxRows / std::max<int64_t>(cfg.groups, 1)
-        : mode == Grouping::masked   ? cfg.maxRows
-                                     : cfg.maxRows / cfg.groups;
+    int64_t typicalRows = mode == Grouping::contiguous
+                              ? cfg.maxRows / std::max<int64_t>(cfg.groups, 1)
+                          : mode == Grouping::masked ? cfg.maxRows
+                                                     : cfg.maxRows / cfg.groups;
     cfg.tokenTile = chooseTokenTile(options, typicalRows);
     cfg.stages = options.stages;
     cfg.ctas = options.ctas;
@@ -370,7 +369,8 @@ struct GroupedMatmulToSM90 : OpConversionPattern<GroupedMatmulOp> {
 
     GemmOperands ops;
     ops.aValues.assign(adaptor.getA().begin(), adaptor.getA().end());
-    ops.aScales.assign(adaptor.getAScales().begin(), adaptor.getAScales().end());
+    ops.aScales.assign(adaptor.getAScales().begin(),
+                       adaptor.getAScales().end());
     ops.weights.assign(adaptor.getB().begin(), adaptor.getB().end());
     ops.weightScales.assign(adaptor.getBScales().begin(),
                             adaptor.getBScales().end());
@@ -385,38 +385,14 @@ struct GroupedMatmulToSM90 : OpConversionPattern<GroupedMatmulOp> {
     Location loc = op.getLoc();
     emitSM90Gemm(rewriter, op, cfg, ops, mode == Grouping::masked);
     if (mode == Grouping::masked)
-      emitMaskedRows(rewriter, loc, cfg, ops, op.getBeta().convertToFloat());
+      emitMaskedRowsFill(rewriter, loc, cfg.groups, cfg.maxRows, cfg.n,
+                         cfg.outElement, ops.outs.front(),
+                         ops.accs.empty() ? Value() : ops.accs.front(),
+                         ops.groupInfo, op.getBeta().convertToFloat());
     rewriter.eraseOp(op);
     return success();
   }
 
-  /// Rows at or past masked_m[g] hold beta * acc (0 without acc).
-  static void emitMaskedRows(OpBuilder &b, Location loc,
-                             const SM90GemmConfig &cfg, const GemmOperands &ops,
-                             float beta) {
-    KernelIndexing ix(b, loc);
-    SmallVector<int64_t> space = {cfg.groups, cfg.maxRows, cfg.n};
-    Value out = ops.outs.front();
-    Value acc = ops.accs.empty() ? Value() : ops.accs.front();
-    launchLinear(b, loc, cfg.groups * cfg.maxRows * cfg.n, [&](Value linear) {
-      NumericsBuilder nb(b, loc, b.getF32Type());
-      SmallVector<Value> id = ix.delinearize(linear, space);
-      Value valid = ix.loadIndex(ops.groupInfo, {id[0]});
-      scf::IfOp::create(b, loc, ix.le(valid, id[1]), [&](OpBuilder &, Location) {
-        Value v = nb.f32(0.0);
-        if (acc) {
-          Value c = memref::LoadOp::create(b, loc, acc, id);
-          if (!c.getType().isF32())
-            c = arith::ExtFOp::create(b, loc, b.getF32Type(), c);
-          v = nb.mul(nb.f32(beta), c);
-        }
-        if (!cfg.outElement.isF32())
-          v = arith::TruncFOp::create(b, loc, cfg.outElement, v);
-        memref::StoreOp::create(b, loc, v, out, id);
-        scf::YieldOp::create(b, loc);
-      });
-    });
-  }
   SM90KernelOptions options;
 };
 

@@ -48,3 +48,7 @@ if smi:
         config.available_features.add("cuda-sm%s%s" % (major, minor))
 if shutil.which("compute-sanitizer"):
     config.available_features.add("compute-sanitizer")
+# SASS inspection of cubins compiled for other chips (sm_100a): the runner
+# compiles without a GPU of that kind; cuobjdump disassembles.
+if shutil.which("cuobjdump") and shutil.which("ptxas"):
+    config.available_features.add("cuobjdump")

@@ -7,6 +7,7 @@
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -214,6 +215,21 @@ SmallVector<Value> QuantizeCodegen::encodeChunk(ArrayRef<Value> chunk,
                                                 Value enc,
                                                 ArrayRef<Value> random) {
   SmallVector<Value> codes;
+  if (spec.hardwareE2M1 && !spec.stochastic) {
+    // cvt.rn.satfinite.e2m1x2.f32 d, a, b puts a in the high nibble of d:
+    // pass (x[2p+1], x[2p]) so that x[2p] lands in the low nibble, as the
+    // packed layout wants.
+    for (size_t p = 0; p + 1 < chunk.size(); p += 2) {
+      Value lo = nb.mul(chunk[p], enc), hi = nb.mul(chunk[p + 1], enc);
+      Value byte = NVVM::ConvertF32x2ToF4x2Op::create(
+          b, loc, b.getI8Type(), hi, lo, /*relu=*/false,
+          b.getType<Float4E2M1FNType>());
+      Value word = arith::ExtUIOp::create(b, loc, b.getI32Type(), byte);
+      codes.push_back(arith::AndIOp::create(b, loc, word, nb.i32(0xF)));
+      codes.push_back(arith::ShRUIOp::create(b, loc, word, nb.i32(4)));
+    }
+    return codes;
+  }
   for (auto [i, x] : llvm::enumerate(chunk)) {
     Value v = nb.mul(x, enc);
     codes.push_back(spec.stochastic ? nb.e2m1EncodeStochastic(v, random[i])

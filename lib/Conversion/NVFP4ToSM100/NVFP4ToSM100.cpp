@@ -1,0 +1,461 @@
+//===- NVFP4ToSM100.cpp - nvfp4 on Blackwell tcgen05
+//-----------------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// NVFP4 and MXFP4 matmuls become one launch of the persistent tcgen05
+// kernel (BlockScaledGemmKernel.cpp) over every tile of every group, on the
+// operands' FP4 storage: tensor maps of the codes (byte views), the raw
+// addresses of the swizzled scales. Contiguous groups first get their token
+// scales repacked so that each group starts at a 128-row block (the unit
+// tcgen05.cp moves). Quantize uses the portable kernels with the hardware
+// E2M1 conversion; everything else goes through convert-nvfp4-to-gpu.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Conversion/NVFP4ToSM100/NVFP4ToSM100.h"
+
+#include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
+#include "nvfp4/Conversion/NVFP4ToSM100/BlockScaledGemmKernel.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_CONVERTNVFP4TOSM100
+#include "nvfp4/Conversion/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+namespace {
+
+/// MMA N: 64 for small groups, 128, or 256 (single accumulator) for large
+/// ones, where re-reading the weights once per 256 tokens matters most.
+int64_t chooseTokenTile(const SM100KernelOptions &options,
+                        int64_t typicalRows) {
+  if (options.tokenTile)
+    return options.tokenTile;
+  if (typicalRows <= 64)
+    return 64;
+  return typicalRows >= 1024 ? 256 : 128;
+}
+
+/// The deepest ring (at most 6 stages) that fits shared and tensor memory.
+int64_t chooseStages(const SM100KernelOptions &options, SM100GemmConfig cfg) {
+  if (options.stages)
+    return options.stages;
+  for (int64_t s = 6; s > 2; --s) {
+    cfg.stages = s;
+    if (cfg.sharedBytes() + 1024 <= 227 * 1024 && cfg.tmemColumnsUsed() <= 512)
+      return s;
+  }
+  return 2;
+}
+
+/// MXFP4 operands have E8M0 scales.
+bool isMXFP4(Value scales) {
+  return isa<Float8E8M0FNUType>(
+      cast<ShapedType>(scales.getType()).getElementType());
+}
+
+Value addressOf(OpBuilder &b, Location loc, Value memref) {
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+/// A tensor map of the FP4 operand `codes` viewed as [rows, K/2] bytes,
+/// passed to the kernel as a pointer (gpu.func arguments cannot be
+/// tensor-map types).
+Value codesMap(OpBuilder &b, Location loc, Value codes, int64_t rows, int64_t k,
+               int64_t boxRows) {
+  auto type = cast<MemRefType>(codes.getType());
+  Value view = memref::ReinterpretCastOp::create(
+      b, loc, MemRefType::get({rows, k / 2}, type.getElementType()), codes,
+      /*offset=*/0, ArrayRef<int64_t>{rows, k / 2},
+      ArrayRef<int64_t>{k / 2, 1});
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(type.getElementType(), Attribute()),
+      view);
+  KernelIndexing ix(b, loc);
+  auto mapType = sm100CodesMapType(b.getContext(), boxRows);
+  Value desc = nvgpu::TmaCreateDescriptorOp::create(
+      b, loc, mapType, unranked, ValueRange{ix.c(boxRows), ix.c(128)});
+  return UnrealizedConversionCastOp::create(
+             b, loc, LLVM::LLVMPointerType::get(b.getContext()), desc)
+      .getResult(0);
+}
+
+std::string uniqueKernelName(ModuleOp module, StringRef base) {
+  for (int i = 0;; ++i) {
+    std::string name = (base + "_" + Twine(i)).str();
+    if (!SymbolTable::lookupSymbolIn(module, name))
+      return name;
+  }
+}
+
+struct GemmOperands {
+  SmallVector<Value> aValues, aScales, weights, weightScales, outs, accs;
+  Value groupInfo, aDecode, bDecode, alpha;
+};
+
+/// Contiguous groups: copies A's scales (swizzled over all S rows) into a
+/// buffer where group g starts at 128-row block sum_{h<g} ceil(rows_h/128),
+/// zero elsewhere. One thread per scale byte of A.
+Value repackContiguousScales(OpBuilder &b, Location loc,
+                             const SM100GemmConfig &cfg, Value scales,
+                             Value offsets) {
+  int64_t cols = cfg.scaleCols();
+  int64_t unitCols = cfg.unitCols();
+  int64_t blocks = ceilDiv(cfg.maxRows, 128) + cfg.groups;
+  auto type = MemRefType::get({blocks * unitCols * 512}, b.getI8Type());
+  Value out = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
+                                   ValueRange{}, ValueRange{}, false)
+                  .getMemref();
+  KernelIndexing ix(b, loc);
+  launchLinear(b, loc, blocks * unitCols * 512, [&](Value i) {
+    memref::StoreOp::create(
+        b, loc, arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0), out,
+        ValueRange{i});
+  });
+  launchLinear(b, loc, cfg.maxRows * cols, [&](Value i) {
+    SmallVector<Value> id = ix.delinearize(i, {cfg.maxRows, cols});
+    Value r = id[0], c = id[1];
+    // The group of row r, and the blocks before it.
+    auto loop = scf::ForOp::create(
+        b, loc, ix.c(0), ix.c(cfg.groups), ix.c(1),
+        ValueRange{ix.c(-1), ix.c(0), ix.c(0), ix.c(0)},
+        [&](OpBuilder &, Location, Value g, ValueRange st) {
+          Value lo = ix.min(ix.max(ix.loadIndex(offsets, {g}), ix.c(0)),
+                            ix.c(cfg.maxRows));
+          Value hi =
+              ix.min(ix.max(ix.loadIndex(offsets, {ix.add(g, ix.c(1))}), lo),
+                     ix.c(cfg.maxRows));
+          Value rows = arith::SubIOp::create(b, loc, hi, lo);
+          Value inGroup =
+              arith::AndIOp::create(b, loc, ix.le(lo, r), ix.lt(r, hi));
+          Value searching = ix.lt(st[0], ix.c(0));
+          Value found = arith::AndIOp::create(b, loc, searching, inGroup);
+          Value blocksOf = ix.div(ix.add(rows, ix.c(127)), ix.c(128));
+          // Blocks before the group: accumulate while still searching.
+          Value before = arith::SelectOp::create(
+              b, loc,
+              arith::AndIOp::create(
+                  b, loc, searching,
+                  arith::XOrIOp::create(
+                      b, loc, inGroup,
+                      arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1))),
+              ix.add(st[1], blocksOf), st[1]);
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{
+                  arith::SelectOp::create(b, loc, found, g, st[0]), before,
+                  arith::SelectOp::create(b, loc, found, lo, st[2]), st[3]});
+        });
+    Value group = loop.getResult(0);
+    scf::IfOp::create(
+        b, loc, ix.le(ix.c(0), group), [&](OpBuilder &, Location) {
+          Value local = arith::SubIOp::create(b, loc, r, loop.getResult(2));
+          Value block = ix.add(loop.getResult(1), ix.div(local, ix.c(128)));
+          // The swizzled byte of (local row, c) in block `block`.
+          Value unit =
+              ix.add(ix.mul(block, ix.c(unitCols)), ix.div(c, ix.c(4)));
+          Value within =
+              ix.add(ix.add(ix.mul(ix.rem(local, ix.c(32)), ix.c(16)),
+                            ix.mul(ix.div(ix.rem(local, ix.c(128)), ix.c(32)),
+                                   ix.c(4))),
+                     ix.rem(c, ix.c(4)));
+          Value byte = arith::TruncIOp::create(
+              b, loc, b.getI8Type(),
+              loadScaleByte(b, loc, scales, /*swizzled=*/true, Value(), r, c));
+          memref::StoreOp::create(
+              b, loc, byte, out,
+              ValueRange{ix.add(ix.mul(unit, ix.c(512)), within)});
+          scf::YieldOp::create(b, loc);
+        });
+  });
+  return out;
+}
+
+void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
+                   const SM100GemmConfig &cfg, const GemmOperands &ops) {
+  Location loc = op->getLoc();
+  OpBuilder &b = rewriter;
+  auto module = op->getParentOfType<ModuleOp>();
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  // No token rows at all: nothing to compute (and no tensor map to make).
+  if (cfg.mode == Grouping::masked ? cfg.groups * cfg.maxRows == 0
+                                   : cfg.maxRows == 0)
+    return;
+
+  std::string name = uniqueKernelName(module, "nvfp4_sm100_gemm");
+  gpu::GPUFuncOp kernel;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(b, loc, name);
+    kernel = buildSM100BlockScaledGemmKernel(b, loc, gpuModule, name, cfg);
+  }
+
+  SmallVector<Value> tokenMaps, weightMaps, tokenScales, weightScales;
+  int64_t weightRows = cfg.stackedWeights() ? cfg.groups * cfg.n : cfg.n;
+  Value anyTokens; // groups without rows borrow another group's map
+  for (auto [g, a] : llvm::enumerate(ops.aValues)) {
+    int64_t rows = cfg.mode == Grouping::independent ? cfg.rowsPerGroup[g]
+                   : cfg.mode == Grouping::masked    ? cfg.groups * cfg.maxRows
+                                                     : cfg.maxRows;
+    tokenMaps.push_back(rows ? codesMap(b, loc, a, rows, cfg.k, cfg.tokenTile)
+                             : Value());
+    if (tokenMaps.back())
+      anyTokens = tokenMaps.back();
+  }
+  for (Value &m : tokenMaps)
+    if (!m)
+      m = anyTokens;
+  for (Value w : ops.weights)
+    weightMaps.push_back(codesMap(b, loc, w, weightRows, cfg.k, 128));
+  if (cfg.mode == Grouping::contiguous) {
+    Value repacked =
+        repackContiguousScales(b, loc, cfg, ops.aScales.front(), ops.groupInfo);
+    tokenScales.push_back(addressOf(b, loc, repacked));
+  } else {
+    for (Value s : ops.aScales)
+      tokenScales.push_back(addressOf(b, loc, s));
+  }
+  for (Value s : ops.weightScales)
+    weightScales.push_back(addressOf(b, loc, s));
+
+  KernelIndexing ix(b, loc);
+  SmallVector<Value> kernelArgs;
+  llvm::append_range(kernelArgs, tokenMaps);
+  llvm::append_range(kernelArgs, weightMaps);
+  llvm::append_range(kernelArgs, tokenScales);
+  llvm::append_range(kernelArgs, weightScales);
+  for (Value o : ops.outs)
+    kernelArgs.push_back(addressOf(b, loc, o));
+  for (Value a : ops.accs)
+    kernelArgs.push_back(addressOf(b, loc, a));
+  for (Value v : {ops.groupInfo, ops.aDecode, ops.bDecode, ops.alpha})
+    if (v)
+      kernelArgs.push_back(addressOf(b, loc, v));
+  Value smem =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), cfg.sharedBytes());
+  gpu::LaunchFuncOp::create(
+      b, loc, kernel, gpu::KernelDim3{ix.c(cfg.ctas), ix.c(1), ix.c(1)},
+      gpu::KernelDim3{ix.c(kSM100Threads), ix.c(1), ix.c(1)}, smem, kernelArgs);
+}
+
+/// What the kernel needs: K a multiple of 32 (TMA rows of K/2 bytes are
+/// 16-byte multiples; MXFP4 needs it anyway).
+LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
+                        int64_t k) {
+  if (k % 32)
+    return rewriter.notifyMatchFailure(op, "sm100 kernel: K % 32 != 0");
+  return success();
+}
+
+void setEpilogue(SM100GemmConfig &cfg, Type outElement, bool hasAcc, float beta,
+                 Value aDecode, Value bDecode, Value alpha) {
+  auto perGroup = [](Value v) {
+    return v && cast<MemRefType>(v.getType()).getRank() == 1;
+  };
+  cfg.outElement = outElement;
+  cfg.hasAcc = hasAcc;
+  cfg.beta = beta;
+  cfg.aDecode = static_cast<bool>(aDecode);
+  cfg.aDecodePerGroup = perGroup(aDecode);
+  cfg.bDecode = static_cast<bool>(bDecode);
+  cfg.bDecodePerGroup = perGroup(bDecode);
+  cfg.alpha = static_cast<bool>(alpha);
+}
+
+struct MatmulToSM100 : OpConversionPattern<MatmulOp> {
+  MatmulToSM100(const TypeConverter &converter, MLIRContext *ctx,
+                SM100KernelOptions options)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), options(options) {}
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "bufferize first");
+    auto aType = cast<ShapedType>(op.getA().getType());
+    auto outType = cast<ShapedType>(op.getOut().getType());
+    int64_t m = aType.getDimSize(0), n = outType.getDimSize(1),
+            k = aType.getDimSize(1);
+    if (failed(supported(rewriter, op, k)))
+      return failure();
+    SM100GemmConfig cfg;
+    cfg.mode = Grouping::independent;
+    cfg.groups = 1;
+    cfg.n = n;
+    cfg.k = k;
+    cfg.rowsPerGroup = {m};
+    cfg.maxRows = m;
+    cfg.mxfp4 = isMXFP4(op.getAScales());
+    cfg.tokenTile = chooseTokenTile(options, m);
+    cfg.ctas = options.ctas;
+    cfg.stages = chooseStages(options, cfg);
+    setEpilogue(cfg, outType.getElementType(),
+                static_cast<bool>(adaptor.getAcc()),
+                op.getBeta().convertToFloat(), adaptor.getADecodeScale(),
+                adaptor.getBDecodeScale(), adaptor.getAlpha());
+    GemmOperands ops;
+    ops.aValues = {adaptor.getA()};
+    ops.aScales = {adaptor.getAScales()};
+    ops.weights = {adaptor.getB()};
+    ops.weightScales = {adaptor.getBScales()};
+    ops.outs = {adaptor.getOut()};
+    if (cfg.hasAcc)
+      ops.accs = {adaptor.getAcc()};
+    ops.aDecode = adaptor.getADecodeScale();
+    ops.bDecode = adaptor.getBDecodeScale();
+    ops.alpha = adaptor.getAlpha();
+    emitSM100Gemm(rewriter, op, cfg, ops);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  SM100KernelOptions options;
+};
+
+struct GroupedMatmulToSM100 : OpConversionPattern<GroupedMatmulOp> {
+  GroupedMatmulToSM100(const TypeConverter &converter, MLIRContext *ctx,
+                       SM100KernelOptions options)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), options(options) {}
+  LogicalResult
+  matchAndRewrite(GroupedMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "bufferize first");
+    Grouping mode = op.getGrouping();
+    auto bType = cast<ShapedType>(op.getB().front().getType());
+    auto aType = cast<ShapedType>(op.getA().front().getType());
+    SM100GemmConfig cfg;
+    cfg.mode = mode;
+    if (mode == Grouping::independent) {
+      cfg.groups = op.getA().size();
+      cfg.n = bType.getDimSize(0);
+      cfg.k = bType.getDimSize(1);
+      for (auto [a, bv] : llvm::zip(op.getA(), op.getB())) {
+        auto bt = cast<ShapedType>(bv.getType());
+        if (bt.getDimSize(0) != cfg.n || bt.getDimSize(1) != cfg.k)
+          return rewriter.notifyMatchFailure(
+              op, "sm100 kernel: groups of different N or K");
+        cfg.rowsPerGroup.push_back(cast<ShapedType>(a.getType()).getDimSize(0));
+        cfg.maxRows += cfg.rowsPerGroup.back();
+      }
+    } else {
+      cfg.groups = bType.getDimSize(0);
+      cfg.n = bType.getDimSize(1);
+      cfg.k = bType.getDimSize(2);
+      cfg.maxRows = aType.getDimSize(aType.getRank() - 2);
+    }
+    if (failed(supported(rewriter, op, cfg.k)))
+      return failure();
+    cfg.mxfp4 = isMXFP4(op.getAScales().front());
+    int64_t typicalRows = mode == Grouping::masked
+                              ? cfg.maxRows
+                              : cfg.maxRows / std::max<int64_t>(cfg.groups, 1);
+    cfg.tokenTile = chooseTokenTile(options, typicalRows);
+    cfg.ctas = options.ctas;
+    cfg.stages = chooseStages(options, cfg);
+    setEpilogue(
+        cfg, cast<ShapedType>(op.getOuts().front().getType()).getElementType(),
+        !adaptor.getAcc().empty(), op.getBeta().convertToFloat(),
+        adaptor.getADecodeScale(), adaptor.getBDecodeScale(),
+        adaptor.getAlpha());
+    GemmOperands ops;
+    ops.aValues.assign(adaptor.getA().begin(), adaptor.getA().end());
+    ops.aScales.assign(adaptor.getAScales().begin(),
+                       adaptor.getAScales().end());
+    ops.weights.assign(adaptor.getB().begin(), adaptor.getB().end());
+    ops.weightScales.assign(adaptor.getBScales().begin(),
+                            adaptor.getBScales().end());
+    ops.outs.assign(adaptor.getOuts().begin(), adaptor.getOuts().end());
+    ops.accs.assign(adaptor.getAcc().begin(), adaptor.getAcc().end());
+    ops.groupInfo = mode == Grouping::contiguous ? adaptor.getGroupOffsets()
+                    : mode == Grouping::masked   ? adaptor.getMaskedM()
+                                                 : Value();
+    ops.aDecode = adaptor.getADecodeScale();
+    ops.bDecode = adaptor.getBDecodeScale();
+    ops.alpha = adaptor.getAlpha();
+    emitSM100Gemm(rewriter, op, cfg, ops);
+    if (mode == Grouping::masked)
+      emitMaskedRowsFill(rewriter, op.getLoc(), cfg.groups, cfg.maxRows, cfg.n,
+                         cfg.outElement, ops.outs.front(),
+                         ops.accs.empty() ? Value() : ops.accs.front(),
+                         ops.groupInfo, cfg.beta);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  SM100KernelOptions options;
+};
+
+struct ConvertNVFP4ToSM100Pass
+    : public nvfp4::impl::ConvertNVFP4ToSM100Base<ConvertNVFP4ToSM100Pass> {
+  using Base::Base;
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    auto reject = [&](const Twine &message) {
+      getOperation().emitError() << "convert-nvfp4-to-sm100: " << message;
+      signalPassFailure();
+    };
+    if (tokenTile != 0 && tokenTile != 64 && tokenTile != 128 &&
+        tokenTile != 256)
+      return reject("token-tile must be 0 (choose), 64, 128 or 256, got " +
+                    Twine(tokenTile));
+    if (ctas < 1)
+      return reject("ctas must be positive, got " + Twine(ctas));
+    if (stages != 0) {
+      // The largest configuration must fit: 256-token tiles, NVFP4.
+      SM100GemmConfig widest;
+      widest.tokenTile = tokenTile ? tokenTile : 256;
+      widest.stages = stages;
+      if (stages < 2 || widest.sharedBytes() + 1024 > 227 * 1024 ||
+          widest.tmemColumnsUsed() > 512)
+        return reject("stages must be 0 (choose) or at least 2 and fit 227 "
+                      "KiB of shared memory and 512 TMEM columns with " +
+                      Twine(widest.tokenTile) + "-token tiles, got " +
+                      Twine(stages));
+    }
+    StorageTypeConverter converter;
+    RewritePatternSet patterns(ctx);
+    GPUKernelOptions gpuOptions;
+    gpuOptions.hardwareE2M1 = hardwareE2m1;
+    populateNVFP4ToGPUConversionPatterns(converter, patterns, gpuOptions);
+    populateNVFP4ToSM100ConversionPatterns(
+        converter, patterns, SM100KernelOptions{ctas, tokenTile, stages});
+    ConversionTarget target(*ctx);
+    configureNVFP4ToGPULegality(target, converter);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::nvfp4::populateNVFP4ToSM100ConversionPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    const SM100KernelOptions &options) {
+  patterns.add<MatmulToSM100, GroupedMatmulToSM100>(
+      converter, patterns.getContext(), options);
+}
