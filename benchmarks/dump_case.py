@@ -2,7 +2,8 @@
 
     python3 benchmarks/dump_case.py CASE FORM DIR
 
-CASE is a key of bench_h200.CASES, FORM independent | contiguous | matmul.
+CASE is a key of bench_h200.CASES, FORM independent | contiguous | matmul;
+or CASE quantize_8k with FORM quantize (the 8192 x 8192 bf16 quantize).
 Writes DIR/program.mlir and DIR/in<i>.npy (the same data bench_h200.py
 times) and prints the nvfp4-runner arguments that run it.
 """
@@ -37,7 +38,11 @@ def main(argv):
 
     compiler.run_program = capture
     try:
-        bench.bench_case(case, 1, np.random.default_rng(7), forms=(form,), graph_only=True)
+        if case == "quantize_8k":
+            bench.bench_quantize(1, np.random.default_rng(7), None)
+        else:
+            bench.bench_case(case, 1, np.random.default_rng(7), forms=(form,),
+                             graph_only=True)
     except _Captured:
         return 0
     return 1
