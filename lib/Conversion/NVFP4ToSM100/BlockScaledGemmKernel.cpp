@@ -452,17 +452,7 @@ void KernelBuilder::emitMma() {
 //===----------------------------------------------------------------------===//
 
 Value KernelBuilder::alphaOf(Value g) {
-  Value alpha;
-  auto factor = [&](bool present, bool perGroup, Value base) {
-    if (!present)
-      return;
-    Value v = e.loadElement(e.f32, base, perGroup ? g : e.c(0));
-    alpha = alpha ? e.fmul(alpha, v) : v;
-  };
-  factor(cfg.aDecode, cfg.aDecodePerGroup, args.aDecode);
-  factor(cfg.bDecode, cfg.bDecodePerGroup, args.bDecode);
-  factor(cfg.alpha, true, args.alpha);
-  return alpha ? alpha : e.cf(1.0f);
+  return emitGroupAlpha(e, cfg, args.aDecode, args.bDecode, args.alpha, g);
 }
 
 void KernelBuilder::emitEpilogue() {

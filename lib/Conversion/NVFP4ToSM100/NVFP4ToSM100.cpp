@@ -20,6 +20,7 @@
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 #include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
 
@@ -71,17 +72,6 @@ int64_t chooseStages(const SM100KernelOptions &options, SM100GemmConfig cfg) {
   return 2;
 }
 
-/// MXFP4 operands have E8M0 scales.
-bool isMXFP4(Value scales) {
-  return isa<Float8E8M0FNUType>(
-      cast<ShapedType>(scales.getType()).getElementType());
-}
-
-Value addressOf(OpBuilder &b, Location loc, Value memref) {
-  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-}
-
 /// A tensor map of the FP4 operand `codes` viewed as [rows, K/2] bytes,
 /// passed to the kernel as a pointer (gpu.func arguments cannot be
 /// tensor-map types).
@@ -103,19 +93,6 @@ Value codesMap(OpBuilder &b, Location loc, Value codes, int64_t rows, int64_t k,
              b, loc, LLVM::LLVMPointerType::get(b.getContext()), desc)
       .getResult(0);
 }
-
-std::string uniqueKernelName(ModuleOp module, StringRef base) {
-  for (int i = 0;; ++i) {
-    std::string name = (base + "_" + Twine(i)).str();
-    if (!SymbolTable::lookupSymbolIn(module, name))
-      return name;
-  }
-}
-
-struct GemmOperands {
-  SmallVector<Value> aValues, aScales, weights, weightScales, outs, accs;
-  Value groupInfo, aDecode, bDecode, alpha;
-};
 
 /// Contiguous groups: copies A's scales (swizzled over all S rows) into a
 /// buffer where group g starts at 128-row block sum_{h<g} ceil(rows_h/128),
@@ -196,18 +173,17 @@ Value repackContiguousScales(OpBuilder &b, Location loc,
 }
 
 void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
-                   const SM100GemmConfig &cfg, const GemmOperands &ops) {
+                   const SM100GemmConfig &cfg, const GemmProblem &ops) {
   Location loc = op->getLoc();
   OpBuilder &b = rewriter;
   auto module = op->getParentOfType<ModuleOp>();
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
   // No token rows at all: nothing to compute (and no tensor map to make).
-  if (cfg.mode == Grouping::masked ? cfg.groups * cfg.maxRows == 0
-                                   : cfg.maxRows == 0)
+  if (cfg.empty())
     return;
 
-  std::string name = uniqueKernelName(module, "nvfp4_sm100_gemm");
+  std::string name = uniqueSymbolName(module, "nvfp4_sm100_gemm");
   gpu::GPUFuncOp kernel;
   {
     OpBuilder::InsertionGuard guard(b);
@@ -236,13 +212,13 @@ void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   if (cfg.mode == Grouping::contiguous) {
     Value repacked =
         repackContiguousScales(b, loc, cfg, ops.aScales.front(), ops.groupInfo);
-    tokenScales.push_back(addressOf(b, loc, repacked));
+    tokenScales.push_back(deviceAddress(b, loc, repacked));
   } else {
     for (Value s : ops.aScales)
-      tokenScales.push_back(addressOf(b, loc, s));
+      tokenScales.push_back(deviceAddress(b, loc, s));
   }
   for (Value s : ops.weightScales)
-    weightScales.push_back(addressOf(b, loc, s));
+    weightScales.push_back(deviceAddress(b, loc, s));
 
   KernelIndexing ix(b, loc);
   SmallVector<Value> kernelArgs;
@@ -250,13 +226,7 @@ void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   llvm::append_range(kernelArgs, weightMaps);
   llvm::append_range(kernelArgs, tokenScales);
   llvm::append_range(kernelArgs, weightScales);
-  for (Value o : ops.outs)
-    kernelArgs.push_back(addressOf(b, loc, o));
-  for (Value a : ops.accs)
-    kernelArgs.push_back(addressOf(b, loc, a));
-  for (Value v : {ops.groupInfo, ops.aDecode, ops.bDecode, ops.alpha})
-    if (v)
-      kernelArgs.push_back(addressOf(b, loc, v));
+  ops.appendEpilogueArgs(b, loc, kernelArgs);
   Value smem =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), cfg.sharedBytes());
   gpu::LaunchFuncOp::create(
@@ -264,145 +234,38 @@ void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
       gpu::KernelDim3{ix.c(kSM100Threads), ix.c(1), ix.c(1)}, smem, kernelArgs);
 }
 
-/// What the kernel needs: K a multiple of 32 (TMA rows of K/2 bytes are
-/// 16-byte multiples; MXFP4 needs it anyway).
-LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
-                        int64_t k) {
-  if (k % 32)
-    return rewriter.notifyMatchFailure(op, "sm100 kernel: K % 32 != 0");
-  return success();
-}
-
-void setEpilogue(SM100GemmConfig &cfg, Type outElement, bool hasAcc, float beta,
-                 Value aDecode, Value bDecode, Value alpha) {
-  auto perGroup = [](Value v) {
-    return v && cast<MemRefType>(v.getType()).getRank() == 1;
-  };
-  cfg.outElement = outElement;
-  cfg.hasAcc = hasAcc;
-  cfg.beta = beta;
-  cfg.aDecode = static_cast<bool>(aDecode);
-  cfg.aDecodePerGroup = perGroup(aDecode);
-  cfg.bDecode = static_cast<bool>(bDecode);
-  cfg.bDecodePerGroup = perGroup(bDecode);
-  cfg.alpha = static_cast<bool>(alpha);
-}
-
-struct MatmulToSM100 : OpConversionPattern<MatmulOp> {
-  MatmulToSM100(const TypeConverter &converter, MLIRContext *ctx,
-                SM100KernelOptions options)
-      : OpConversionPattern(converter, ctx, /*benefit=*/2), options(options) {}
+/// nvfp4.matmul and nvfp4.grouped_matmul (a dense matmul is one independent
+/// group) on the kernel. It needs K a multiple of 32 (TMA rows of K/2 bytes
+/// are 16-byte multiples; MXFP4 needs it anyway).
+template <typename OpTy> struct GemmToSM100 : OpConversionPattern<OpTy> {
+  using OpAdaptor = typename OpTy::Adaptor;
+  GemmToSM100(const TypeConverter &converter, MLIRContext *ctx,
+              SM100KernelOptions options)
+      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2),
+        options(options) {}
   LogicalResult
-  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!op.hasBufferSemantics())
       return rewriter.notifyMatchFailure(op, "bufferize first");
-    auto aType = cast<ShapedType>(op.getA().getType());
-    auto outType = cast<ShapedType>(op.getOut().getType());
-    int64_t m = aType.getDimSize(0), n = outType.getDimSize(1),
-            k = aType.getDimSize(1);
-    if (failed(supported(rewriter, op, k)))
-      return failure();
+    std::string why;
+    FailureOr<GemmProblem> problem = GemmProblem::get(op, adaptor, why);
+    if (failed(problem))
+      return rewriter.notifyMatchFailure(op, "sm100 kernel: " + why);
+    if (problem->shape.k % 32)
+      return rewriter.notifyMatchFailure(op, "sm100 kernel: K % 32 != 0");
     SM100GemmConfig cfg;
-    cfg.mode = Grouping::independent;
-    cfg.groups = 1;
-    cfg.n = n;
-    cfg.k = k;
-    cfg.rowsPerGroup = {m};
-    cfg.maxRows = m;
-    cfg.mxfp4 = isMXFP4(op.getAScales());
-    cfg.tokenTile = chooseTokenTile(options, m);
+    static_cast<GemmShape &>(cfg) = problem->shape;
+    cfg.tokenTile = chooseTokenTile(options, cfg.typicalRows());
     cfg.ctas = options.ctas;
     cfg.stages = chooseStages(options, cfg);
-    setEpilogue(cfg, outType.getElementType(),
-                static_cast<bool>(adaptor.getAcc()),
-                op.getBeta().convertToFloat(), adaptor.getADecodeScale(),
-                adaptor.getBDecodeScale(), adaptor.getAlpha());
-    GemmOperands ops;
-    ops.aValues = {adaptor.getA()};
-    ops.aScales = {adaptor.getAScales()};
-    ops.weights = {adaptor.getB()};
-    ops.weightScales = {adaptor.getBScales()};
-    ops.outs = {adaptor.getOut()};
-    if (cfg.hasAcc)
-      ops.accs = {adaptor.getAcc()};
-    ops.aDecode = adaptor.getADecodeScale();
-    ops.bDecode = adaptor.getBDecodeScale();
-    ops.alpha = adaptor.getAlpha();
-    emitSM100Gemm(rewriter, op, cfg, ops);
-    rewriter.eraseOp(op);
-    return success();
-  }
-  SM100KernelOptions options;
-};
-
-struct GroupedMatmulToSM100 : OpConversionPattern<GroupedMatmulOp> {
-  GroupedMatmulToSM100(const TypeConverter &converter, MLIRContext *ctx,
-                       SM100KernelOptions options)
-      : OpConversionPattern(converter, ctx, /*benefit=*/2), options(options) {}
-  LogicalResult
-  matchAndRewrite(GroupedMatmulOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!op.hasBufferSemantics())
-      return rewriter.notifyMatchFailure(op, "bufferize first");
-    Grouping mode = op.getGrouping();
-    auto bType = cast<ShapedType>(op.getB().front().getType());
-    auto aType = cast<ShapedType>(op.getA().front().getType());
-    SM100GemmConfig cfg;
-    cfg.mode = mode;
-    if (mode == Grouping::independent) {
-      cfg.groups = op.getA().size();
-      cfg.n = bType.getDimSize(0);
-      cfg.k = bType.getDimSize(1);
-      for (auto [a, bv] : llvm::zip(op.getA(), op.getB())) {
-        auto bt = cast<ShapedType>(bv.getType());
-        if (bt.getDimSize(0) != cfg.n || bt.getDimSize(1) != cfg.k)
-          return rewriter.notifyMatchFailure(
-              op, "sm100 kernel: groups of different N or K");
-        cfg.rowsPerGroup.push_back(cast<ShapedType>(a.getType()).getDimSize(0));
-        cfg.maxRows += cfg.rowsPerGroup.back();
-      }
-    } else {
-      cfg.groups = bType.getDimSize(0);
-      cfg.n = bType.getDimSize(1);
-      cfg.k = bType.getDimSize(2);
-      cfg.maxRows = aType.getDimSize(aType.getRank() - 2);
-    }
-    if (failed(supported(rewriter, op, cfg.k)))
-      return failure();
-    cfg.mxfp4 = isMXFP4(op.getAScales().front());
-    int64_t typicalRows = mode == Grouping::masked
-                              ? cfg.maxRows
-                              : cfg.maxRows / std::max<int64_t>(cfg.groups, 1);
-    cfg.tokenTile = chooseTokenTile(options, typicalRows);
-    cfg.ctas = options.ctas;
-    cfg.stages = chooseStages(options, cfg);
-    setEpilogue(
-        cfg, cast<ShapedType>(op.getOuts().front().getType()).getElementType(),
-        !adaptor.getAcc().empty(), op.getBeta().convertToFloat(),
-        adaptor.getADecodeScale(), adaptor.getBDecodeScale(),
-        adaptor.getAlpha());
-    GemmOperands ops;
-    ops.aValues.assign(adaptor.getA().begin(), adaptor.getA().end());
-    ops.aScales.assign(adaptor.getAScales().begin(),
-                       adaptor.getAScales().end());
-    ops.weights.assign(adaptor.getB().begin(), adaptor.getB().end());
-    ops.weightScales.assign(adaptor.getBScales().begin(),
-                            adaptor.getBScales().end());
-    ops.outs.assign(adaptor.getOuts().begin(), adaptor.getOuts().end());
-    ops.accs.assign(adaptor.getAcc().begin(), adaptor.getAcc().end());
-    ops.groupInfo = mode == Grouping::contiguous ? adaptor.getGroupOffsets()
-                    : mode == Grouping::masked   ? adaptor.getMaskedM()
-                                                 : Value();
-    ops.aDecode = adaptor.getADecodeScale();
-    ops.bDecode = adaptor.getBDecodeScale();
-    ops.alpha = adaptor.getAlpha();
-    emitSM100Gemm(rewriter, op, cfg, ops);
-    if (mode == Grouping::masked)
+    emitSM100Gemm(rewriter, op, cfg, *problem);
+    if (cfg.mode == Grouping::masked)
       emitMaskedRowsFill(rewriter, op.getLoc(), cfg.groups, cfg.maxRows, cfg.n,
-                         cfg.outElement, ops.outs.front(),
-                         ops.accs.empty() ? Value() : ops.accs.front(),
-                         ops.groupInfo, cfg.beta);
+                         cfg.outElement, problem->outs.front(),
+                         problem->accs.empty() ? Value()
+                                               : problem->accs.front(),
+                         problem->groupInfo, cfg.beta);
     rewriter.eraseOp(op);
     return success();
   }
@@ -456,6 +319,6 @@ struct ConvertNVFP4ToSM100Pass
 void mlir::nvfp4::populateNVFP4ToSM100ConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const SM100KernelOptions &options) {
-  patterns.add<MatmulToSM100, GroupedMatmulToSM100>(
+  patterns.add<GemmToSM100<MatmulOp>, GemmToSM100<GroupedMatmulOp>>(
       converter, patterns.getContext(), options);
 }

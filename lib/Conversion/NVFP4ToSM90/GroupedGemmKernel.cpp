@@ -310,17 +310,7 @@ Value GemmKernelBuilder::addAccumulators(Value total, Value acc) {
 }
 
 Value GemmKernelBuilder::alphaOf(Value g) {
-  Value alpha;
-  auto factor = [&](bool present, bool perGroup, Value base) {
-    if (!present)
-      return;
-    Value v = e.loadElement(e.f32, base, perGroup ? g : e.c(0));
-    alpha = alpha ? e.fmul(alpha, v) : v;
-  };
-  factor(cfg.aDecode, cfg.aDecodePerGroup, args.aDecode);
-  factor(cfg.bDecode, cfg.bDecodePerGroup, args.bDecode);
-  factor(cfg.alpha, true, args.alpha);
-  return alpha ? alpha : e.cf(1.0f);
+  return emitGroupAlpha(e, cfg, args.aDecode, args.bDecode, args.alpha, g);
 }
 
 void GemmKernelBuilder::emitEpilogue(Value acc, const ScheduledTile &tile,
@@ -577,7 +567,7 @@ gpu::GPUFuncOp GemmKernelBuilder::build(gpu::GPUModuleOp module,
 
   SmallVector<Type> argTypes{LLVM::LLVMPointerType::get(ctx)};
   int64_t numI64 =
-      2 * cfg.weightPointers() + cfg.outputPointers() * (cfg.hasAcc ? 2 : 1);
+      2 * cfg.operandPointers() + cfg.outputPointers() * (cfg.hasAcc ? 2 : 1);
   numI64 += cfg.mode != Grouping::independent;
   numI64 += cfg.aDecode + cfg.bDecode + cfg.alpha;
   argTypes.append(numI64, e.i64);
@@ -596,8 +586,8 @@ gpu::GPUFuncOp GemmKernelBuilder::build(gpu::GPUModuleOp module,
     for (int64_t i = 0; i < count; ++i)
       into.push_back(*argIt++);
   };
-  take(cfg.weightPointers(), args.weights);
-  take(cfg.weightPointers(), args.scales);
+  take(cfg.operandPointers(), args.weights);
+  take(cfg.operandPointers(), args.scales);
   take(cfg.outputPointers(), args.outputs);
   if (cfg.hasAcc)
     take(cfg.outputPointers(), args.accs);

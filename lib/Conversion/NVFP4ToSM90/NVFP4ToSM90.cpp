@@ -19,6 +19,7 @@
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 #include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
 
@@ -136,30 +137,10 @@ int64_t chooseWeightPrefetch(const SM90KernelOptions &options,
   return tokenTile >= 128 ? 2 : 4;
 }
 
-/// Raw device address of a memref (identity layout, offset 0), as i64.
-Value addressOf(OpBuilder &b, Location loc, Value memref) {
-  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-}
-
-/// A unique kernel name in the top-level module.
-std::string uniqueKernelName(ModuleOp module, StringRef base) {
-  for (int i = 0;; ++i) {
-    std::string name = (base + "_" + Twine(i)).str();
-    if (!SymbolTable::lookupSymbolIn(module, name))
-      return name;
-  }
-}
-
 /// The matmul, described for the kernel: operands in device memory.
-struct GemmOperands {
-  SmallVector<Value> aValues, aScales, weights, weightScales, outs, accs;
-  Value groupInfo, aDecode, bDecode, alpha;
-};
-
 /// Emits the pre-pass, the descriptor and the kernel launch.
 void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
-                  const SM90GemmConfig &cfg, const GemmOperands &ops,
+                  const SM90GemmConfig &cfg, const GemmProblem &ops,
                   bool aBatched) {
   Location loc = op->getLoc();
   OpBuilder &b = rewriter;
@@ -214,7 +195,7 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
                      .getResult(0);
 
   // The kernel, in its own gpu.module.
-  std::string name = uniqueKernelName(module, "nvfp4_sm90_gemm");
+  std::string name = uniqueSymbolName(module, "nvfp4_sm90_gemm");
   gpu::GPUFuncOp kernel;
   {
     OpBuilder::InsertionGuard guard(b);
@@ -225,16 +206,10 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
 
   SmallVector<Value> kernelArgs{mapPtr};
   for (Value w : ops.weights)
-    kernelArgs.push_back(addressOf(b, loc, w));
+    kernelArgs.push_back(deviceAddress(b, loc, w));
   for (Value s : ops.weightScales)
-    kernelArgs.push_back(addressOf(b, loc, s));
-  for (Value o : ops.outs)
-    kernelArgs.push_back(addressOf(b, loc, o));
-  for (Value a : ops.accs)
-    kernelArgs.push_back(addressOf(b, loc, a));
-  for (Value v : {ops.groupInfo, ops.aDecode, ops.bDecode, ops.alpha})
-    if (v)
-      kernelArgs.push_back(addressOf(b, loc, v));
+    kernelArgs.push_back(deviceAddress(b, loc, s));
+  ops.appendEpilogueArgs(b, loc, kernelArgs);
   Value smem =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), cfg.sharedBytes());
   gpu::LaunchFuncOp::create(
@@ -243,156 +218,54 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, x);
 }
 
-/// Whether the kernel covers an (N, K, output) combination: NVFP4 scales
-/// (MXFP4 goes the portable way), an even N (outputs are stored in pairs).
+/// Whether the kernel covers a matmul: NVFP4 scales (MXFP4 goes the
+/// portable way), an even N (outputs are stored in pairs).
 LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
-                        Type scaleType, int64_t n) {
-  if (!isa<Float8E4M3FNType>(scaleType))
+                        const GemmShape &shape) {
+  if (shape.mxfp4)
     return rewriter.notifyMatchFailure(op, "sm90 kernel: NVFP4 only");
-  if (n % 2)
+  if (shape.n % 2)
     return rewriter.notifyMatchFailure(op, "sm90 kernel: N must be even");
   return success();
 }
 
-struct MatmulToSM90 : OpConversionPattern<MatmulOp> {
-  MatmulToSM90(const TypeConverter &converter, MLIRContext *ctx,
-               SM90KernelOptions options)
-      : OpConversionPattern(converter, ctx, /*benefit=*/2), options(options) {}
+/// nvfp4.matmul and nvfp4.grouped_matmul (a dense matmul is one independent
+/// group) on the kernel.
+template <typename OpTy> struct GemmToSM90 : OpConversionPattern<OpTy> {
+  using OpAdaptor = typename OpTy::Adaptor;
+  GemmToSM90(const TypeConverter &converter, MLIRContext *ctx,
+             SM90KernelOptions options)
+      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2),
+        options(options) {}
   LogicalResult
-  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!op.hasBufferSemantics())
       return rewriter.notifyMatchFailure(op, "bufferize first");
-    auto aType = cast<ShapedType>(op.getA().getType());
-    auto outType = cast<ShapedType>(op.getOut().getType());
-    int64_t m = aType.getDimSize(0), n = outType.getDimSize(1),
-            k = aType.getDimSize(1);
-    if (failed(supported(
-            rewriter, op,
-            cast<ShapedType>(op.getAScales().getType()).getElementType(), n)))
+    std::string why;
+    FailureOr<GemmProblem> problem = GemmProblem::get(op, adaptor, why);
+    if (failed(problem))
+      return rewriter.notifyMatchFailure(op, "sm90 kernel: " + why);
+    if (failed(supported(rewriter, op, problem->shape)))
       return failure();
     SM90GemmConfig cfg;
-    cfg.mode = Grouping::independent;
-    cfg.groups = 1;
-    cfg.n = n;
-    cfg.k = k;
-    cfg.rowsPerGroup = {m};
-    cfg.maxRows = m;
-    cfg.tokenTile = chooseTokenTile(options, m);
+    static_cast<GemmShape &>(cfg) = problem->shape;
+    cfg.tokenTile = chooseTokenTile(options, cfg.typicalRows());
     cfg.stages = options.stages;
     cfg.ctas = options.ctas;
     cfg.promoteEvery = options.promoteEvery;
     cfg.weightPrefetch = chooseWeightPrefetch(options, cfg.tokenTile);
-    cfg.outElement = outType.getElementType();
-    cfg.hasAcc = static_cast<bool>(adaptor.getAcc());
-    cfg.beta = op.getBeta().convertToFloat();
-    cfg.aDecode = static_cast<bool>(adaptor.getADecodeScale());
-    cfg.bDecode = static_cast<bool>(adaptor.getBDecodeScale());
-    cfg.alpha = static_cast<bool>(adaptor.getAlpha());
-    GemmOperands ops;
-    ops.aValues = {adaptor.getA()};
-    ops.aScales = {adaptor.getAScales()};
-    ops.weights = {adaptor.getB()};
-    ops.weightScales = {adaptor.getBScales()};
-    ops.outs = {adaptor.getOut()};
-    if (cfg.hasAcc)
-      ops.accs = {adaptor.getAcc()};
-    ops.aDecode = adaptor.getADecodeScale();
-    ops.bDecode = adaptor.getBDecodeScale();
-    ops.alpha = adaptor.getAlpha();
-    emitSM90Gemm(rewriter, op, cfg, ops, /*aBatched=*/false);
+    emitSM90Gemm(rewriter, op, cfg, *problem,
+                 /*aBatched=*/cfg.mode == Grouping::masked);
+    if (cfg.mode == Grouping::masked)
+      emitMaskedRowsFill(rewriter, op.getLoc(), cfg.groups, cfg.maxRows, cfg.n,
+                         cfg.outElement, problem->outs.front(),
+                         problem->accs.empty() ? Value()
+                                               : problem->accs.front(),
+                         problem->groupInfo, cfg.beta);
     rewriter.eraseOp(op);
     return success();
   }
-  SM90KernelOptions options;
-};
-
-struct GroupedMatmulToSM90 : OpConversionPattern<GroupedMatmulOp> {
-  GroupedMatmulToSM90(const TypeConverter &converter, MLIRContext *ctx,
-                      SM90KernelOptions options)
-      : OpConversionPattern(converter, ctx, /*benefit=*/2), options(options) {}
-  LogicalResult
-  matchAndRewrite(GroupedMatmulOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!op.hasBufferSemantics())
-      return rewriter.notifyMatchFailure(op, "bufferize first");
-    Grouping mode = op.getGrouping();
-    auto bType = cast<ShapedType>(op.getB().front().getType());
-    auto aType = cast<ShapedType>(op.getA().front().getType());
-    Type scaleType =
-        cast<ShapedType>(op.getAScales().front().getType()).getElementType();
-    SM90GemmConfig cfg;
-    cfg.mode = mode;
-    if (mode == Grouping::independent) {
-      cfg.groups = op.getA().size();
-      cfg.n = bType.getDimSize(0);
-      cfg.k = bType.getDimSize(1);
-      // One kernel covers groups of one N and K.
-      for (auto [a, bv] : llvm::zip(op.getA(), op.getB())) {
-        auto at = cast<ShapedType>(a.getType());
-        auto bt = cast<ShapedType>(bv.getType());
-        if (bt.getDimSize(0) != cfg.n || bt.getDimSize(1) != cfg.k)
-          return rewriter.notifyMatchFailure(
-              op, "sm90 kernel: groups of different N or K");
-        cfg.rowsPerGroup.push_back(at.getDimSize(0));
-        cfg.maxRows += at.getDimSize(0);
-      }
-    } else {
-      cfg.groups = bType.getDimSize(0);
-      cfg.n = bType.getDimSize(1);
-      cfg.k = bType.getDimSize(2);
-      cfg.maxRows = aType.getDimSize(aType.getRank() - 2);
-    }
-    if (failed(supported(rewriter, op, scaleType, cfg.n)))
-      return failure();
-    int64_t typicalRows = mode == Grouping::contiguous
-                              ? cfg.maxRows / std::max<int64_t>(cfg.groups, 1)
-                          : mode == Grouping::masked ? cfg.maxRows
-                                                     : cfg.maxRows / cfg.groups;
-    cfg.tokenTile = chooseTokenTile(options, typicalRows);
-    cfg.stages = options.stages;
-    cfg.ctas = options.ctas;
-    cfg.promoteEvery = options.promoteEvery;
-    cfg.weightPrefetch = chooseWeightPrefetch(options, cfg.tokenTile);
-    cfg.outElement =
-        cast<ShapedType>(op.getOuts().front().getType()).getElementType();
-    cfg.hasAcc = !adaptor.getAcc().empty();
-    cfg.beta = op.getBeta().convertToFloat();
-    auto perGroup = [](Value v) {
-      return v && cast<MemRefType>(v.getType()).getRank() == 1;
-    };
-    cfg.aDecode = static_cast<bool>(adaptor.getADecodeScale());
-    cfg.aDecodePerGroup = perGroup(adaptor.getADecodeScale());
-    cfg.bDecode = static_cast<bool>(adaptor.getBDecodeScale());
-    cfg.bDecodePerGroup = perGroup(adaptor.getBDecodeScale());
-    cfg.alpha = static_cast<bool>(adaptor.getAlpha());
-
-    GemmOperands ops;
-    ops.aValues.assign(adaptor.getA().begin(), adaptor.getA().end());
-    ops.aScales.assign(adaptor.getAScales().begin(),
-                       adaptor.getAScales().end());
-    ops.weights.assign(adaptor.getB().begin(), adaptor.getB().end());
-    ops.weightScales.assign(adaptor.getBScales().begin(),
-                            adaptor.getBScales().end());
-    ops.outs.assign(adaptor.getOuts().begin(), adaptor.getOuts().end());
-    ops.accs.assign(adaptor.getAcc().begin(), adaptor.getAcc().end());
-    ops.groupInfo = mode == Grouping::contiguous ? adaptor.getGroupOffsets()
-                    : mode == Grouping::masked   ? adaptor.getMaskedM()
-                                                 : Value();
-    ops.aDecode = adaptor.getADecodeScale();
-    ops.bDecode = adaptor.getBDecodeScale();
-    ops.alpha = adaptor.getAlpha();
-    Location loc = op.getLoc();
-    emitSM90Gemm(rewriter, op, cfg, ops, mode == Grouping::masked);
-    if (mode == Grouping::masked)
-      emitMaskedRowsFill(rewriter, loc, cfg.groups, cfg.maxRows, cfg.n,
-                         cfg.outElement, ops.outs.front(),
-                         ops.accs.empty() ? Value() : ops.accs.front(),
-                         ops.groupInfo, op.getBeta().convertToFloat());
-    rewriter.eraseOp(op);
-    return success();
-  }
-
   SM90KernelOptions options;
 };
 
@@ -446,6 +319,6 @@ struct ConvertNVFP4ToSM90Pass
 void mlir::nvfp4::populateNVFP4ToSM90ConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const SM90KernelOptions &options) {
-  patterns.add<MatmulToSM90, GroupedMatmulToSM90>(
+  patterns.add<GemmToSM90<MatmulOp>, GemmToSM90<GroupedMatmulOp>>(
       converter, patterns.getContext(), options);
 }

@@ -32,6 +32,7 @@
 #define NVFP4_CONVERSION_NVFP4TOSM100_BLOCKSCALEDGEMMKERNEL_H
 
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+#include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -49,30 +50,11 @@ constexpr int64_t kSM100MmaK = 64;
 constexpr int64_t kSM100Threads = 192;
 
 /// Everything that is static about one kernel instance.
-struct SM100GemmConfig {
-  Grouping mode = Grouping::independent;
-  int64_t groups = 1;
-  int64_t n = 0, k = 0;
-  /// Token rows per group (independent), slot rows (masked), all rows
-  /// (contiguous).
-  SmallVector<int64_t> rowsPerGroup;
-  int64_t maxRows = 0;
+struct SM100GemmConfig : GemmShape {
   int64_t tokenTile = 128; // MMA N: 64, 128 or 256
   int64_t stages = 4;
   int64_t ctas = 148;
-  bool mxfp4 = false;
-  Type outElement;
-  bool hasAcc = false;
-  float beta = 1.0f;
-  bool aDecode = false, aDecodePerGroup = false;
-  bool bDecode = false, bDecodePerGroup = false;
-  bool alpha = false;
 
-  bool stackedWeights() const { return mode != Grouping::independent; }
-  int64_t operandPointers() const { return stackedWeights() ? 1 : groups; }
-  int64_t outputPointers() const {
-    return mode == Grouping::independent ? groups : 1;
-  }
   int64_t blockSize() const { return mxfp4 ? 32 : 16; }
   int64_t scaleCols() const { return k / blockSize(); }
   /// 512-byte scale units (128 rows x 4 scale columns) per 128-row block.

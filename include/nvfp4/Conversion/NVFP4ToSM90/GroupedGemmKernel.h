@@ -30,6 +30,7 @@
 #define NVFP4_CONVERSION_NVFP4TOSM90_GROUPEDGEMMKERNEL_H
 
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+#include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -44,13 +45,7 @@ constexpr int64_t kSM90TileRows = kSM90WarpgroupRows * kSM90ConsumerWarpgroups;
 constexpr int64_t kSM90BlockK = 64;
 
 /// Everything that is static about one GEMM kernel instance.
-struct SM90GemmConfig {
-  Grouping mode = Grouping::independent;
-  int64_t groups = 1;
-  int64_t n = 0, k = 0;
-  /// Token rows per group (independent mode, static), slot rows (masked).
-  SmallVector<int64_t> rowsPerGroup;
-  int64_t maxRows = 0;
+struct SM90GemmConfig : GemmShape {
   int64_t tokenTile = 64; // wgmma N
   int64_t stages = 6;
   int64_t ctas = 132;
@@ -62,20 +57,6 @@ struct SM90GemmConfig {
   /// K blocks of weights loaded ahead into registers (even, >= 2): covers
   /// the global-memory latency. The consumer loop is unrolled by it.
   int64_t weightPrefetch = 4;
-  Type outElement;
-  bool hasAcc = false;
-  float beta = 1.0f;
-  /// Which alpha factors exist, and whether each is per group.
-  bool aDecode = false, aDecodePerGroup = false;
-  bool bDecode = false, bDecodePerGroup = false;
-  bool alpha = false;
-  /// Contiguous/masked weights are one [G, N, K] tensor (a group stride);
-  /// independent ones one tensor per group.
-  bool stackedWeights() const { return mode != Grouping::independent; }
-  int64_t weightPointers() const { return stackedWeights() ? 1 : groups; }
-  int64_t outputPointers() const {
-    return mode == Grouping::independent ? groups : 1;
-  }
   int64_t kBlocks() const { return ceilDiv(k, kSM90BlockK); }
   int64_t kPadded() const { return kBlocks() * kSM90BlockK; }
   int64_t nTiles() const { return ceilDiv(n, kSM90TileRows); }
@@ -87,7 +68,7 @@ struct SM90GemmConfig {
 };
 
 /// Kernel arguments, in order: the token tensor map (!llvm.ptr), then i64
-/// device addresses: weightPointers() weight bases, as many scale bases,
+/// device addresses: operandPointers() weight bases, as many scale bases,
 /// outputPointers() outputs, as many accumulators (hasAcc), the group
 /// offsets (contiguous) or valid rows (masked), then a_decode, b_decode and
 /// alpha when present.

@@ -1,4 +1,5 @@
-//===- GPUCodegen.cpp - building GPU kernels -------------------------------===//
+//===- GPUCodegen.cpp - building GPU kernels
+//-------------------------------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -9,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
 using namespace mlir::nvfp4;
@@ -75,9 +77,9 @@ gpu::LaunchOp mlir::nvfp4::launchGrid(OpBuilder &b, Location loc,
                                       std::array<int64_t, 3> block,
                                       function_ref<void(gpu::LaunchOp)> body) {
   KernelIndexing ix(b, loc);
-  auto launch = gpu::LaunchOp::create(b, loc, ix.c(grid[0]), ix.c(grid[1]),
-                                      ix.c(grid[2]), ix.c(block[0]),
-                                      ix.c(block[1]), ix.c(block[2]));
+  auto launch =
+      gpu::LaunchOp::create(b, loc, ix.c(grid[0]), ix.c(grid[1]), ix.c(grid[2]),
+                            ix.c(block[0]), ix.c(block[1]), ix.c(block[2]));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   body(launch);
@@ -87,8 +89,8 @@ gpu::LaunchOp mlir::nvfp4::launchGrid(OpBuilder &b, Location loc,
 
 void mlir::nvfp4::launchLinear(OpBuilder &b, Location loc, int64_t total,
                                function_ref<void(Value)> body) {
-  int64_t blocks = std::max<int64_t>(1, (total + kThreadsPerBlock - 1) /
-                                            kThreadsPerBlock);
+  int64_t blocks =
+      std::max<int64_t>(1, (total + kThreadsPerBlock - 1) / kThreadsPerBlock);
   launchGrid(b, loc, {blocks, 1, 1}, {kThreadsPerBlock, 1, 1},
              [&](gpu::LaunchOp launch) {
                KernelIndexing ix(b, loc);
@@ -108,10 +110,23 @@ Value mlir::nvfp4::warpReduce(OpBuilder &b, Location loc, Value value,
   Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 32);
   for (int offset = 16; offset >= 1; offset /= 2) {
     Value off = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
-    Value other = gpu::ShuffleOp::create(b, loc, value, off, width,
-                                         gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
+    Value other =
+        gpu::ShuffleOp::create(b, loc, value, off, width, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
     value = combine(value, other);
   }
   return value;
+}
+
+Value mlir::nvfp4::deviceAddress(OpBuilder &b, Location loc, Value memref) {
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+std::string mlir::nvfp4::uniqueSymbolName(Operation *module, StringRef base) {
+  for (int i = 0;; ++i) {
+    std::string name = (base + "_" + Twine(i)).str();
+    if (!SymbolTable::lookupSymbolIn(module, name))
+      return name;
+  }
 }

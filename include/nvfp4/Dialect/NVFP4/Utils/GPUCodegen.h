@@ -1,4 +1,5 @@
-//===- GPUCodegen.h - building GPU kernels -------------------------*- C++ -*-===//
+//===- GPUCodegen.h - building GPU kernels -------------------------*- C++
+//-*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -61,6 +62,13 @@ gpu::LaunchOp launchGrid(OpBuilder &b, Location loc,
 
 /// One thread per element of [0, total): `body(linear)` runs in threads
 /// with linear < total (blocks of kThreadsPerBlock threads).
+/// The raw device address (i64) of a memref (identity layout, offset 0),
+/// for kernels that take operands as addresses.
+Value deviceAddress(OpBuilder &b, Location loc, Value memref);
+
+/// `base_<i>` for the first i that names no symbol in `module`.
+std::string uniqueSymbolName(Operation *module, StringRef base);
+
 void launchLinear(OpBuilder &b, Location loc, int64_t total,
                   function_ref<void(Value)> body);
 

@@ -1,0 +1,92 @@
+//===- GemmProblem.h - a matmul as the chip-specific kernels see it -*- C++
+//-*-===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// nvfp4.matmul and nvfp4.grouped_matmul (buffer form) described once for the
+// chip-specific GEMM lowerings: the static shape (a dense matmul is one
+// independent group) and epilogue, which the kernels specialise on, and the
+// converted operands, which the launches pass.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4_UTILS_GEMMPROBLEM_H
+#define NVFP4_DIALECT_NVFP4_UTILS_GEMMPROBLEM_H
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+#include "nvfp4/Dialect/NVFP4/Utils/KernelEmitter.h"
+
+namespace mlir {
+namespace nvfp4 {
+
+/// What is static about a (grouped) matmul.
+struct GemmShape {
+  Grouping mode = Grouping::independent;
+  int64_t groups = 1;
+  int64_t n = 0, k = 0;
+  /// Token rows per group (independent mode).
+  SmallVector<int64_t> rowsPerGroup;
+  /// All token rows (contiguous), rows per slot (masked), the sum of
+  /// rowsPerGroup (independent).
+  int64_t maxRows = 0;
+  bool mxfp4 = false;
+  Type outElement;
+  bool hasAcc = false;
+  float beta = 1.0f;
+  /// Which alpha factors exist, and whether each is per group.
+  bool aDecode = false, aDecodePerGroup = false;
+  bool bDecode = false, bDecodePerGroup = false;
+  bool alpha = false;
+
+  /// Contiguous/masked weights are one [G, N, K] tensor (a group stride);
+  /// independent ones one tensor per group.
+  bool stackedWeights() const { return mode != Grouping::independent; }
+  int64_t operandPointers() const { return stackedWeights() ? 1 : groups; }
+  int64_t outputPointers() const {
+    return mode == Grouping::independent ? groups : 1;
+  }
+  /// Token rows of a typical group (what tile sizes are chosen for).
+  int64_t typicalRows() const {
+    return mode == Grouping::masked ? maxRows
+                                    : maxRows / std::max<int64_t>(groups, 1);
+  }
+  /// No token row at all: nothing to compute.
+  bool empty() const {
+    return mode == Grouping::masked ? groups * maxRows == 0 : maxRows == 0;
+  }
+};
+
+/// A matmul in buffer form: its shape and its converted operands.
+struct GemmProblem {
+  GemmShape shape;
+  SmallVector<Value> aValues, aScales, weights, weightScales, outs, accs;
+  /// group_offsets (contiguous), masked_m (masked), or null.
+  Value groupInfo;
+  Value aDecode, bDecode, alpha;
+
+  /// From an op and its converted operands. Fails (with the reason) for
+  /// independent groups of different N or K: one kernel has one shape.
+  static FailureOr<GemmProblem> get(MatmulOp op, MatmulOp::Adaptor operands,
+                                    std::string &why);
+  static FailureOr<GemmProblem>
+  get(GroupedMatmulOp op, GroupedMatmulOp::Adaptor operands, std::string &why);
+
+  /// Appends the device addresses of the kernel arguments that follow the
+  /// operands in every GEMM kernel: the outputs, the accumulators, the
+  /// group table, a_decode, b_decode, alpha (those that exist).
+  void appendEpilogueArgs(OpBuilder &b, Location loc,
+                          SmallVectorImpl<Value> &args) const;
+};
+
+/// In a kernel: alpha of group g, the product of the a_decode, b_decode and
+/// alpha factors the shape has (each per group or scalar), 1 without any.
+/// The factor arguments are the i64 device addresses of the operands.
+Value emitGroupAlpha(Emitter &e, const GemmShape &shape, Value aDecode,
+                     Value bDecode, Value alpha, Value g);
+
+} // namespace nvfp4
+} // namespace mlir
+
+#endif // NVFP4_DIALECT_NVFP4_UTILS_GEMMPROBLEM_H

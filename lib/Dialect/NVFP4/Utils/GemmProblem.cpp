@@ -1,0 +1,145 @@
+//===- GemmProblem.cpp - a matmul as the chip-specific kernels see it
+//------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
+
+#include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+namespace {
+
+bool perGroup(Value v) {
+  return v && cast<ShapedType>(v.getType()).getRank() == 1;
+}
+
+bool hasE8M0Scales(Value scales) {
+  return isa<Float8E8M0FNUType>(
+      cast<ShapedType>(scales.getType()).getElementType());
+}
+
+void setEpilogue(GemmShape &shape, Type out, bool hasAcc, float beta,
+                 Value aDecode, Value bDecode, Value alpha) {
+  shape.outElement = out;
+  shape.hasAcc = hasAcc;
+  shape.beta = beta;
+  shape.aDecode = static_cast<bool>(aDecode);
+  shape.aDecodePerGroup = perGroup(aDecode);
+  shape.bDecode = static_cast<bool>(bDecode);
+  shape.bDecodePerGroup = perGroup(bDecode);
+  shape.alpha = static_cast<bool>(alpha);
+}
+
+} // namespace
+
+FailureOr<GemmProblem> GemmProblem::get(MatmulOp op, MatmulOp::Adaptor operands,
+                                        std::string &why) {
+  GemmProblem p;
+  GemmShape &s = p.shape;
+  auto aType = cast<ShapedType>(op.getA().getType());
+  auto outType = cast<ShapedType>(op.getOut().getType());
+  s.mode = Grouping::independent;
+  s.groups = 1;
+  s.n = outType.getDimSize(1);
+  s.k = aType.getDimSize(1);
+  s.rowsPerGroup = {aType.getDimSize(0)};
+  s.maxRows = aType.getDimSize(0);
+  s.mxfp4 = hasE8M0Scales(op.getAScales());
+  setEpilogue(s, outType.getElementType(), static_cast<bool>(operands.getAcc()),
+              op.getBeta().convertToFloat(), operands.getADecodeScale(),
+              operands.getBDecodeScale(), operands.getAlpha());
+  p.aValues = {operands.getA()};
+  p.aScales = {operands.getAScales()};
+  p.weights = {operands.getB()};
+  p.weightScales = {operands.getBScales()};
+  p.outs = {operands.getOut()};
+  if (s.hasAcc)
+    p.accs = {operands.getAcc()};
+  p.aDecode = operands.getADecodeScale();
+  p.bDecode = operands.getBDecodeScale();
+  p.alpha = operands.getAlpha();
+  return p;
+}
+
+FailureOr<GemmProblem> GemmProblem::get(GroupedMatmulOp op,
+                                        GroupedMatmulOp::Adaptor operands,
+                                        std::string &why) {
+  GemmProblem p;
+  GemmShape &s = p.shape;
+  s.mode = op.getGrouping();
+  auto bType = cast<ShapedType>(op.getB().front().getType());
+  auto aType = cast<ShapedType>(op.getA().front().getType());
+  if (s.mode == Grouping::independent) {
+    s.groups = op.getA().size();
+    s.n = bType.getDimSize(0);
+    s.k = bType.getDimSize(1);
+    for (auto [a, b] : llvm::zip(op.getA(), op.getB())) {
+      auto bt = cast<ShapedType>(b.getType());
+      if (bt.getDimSize(0) != s.n || bt.getDimSize(1) != s.k) {
+        why = "independent groups of different N or K";
+        return failure();
+      }
+      s.rowsPerGroup.push_back(cast<ShapedType>(a.getType()).getDimSize(0));
+      s.maxRows += s.rowsPerGroup.back();
+    }
+  } else {
+    s.groups = bType.getDimSize(0);
+    s.n = bType.getDimSize(1);
+    s.k = bType.getDimSize(2);
+    s.maxRows = aType.getDimSize(aType.getRank() - 2);
+  }
+  s.mxfp4 = hasE8M0Scales(op.getAScales().front());
+  setEpilogue(s,
+              cast<ShapedType>(op.getOuts().front().getType()).getElementType(),
+              !operands.getAcc().empty(), op.getBeta().convertToFloat(),
+              operands.getADecodeScale(), operands.getBDecodeScale(),
+              operands.getAlpha());
+  p.aValues.assign(operands.getA().begin(), operands.getA().end());
+  p.aScales.assign(operands.getAScales().begin(), operands.getAScales().end());
+  p.weights.assign(operands.getB().begin(), operands.getB().end());
+  p.weightScales.assign(operands.getBScales().begin(),
+                        operands.getBScales().end());
+  p.outs.assign(operands.getOuts().begin(), operands.getOuts().end());
+  p.accs.assign(operands.getAcc().begin(), operands.getAcc().end());
+  p.groupInfo = s.mode == Grouping::contiguous ? operands.getGroupOffsets()
+                : s.mode == Grouping::masked   ? operands.getMaskedM()
+                                               : Value();
+  p.aDecode = operands.getADecodeScale();
+  p.bDecode = operands.getBDecodeScale();
+  p.alpha = operands.getAlpha();
+  return p;
+}
+
+void GemmProblem::appendEpilogueArgs(OpBuilder &b, Location loc,
+                                     SmallVectorImpl<Value> &args) const {
+  for (Value o : outs)
+    args.push_back(deviceAddress(b, loc, o));
+  for (Value a : accs)
+    args.push_back(deviceAddress(b, loc, a));
+  for (Value v : {groupInfo, aDecode, bDecode, alpha})
+    if (v)
+      args.push_back(deviceAddress(b, loc, v));
+}
+
+Value mlir::nvfp4::emitGroupAlpha(Emitter &e, const GemmShape &shape,
+                                  Value aDecode, Value bDecode, Value alpha,
+                                  Value g) {
+  Value result;
+  auto factor = [&](bool present, bool perGroup, Value base) {
+    if (!present)
+      return;
+    Value v = e.loadElement(e.f32, base, perGroup ? g : e.c(0));
+    result = result ? e.fmul(result, v) : v;
+  };
+  factor(shape.aDecode, shape.aDecodePerGroup, aDecode);
+  factor(shape.bDecode, shape.bDecodePerGroup, bDecode);
+  factor(shape.alpha, true, alpha);
+  return result ? result : e.cf(1.0f);
+}
