@@ -1,4 +1,5 @@
-//===- NVFP4ToGPU.cpp - nvfp4 ops to GPU kernels ---------------------------===//
+//===- NVFP4ToGPU.cpp - nvfp4 ops to GPU kernels
+//---------------------------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -64,9 +65,8 @@ struct DeallocToGPU : OpConversionPattern<memref::DeallocOp> {
   LogicalResult
   matchAndRewrite(memref::DeallocOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<gpu::DeallocOp>(op, /*asyncToken=*/Type(),
-                                                ValueRange{},
-                                                adaptor.getMemref());
+    rewriter.replaceOpWithNewOp<gpu::DeallocOp>(
+        op, /*asyncToken=*/Type(), ValueRange{}, adaptor.getMemref());
     return success();
   }
 };
@@ -76,10 +76,9 @@ struct CopyToGPU : OpConversionPattern<memref::CopyOp> {
   LogicalResult
   matchAndRewrite(memref::CopyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<gpu::MemcpyOp>(op, /*asyncToken=*/Type(),
-                                               ValueRange{},
-                                               adaptor.getTarget(),
-                                               adaptor.getSource());
+    rewriter.replaceOpWithNewOp<gpu::MemcpyOp>(
+        op, /*asyncToken=*/Type(), ValueRange{}, adaptor.getTarget(),
+        adaptor.getSource());
     return success();
   }
 };
@@ -88,8 +87,7 @@ struct CopyToGPU : OpConversionPattern<memref::CopyOp> {
 // Kernels
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy>
-struct KernelLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct KernelLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using OpAdaptor = typename OpTy::Adaptor;
   LogicalResult
@@ -130,9 +128,9 @@ struct QuantizeToGPU : KernelLowering<QuantizeOp> {
                                       ValueRange{}, ValueRange{},
                                       /*hostShared=*/false)
                      .getMemref();
-      gpu::MemsetOp::create(b, loc, Type(), ValueRange{}, amaxBits,
-                            arith::ConstantIntOp::create(b, loc,
-                                                         b.getI32Type(), 0));
+      gpu::MemsetOp::create(
+          b, loc, Type(), ValueRange{}, amaxBits,
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
       emitAmaxKernel(b, loc, spec, adaptor.getInput(), amaxBits);
     }
 
@@ -142,65 +140,67 @@ struct QuantizeToGPU : KernelLowering<QuantizeOp> {
         spec.swizzled ? ceilDiv(spec.rows, kScaleTileRows) * kScaleTileRows
                       : spec.rows;
     int64_t colsPadded =
-        spec.swizzled ? ceilDiv(spec.scaleCols(), kScaleTileCols) *
-                            kScaleTileCols
-                      : spec.scaleCols();
+        spec.swizzled
+            ? ceilDiv(spec.scaleCols(), kScaleTileCols) * kScaleTileCols
+            : spec.scaleCols();
     int64_t tileRowsPadded = ceilDiv(rowsPadded, spec.tileRows);
     SmallVector<int64_t> space = {spec.batch, tileRowsPadded, colsPadded};
-    launchLinear(b, loc, spec.batch * tileRowsPadded * colsPadded,
-                 [&](Value linear) {
-      SmallVector<Value> id = ix.delinearize(linear, space);
-      Value batch = spec.batched ? id[0] : Value();
-      Value tileRow = id[1], blockCol = id[2];
-      QuantizeCodegen cg(b, loc, spec, adaptor.getInput(), outs[0], outs[1],
-                         adaptor.getSeed());
-      NumericsBuilder nb(b, loc, b.getF32Type());
-      Value sEnc, sDec;
-      if (spec.isNVFP4()) {
-        SmallVector<Value> bIdx = withBatch(batch, {});
-        Value amax;
-        if (adaptor.getAmax()) {
-          amax = memref::LoadOp::create(b, loc, adaptor.getAmax(), bIdx);
-        } else {
-          Value index = batch ? batch : ix.c(0);
-          amax = nb.floatOf(memref::LoadOp::create(b, loc, amaxBits, index));
-        }
-        std::tie(sEnc, sDec) = cg.globalScales(amax);
-        Value first = arith::AndIOp::create(b, loc, ix.eq(tileRow, ix.c(0)),
-                                            ix.eq(blockCol, ix.c(0)));
-        scf::IfOp::create(b, loc, first, [&](OpBuilder &, Location) {
-          memref::StoreOp::create(b, loc, sDec, outs[2], bIdx);
-          scf::YieldOp::create(b, loc);
+    launchLinear(
+        b, loc, spec.batch * tileRowsPadded * colsPadded, [&](Value linear) {
+          SmallVector<Value> id = ix.delinearize(linear, space);
+          Value batch = spec.batched ? id[0] : Value();
+          Value tileRow = id[1], blockCol = id[2];
+          QuantizeCodegen cg(b, loc, spec, adaptor.getInput(), outs[0], outs[1],
+                             adaptor.getSeed());
+          NumericsBuilder nb(b, loc, b.getF32Type());
+          Value sEnc, sDec;
+          if (spec.isNVFP4()) {
+            SmallVector<Value> bIdx = withBatch(batch, {});
+            Value amax;
+            if (adaptor.getAmax()) {
+              amax = memref::LoadOp::create(b, loc, adaptor.getAmax(), bIdx);
+            } else {
+              Value index = batch ? batch : ix.c(0);
+              amax =
+                  nb.floatOf(memref::LoadOp::create(b, loc, amaxBits, index));
+            }
+            std::tie(sEnc, sDec) = cg.globalScales(amax);
+            Value first = arith::AndIOp::create(b, loc, ix.eq(tileRow, ix.c(0)),
+                                                ix.eq(blockCol, ix.c(0)));
+            scf::IfOp::create(b, loc, first, [&](OpBuilder &, Location) {
+              memref::StoreOp::create(b, loc, sDec, outs[2], bIdx);
+              scf::YieldOp::create(b, loc);
+            });
+          }
+          Value firstRow = ix.mul(tileRow, ix.c(spec.tileRows));
+          Value tileEnd = ix.add(firstRow, ix.c(spec.tileRows));
+          Value real =
+              arith::AndIOp::create(b, loc, ix.lt(firstRow, ix.c(spec.rows)),
+                                    ix.lt(blockCol, ix.c(spec.scaleCols())));
+          Value zeroByte =
+              arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0);
+          auto zeroRows = [&](Value from, Value to) {
+            ix.forLoop(from, to, [&](Value r) {
+              memref::StoreOp::create(
+                  b, loc, zeroByte, outs[1],
+                  scaleIndices(b, loc, spec.swizzled, batch, r, blockCol));
+            });
+          };
+          scf::IfOp::create(
+              b, loc, real,
+              [&](OpBuilder &, Location) {
+                cg.emitTile(batch, tileRow, blockCol, sEnc, sDec);
+                // A 16-row tile crossing the last row: its padded rows.
+                if (spec.swizzled && spec.tileRows > 1)
+                  zeroRows(ix.max(firstRow, ix.c(spec.rows)), tileEnd);
+                scf::YieldOp::create(b, loc);
+              },
+              [&](OpBuilder &, Location) {
+                if (spec.swizzled)
+                  zeroRows(firstRow, tileEnd);
+                scf::YieldOp::create(b, loc);
+              });
         });
-      }
-      Value firstRow = ix.mul(tileRow, ix.c(spec.tileRows));
-      Value tileEnd = ix.add(firstRow, ix.c(spec.tileRows));
-      Value real = arith::AndIOp::create(
-          b, loc, ix.lt(firstRow, ix.c(spec.rows)),
-          ix.lt(blockCol, ix.c(spec.scaleCols())));
-      Value zeroByte = arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0);
-      auto zeroRows = [&](Value from, Value to) {
-        ix.forLoop(from, to, [&](Value r) {
-          memref::StoreOp::create(
-              b, loc, zeroByte, outs[1],
-              scaleIndices(b, loc, spec.swizzled, batch, r, blockCol));
-        });
-      };
-      scf::IfOp::create(
-          b, loc, real,
-          [&](OpBuilder &, Location) {
-            cg.emitTile(batch, tileRow, blockCol, sEnc, sDec);
-            // A 16-row tile crossing the last row: its padded rows.
-            if (spec.swizzled && spec.tileRows > 1)
-              zeroRows(ix.max(firstRow, ix.c(spec.rows)), tileEnd);
-            scf::YieldOp::create(b, loc);
-          },
-          [&](OpBuilder &, Location) {
-            if (spec.swizzled)
-              zeroRows(firstRow, tileEnd);
-            scf::YieldOp::create(b, loc);
-          });
-    });
     if (amaxBits)
       gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, amaxBits);
     return success();
@@ -214,34 +214,41 @@ struct QuantizeToGPU : KernelLowering<QuantizeOp> {
     KernelIndexing ix(b, loc);
     int64_t chunksPerRow = spec.k / kChunk;
     int64_t chunks = spec.rows * chunksPerRow;
-    int64_t blocks = std::min<int64_t>(ceilDiv(chunks, kThreadsPerBlock),
-                                       kGridStrideBlocks);
-    launchGrid(b, loc, {blocks, spec.batch, 1}, {kThreadsPerBlock, 1, 1},
-               [&](gpu::LaunchOp launch) {
-      NumericsBuilder nb(b, loc, b.getF32Type());
-      QuantizeCodegen cg(b, loc, spec, input, Value(), Value(), Value());
-      Value batch = launch.getBlockIds().y;
-      Value first = ix.add(ix.mul(launch.getBlockIds().x, ix.c(kThreadsPerBlock)),
-                           launch.getThreadIds().x);
-      Value stride = ix.mul(launch.getGridSize().x, ix.c(kThreadsPerBlock));
-      auto loop = scf::ForOp::create(
-          b, loc, first, ix.c(chunks), stride, ValueRange{nb.f32(0.0)},
-          [&](OpBuilder &, Location, Value chunk, ValueRange acc) {
-            Value row = ix.div(chunk, ix.c(chunksPerRow));
-            Value k0 = ix.mul(ix.rem(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
-            Value next = cg.chunkAbsMax(
-                cg.loadChunk(spec.batched ? batch : Value(), row, k0), acc[0]);
-            scf::YieldOp::create(b, loc, next);
-          });
-      Value amax = warpReduce(b, loc, loop.getResult(0),
-                              [&](Value x, Value y) { return nb.maxNum(x, y); });
-      Value lane = ix.rem(launch.getThreadIds().x, ix.c(32));
-      scf::IfOp::create(b, loc, ix.eq(lane, ix.c(0)), [&](OpBuilder &, Location) {
-        memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu,
-                                    nb.bitsOf(amax), amaxBits, ValueRange{batch});
-        scf::YieldOp::create(b, loc);
-      });
-    });
+    int64_t blocks =
+        std::min<int64_t>(ceilDiv(chunks, kThreadsPerBlock), kGridStrideBlocks);
+    launchGrid(
+        b, loc, {blocks, spec.batch, 1}, {kThreadsPerBlock, 1, 1},
+        [&](gpu::LaunchOp launch) {
+          NumericsBuilder nb(b, loc, b.getF32Type());
+          QuantizeCodegen cg(b, loc, spec, input, Value(), Value(), Value());
+          Value batch = launch.getBlockIds().y;
+          Value first =
+              ix.add(ix.mul(launch.getBlockIds().x, ix.c(kThreadsPerBlock)),
+                     launch.getThreadIds().x);
+          Value stride = ix.mul(launch.getGridSize().x, ix.c(kThreadsPerBlock));
+          auto loop = scf::ForOp::create(
+              b, loc, first, ix.c(chunks), stride, ValueRange{nb.f32(0.0)},
+              [&](OpBuilder &, Location, Value chunk, ValueRange acc) {
+                Value row = ix.div(chunk, ix.c(chunksPerRow));
+                Value k0 =
+                    ix.mul(ix.rem(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
+                Value next = cg.chunkAbsMax(
+                    cg.loadChunk(spec.batched ? batch : Value(), row, k0),
+                    acc[0]);
+                scf::YieldOp::create(b, loc, next);
+              });
+          Value amax =
+              warpReduce(b, loc, loop.getResult(0),
+                         [&](Value x, Value y) { return nb.maxNum(x, y); });
+          Value lane = ix.rem(launch.getThreadIds().x, ix.c(32));
+          scf::IfOp::create(
+              b, loc, ix.eq(lane, ix.c(0)), [&](OpBuilder &, Location) {
+                memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu,
+                                            nb.bitsOf(amax), amaxBits,
+                                            ValueRange{batch});
+                scf::YieldOp::create(b, loc);
+              });
+        });
   }
 };
 
@@ -321,29 +328,31 @@ struct SwizzleToGPU : KernelLowering<SwizzleScalesOp> {
     int64_t colsPadded = ceilDiv(cols, kScaleTileCols) * kScaleTileCols;
     // One thread per element of the padded matrix: padding gets zero.
     SmallVector<int64_t> space = {batchSize, rowsPadded, colsPadded};
-    launchLinear(b, loc, batchSize * rowsPadded * colsPadded, [&](Value linear) {
-      SmallVector<Value> id = ix.delinearize(linear, space);
-      Value batch = batched ? id[0] : Value();
-      Value r = id[1], c = id[2];
-      Value inside = arith::AndIOp::create(b, loc, ix.lt(r, ix.c(rows)),
-                                           ix.lt(c, ix.c(cols)));
-      SmallVector<Value> dst =
-          scaleIndices(b, loc, /*swizzled=*/true, batch, r, c);
-      scf::IfOp::create(
-          b, loc, inside,
-          [&](OpBuilder &, Location) {
-            Value v = memref::LoadOp::create(b, loc, adaptor.getInput(),
-                                             withBatch(batch, {r, c}));
-            memref::StoreOp::create(b, loc, v, adaptor.getOut(), dst);
-            scf::YieldOp::create(b, loc);
-          },
-          [&](OpBuilder &, Location) {
-            memref::StoreOp::create(
-                b, loc, arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0),
-                adaptor.getOut(), dst);
-            scf::YieldOp::create(b, loc);
-          });
-    });
+    launchLinear(
+        b, loc, batchSize * rowsPadded * colsPadded, [&](Value linear) {
+          SmallVector<Value> id = ix.delinearize(linear, space);
+          Value batch = batched ? id[0] : Value();
+          Value r = id[1], c = id[2];
+          Value inside = arith::AndIOp::create(b, loc, ix.lt(r, ix.c(rows)),
+                                               ix.lt(c, ix.c(cols)));
+          SmallVector<Value> dst =
+              scaleIndices(b, loc, /*swizzled=*/true, batch, r, c);
+          scf::IfOp::create(
+              b, loc, inside,
+              [&](OpBuilder &, Location) {
+                Value v = memref::LoadOp::create(b, loc, adaptor.getInput(),
+                                                 withBatch(batch, {r, c}));
+                memref::StoreOp::create(b, loc, v, adaptor.getOut(), dst);
+                scf::YieldOp::create(b, loc);
+              },
+              [&](OpBuilder &, Location) {
+                memref::StoreOp::create(
+                    b, loc,
+                    arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0),
+                    adaptor.getOut(), dst);
+                scf::YieldOp::create(b, loc);
+              });
+        });
     return success();
   }
 };
@@ -396,8 +405,8 @@ Value emitDot(OpBuilder &b, Location loc, const DeviceOperand &a, Value ab,
       b, loc, ix.c(0), ix.c(k / bs), ix.c(1), ValueRange{nb.f32(0.0)},
       [&](OpBuilder &, Location, Value block, ValueRange acc) {
         auto scale = [&](const DeviceOperand &o, Value batch, Value row) {
-          Value byte = loadScaleByte(b, loc, o.scales, o.swizzled, batch, row,
-                                     block);
+          Value byte =
+              loadScaleByte(b, loc, o.scales, o.swizzled, batch, row, block);
           return o.nvfp4 ? nb.e4m3Decode(byte) : nb.e8m0Decode(byte);
         };
         Value sa = scale(a, ab, m), sb = scale(bo, bb, n);
@@ -405,10 +414,10 @@ Value emitDot(OpBuilder &b, Location loc, const DeviceOperand &a, Value ab,
         Value k0 = ix.mul(block, ix.c(bs));
         for (int64_t i = 0; i < bs; ++i) {
           Value kk = ix.add(k0, ix.c(i));
-          Value va = nb.mul(nb.e2m1Decode(loadCode(b, loc, a.values, ab, m, kk)),
-                            sa);
-          Value vb = nb.mul(
-              nb.e2m1Decode(loadCode(b, loc, bo.values, bb, n, kk)), sb);
+          Value va =
+              nb.mul(nb.e2m1Decode(loadCode(b, loc, a.values, ab, m, kk)), sa);
+          Value vb =
+              nb.mul(nb.e2m1Decode(loadCode(b, loc, bo.values, bb, n, kk)), sb);
           sum = nb.add(sum, nb.mul(va, vb));
         }
         scf::YieldOp::create(b, loc, sum);
@@ -417,8 +426,8 @@ Value emitDot(OpBuilder &b, Location loc, const DeviceOperand &a, Value ab,
 }
 
 /// fl(alpha * dot) + fl(beta * acc), rounded to the output type, stored.
-void emitEpilogue(OpBuilder &b, Location loc, Value dot, Value alpha,
-                  Value acc, float beta, Value out, ArrayRef<Value> idx) {
+void emitEpilogue(OpBuilder &b, Location loc, Value dot, Value alpha, Value acc,
+                  float beta, Value out, ArrayRef<Value> idx) {
   NumericsBuilder nb(b, loc, b.getF32Type());
   Value v = nb.mul(alpha, dot);
   if (acc) {
@@ -442,8 +451,8 @@ Value deviceAlpha(OpBuilder &b, Location loc, Value aDecode, Value bDecode,
     if (!factor)
       continue;
     bool perGroup = cast<MemRefType>(factor.getType()).getRank() == 1;
-    Value v = memref::LoadOp::create(b, loc, factor,
-                                     perGroup ? ValueRange{group} : ValueRange{});
+    Value v = memref::LoadOp::create(
+        b, loc, factor, perGroup ? ValueRange{group} : ValueRange{});
     result = result ? nb.mul(result, v) : v;
   }
   return result ? result : nb.f32(1.0);
@@ -466,19 +475,19 @@ struct MatmulToGPU : KernelLowering<MatmulOp> {
     auto outType = cast<ShapedType>(op.getOut().getType());
     int64_t m = outType.getDimSize(0), n = outType.getDimSize(1);
     int64_t k = cast<ShapedType>(op.getA().getType()).getDimSize(1);
-    DeviceOperand a = deviceOperand(adaptor.getA(), adaptor.getAScales(),
-                                    op.getAScales(), 0);
-    DeviceOperand bo = deviceOperand(adaptor.getB(), adaptor.getBScales(),
-                                     op.getBScales(), 0);
+    DeviceOperand a =
+        deviceOperand(adaptor.getA(), adaptor.getAScales(), op.getAScales(), 0);
+    DeviceOperand bo =
+        deviceOperand(adaptor.getB(), adaptor.getBScales(), op.getBScales(), 0);
     float beta = op.getBeta().convertToFloat();
     launchLinear(b, loc, m * n, [&](Value linear) {
       SmallVector<Value> id = ix.delinearize(linear, {m, n});
       Value dot = emitDot(b, loc, a, Value(), id[0], bo, Value(), id[1], k);
-      Value alpha = deviceAlpha(b, loc, adaptor.getADecodeScale(),
-                                adaptor.getBDecodeScale(), adaptor.getAlpha(),
-                                Value());
-      emitEpilogue(b, loc, dot, alpha, adaptor.getAcc(), beta,
-                   adaptor.getOut(), id);
+      Value alpha =
+          deviceAlpha(b, loc, adaptor.getADecodeScale(),
+                      adaptor.getBDecodeScale(), adaptor.getAlpha(), Value());
+      emitEpilogue(b, loc, dot, alpha, adaptor.getAcc(), beta, adaptor.getOut(),
+                   id);
     });
     return success();
   }
@@ -503,12 +512,10 @@ struct GroupedMatmulToGPU : KernelLowering<GroupedMatmulOp> {
         auto outType = cast<ShapedType>(op.getOuts()[g].getType());
         int64_t m = outType.getDimSize(0), n = outType.getDimSize(1);
         int64_t k = cast<ShapedType>(op.getA()[g].getType()).getDimSize(1);
-        DeviceOperand a = deviceOperand(adaptor.getA()[g],
-                                        adaptor.getAScales()[g],
-                                        op.getAScales()[g], 0);
-        DeviceOperand bo = deviceOperand(adaptor.getB()[g],
-                                         adaptor.getBScales()[g],
-                                         op.getBScales()[g], 0);
+        DeviceOperand a = deviceOperand(
+            adaptor.getA()[g], adaptor.getAScales()[g], op.getAScales()[g], 0);
+        DeviceOperand bo = deviceOperand(
+            adaptor.getB()[g], adaptor.getBScales()[g], op.getBScales()[g], 0);
         Value acc = adaptor.getAcc().empty() ? Value() : adaptor.getAcc()[g];
         launchLinear(b, loc, m * n, [&](Value linear) {
           SmallVector<Value> id = ix.delinearize(linear, {m, n});
@@ -524,12 +531,12 @@ struct GroupedMatmulToGPU : KernelLowering<GroupedMatmulOp> {
               k = bType.getDimSize(2);
       int64_t rows =
           cast<ShapedType>(op.getA().front().getType()).getDimSize(0);
-      DeviceOperand a = deviceOperand(adaptor.getA().front(),
-                                      adaptor.getAScales().front(),
-                                      op.getAScales().front(), 0);
-      DeviceOperand bo = deviceOperand(adaptor.getB().front(),
-                                       adaptor.getBScales().front(),
-                                       op.getBScales().front(), 1);
+      DeviceOperand a =
+          deviceOperand(adaptor.getA().front(), adaptor.getAScales().front(),
+                        op.getAScales().front(), 0);
+      DeviceOperand bo =
+          deviceOperand(adaptor.getB().front(), adaptor.getBScales().front(),
+                        op.getBScales().front(), 1);
       Value offsets = adaptor.getGroupOffsets();
       launchLinear(b, loc, rows * n, [&](Value linear) {
         SmallVector<Value> id = ix.delinearize(linear, {rows, n});
@@ -540,19 +547,20 @@ struct GroupedMatmulToGPU : KernelLowering<GroupedMatmulOp> {
             [&](OpBuilder &, Location, Value g, ValueRange found) {
               Value lo = ix.loadIndex(offsets, {g});
               Value hi = ix.loadIndex(offsets, {ix.add(g, ix.c(1))});
-              Value owns = arith::AndIOp::create(b, loc, ix.le(lo, m),
-                                                 ix.lt(m, hi));
-              scf::YieldOp::create(
-                  b, loc, ValueRange{arith::SelectOp::create(b, loc, owns, g,
-                                                             found[0])});
+              Value owns =
+                  arith::AndIOp::create(b, loc, ix.le(lo, m), ix.lt(m, hi));
+              scf::YieldOp::create(b, loc,
+                                   ValueRange{arith::SelectOp::create(
+                                       b, loc, owns, g, found[0])});
             });
         Value g = scan.getResult(0);
-        scf::IfOp::create(b, loc, ix.le(ix.c(0), g), [&](OpBuilder &, Location) {
-          Value dot = emitDot(b, loc, a, Value(), m, bo, g, id[1], k);
-          emitEpilogue(b, loc, dot, alphaOf(g), acc0, beta,
-                       adaptor.getOuts().front(), id);
-          scf::YieldOp::create(b, loc);
-        });
+        scf::IfOp::create(
+            b, loc, ix.le(ix.c(0), g), [&](OpBuilder &, Location) {
+              Value dot = emitDot(b, loc, a, Value(), m, bo, g, id[1], k);
+              emitEpilogue(b, loc, dot, alphaOf(g), acc0, beta,
+                           adaptor.getOuts().front(), id);
+              scf::YieldOp::create(b, loc);
+            });
       });
       return success();
     }
@@ -562,12 +570,12 @@ struct GroupedMatmulToGPU : KernelLowering<GroupedMatmulOp> {
               k = bType.getDimSize(2);
       int64_t maxM =
           cast<ShapedType>(op.getA().front().getType()).getDimSize(1);
-      DeviceOperand a = deviceOperand(adaptor.getA().front(),
-                                      adaptor.getAScales().front(),
-                                      op.getAScales().front(), 1);
-      DeviceOperand bo = deviceOperand(adaptor.getB().front(),
-                                       adaptor.getBScales().front(),
-                                       op.getBScales().front(), 1);
+      DeviceOperand a =
+          deviceOperand(adaptor.getA().front(), adaptor.getAScales().front(),
+                        op.getAScales().front(), 1);
+      DeviceOperand bo =
+          deviceOperand(adaptor.getB().front(), adaptor.getBScales().front(),
+                        op.getBScales().front(), 1);
       Value out = adaptor.getOuts().front();
       launchLinear(b, loc, groups * maxM * n, [&](Value linear) {
         NumericsBuilder nb(b, loc, b.getF32Type());
@@ -618,29 +626,34 @@ struct ConvertNVFP4ToGPUPass
 } // namespace
 
 void mlir::nvfp4::emitMaskedRowsFill(OpBuilder &b, Location loc,
-                                     int64_t groups, int64_t maxRows,
-                                     int64_t n, Type outElement, Value out,
-                                     Value acc, Value maskedM, float beta) {
+                                     const GemmProblem &p) {
+  // Rows at or past masked_m[g] of the [G, maxM, N] output hold beta * acc
+  // (0 without acc).
+  const GemmShape &shape = p.shape;
+  Value out = p.outs.front();
+  Value acc = p.accs.empty() ? Value() : p.accs.front();
   KernelIndexing ix(b, loc);
-  SmallVector<int64_t> space = {groups, maxRows, n};
-  launchLinear(b, loc, groups * maxRows * n, [&](Value linear) {
-    NumericsBuilder nb(b, loc, b.getF32Type());
-    SmallVector<Value> id = ix.delinearize(linear, space);
-    Value valid = ix.loadIndex(maskedM, {id[0]});
-    scf::IfOp::create(b, loc, ix.le(valid, id[1]), [&](OpBuilder &, Location) {
-      Value v = nb.f32(0.0);
-      if (acc) {
-        Value c = memref::LoadOp::create(b, loc, acc, id);
-        if (!c.getType().isF32())
-          c = arith::ExtFOp::create(b, loc, b.getF32Type(), c);
-        v = nb.mul(nb.f32(beta), c);
-      }
-      if (!outElement.isF32())
-        v = arith::TruncFOp::create(b, loc, outElement, v);
-      memref::StoreOp::create(b, loc, v, out, id);
-      scf::YieldOp::create(b, loc);
-    });
-  });
+  SmallVector<int64_t> space = {shape.groups, shape.maxRows, shape.n};
+  launchLinear(
+      b, loc, shape.groups * shape.maxRows * shape.n, [&](Value linear) {
+        NumericsBuilder nb(b, loc, b.getF32Type());
+        SmallVector<Value> id = ix.delinearize(linear, space);
+        Value valid = ix.loadIndex(p.groupInfo, {id[0]});
+        scf::IfOp::create(
+            b, loc, ix.le(valid, id[1]), [&](OpBuilder &, Location) {
+              Value v = nb.f32(0.0);
+              if (acc) {
+                Value c = memref::LoadOp::create(b, loc, acc, id);
+                if (!c.getType().isF32())
+                  c = arith::ExtFOp::create(b, loc, b.getF32Type(), c);
+                v = nb.mul(nb.f32(shape.beta), c);
+              }
+              if (!shape.outElement.isF32())
+                v = arith::TruncFOp::create(b, loc, shape.outElement, v);
+              memref::StoreOp::create(b, loc, v, out, id);
+              scf::YieldOp::create(b, loc);
+            });
+      });
 }
 
 void mlir::nvfp4::populateNVFP4ToGPUConversionPatterns(

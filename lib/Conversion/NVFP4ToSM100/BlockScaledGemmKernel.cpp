@@ -64,11 +64,9 @@ nvgpu::TensorMapDescriptorType mlir::nvfp4::sm100CodesMapType(MLIRContext *ctx,
 
 namespace {
 
-struct KernelArgs {
+struct KernelArgs : EpilogueArgs {
   SmallVector<Value> tokenMaps, weightMaps;     // !llvm.ptr
   SmallVector<Value> tokenScales, weightScales; // i64
-  SmallVector<Value> outputs, accs;
-  Value groupInfo, aDecode, bDecode, alpha;
 };
 
 /// Shared-memory layout (byte offsets from the 1024-aligned base).
@@ -539,24 +537,14 @@ void KernelBuilder::emitEpilogue() {
 
 gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   MLIRContext *ctx = e.ctx;
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
-  // Dynamic shared memory as an extern global, aligned at run time.
   std::string smemName = (name + "_smem").str();
-  auto smemGlobalType =
-      MemRefType::get({0}, e.i8, MemRefLayoutAttrInterface(), workgroup);
-  memref::GlobalOp::create(b, loc, smemName, b.getStringAttr("public"),
-                           smemGlobalType, Attribute(), /*constant=*/false,
-                           b.getI64IntegerAttr(1024));
+  declareDynamicShared(b, loc, smemName);
 
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> argTypes(2 * cfg.operandPointers(), ptrType);
-  int64_t numI64 = 2 * cfg.operandPointers() +
-                   cfg.outputPointers() * (cfg.hasAcc ? 2 : 1) +
-                   (cfg.mode != Grouping::independent) + cfg.aDecode +
-                   cfg.bDecode + cfg.alpha;
+  int64_t numI64 = 2 * cfg.operandPointers() + EpilogueArgs::count(cfg);
   argTypes.append(numI64, e.i64);
   auto func = gpu::GPUFuncOp::create(b, loc, name,
                                      FunctionType::get(ctx, argTypes, {}));
@@ -575,17 +563,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   take(cfg.operandPointers(), args.weightMaps);
   take(cfg.operandPointers(), args.tokenScales);
   take(cfg.operandPointers(), args.weightScales);
-  take(cfg.outputPointers(), args.outputs);
-  if (cfg.hasAcc)
-    take(cfg.outputPointers(), args.accs);
-  if (cfg.mode != Grouping::independent)
-    args.groupInfo = *argIt++;
-  if (cfg.aDecode)
-    args.aDecode = *argIt++;
-  if (cfg.bDecode)
-    args.bDecode = *argIt++;
-  if (cfg.alpha)
-    args.alpha = *argIt++;
+  static_cast<EpilogueArgs &>(args) = EpilogueArgs::take(cfg, argIt);
   space.mode = cfg.mode;
   space.groups = cfg.groups;
   space.rowsPerGroup = cfg.rowsPerGroup;
@@ -595,15 +573,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   schedule.emplace(b, loc, space, args.groupInfo);
 
   // The aligned base of the ring and the barriers.
-  Value global = memref::GetGlobalOp::create(b, loc, smemGlobalType, smemName);
-  auto allType = MemRefType::get({cfg.sharedBytes()}, e.i8,
-                                 MemRefLayoutAttrInterface(), workgroup);
-  Value all = memref::ReinterpretCastOp::create(
-      b, loc, allType, global, /*offset=*/0,
-      ArrayRef<int64_t>{cfg.sharedBytes()}, ArrayRef<int64_t>{1});
-  Value raw = i32(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, all));
-  base = arith::AndIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, raw, c32(1023)), c32(-1024));
+  base = i32(emitDynamicShared(b, loc, smemName, cfg.sharedBytes()).second);
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   warp = e.divu(tid, e.c(32));

@@ -237,36 +237,21 @@ void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
 /// nvfp4.matmul and nvfp4.grouped_matmul (a dense matmul is one independent
 /// group) on the kernel. It needs K a multiple of 32 (TMA rows of K/2 bytes
 /// are 16-byte multiples; MXFP4 needs it anyway).
-template <typename OpTy> struct GemmToSM100 : OpConversionPattern<OpTy> {
-  using OpAdaptor = typename OpTy::Adaptor;
+template <typename OpTy> struct GemmToSM100 : ChipGemmPattern<OpTy> {
   GemmToSM100(const TypeConverter &converter, MLIRContext *ctx,
               SM100KernelOptions options)
-      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2),
+      : ChipGemmPattern<OpTy>(converter, ctx, "sm100 kernel"),
         options(options) {}
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!op.hasBufferSemantics())
-      return rewriter.notifyMatchFailure(op, "bufferize first");
-    std::string why;
-    FailureOr<GemmProblem> problem = GemmProblem::get(op, adaptor, why);
-    if (failed(problem))
-      return rewriter.notifyMatchFailure(op, "sm100 kernel: " + why);
-    if (problem->shape.k % 32)
+  LogicalResult lowerGemm(Operation *op, const GemmProblem &problem,
+                          ConversionPatternRewriter &rewriter) const override {
+    if (problem.shape.k % 32)
       return rewriter.notifyMatchFailure(op, "sm100 kernel: K % 32 != 0");
     SM100GemmConfig cfg;
-    static_cast<GemmShape &>(cfg) = problem->shape;
+    static_cast<GemmShape &>(cfg) = problem.shape;
     cfg.tokenTile = chooseTokenTile(options, cfg.typicalRows());
     cfg.ctas = options.ctas;
     cfg.stages = chooseStages(options, cfg);
-    emitSM100Gemm(rewriter, op, cfg, *problem);
-    if (cfg.mode == Grouping::masked)
-      emitMaskedRowsFill(rewriter, op.getLoc(), cfg.groups, cfg.maxRows, cfg.n,
-                         cfg.outElement, problem->outs.front(),
-                         problem->accs.empty() ? Value()
-                                               : problem->accs.front(),
-                         problem->groupInfo, cfg.beta);
-    rewriter.eraseOp(op);
+    emitSM100Gemm(rewriter, op, cfg, problem);
     return success();
   }
   SM100KernelOptions options;

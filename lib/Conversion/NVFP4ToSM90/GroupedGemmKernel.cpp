@@ -42,10 +42,9 @@ int64_t mlir::nvfp4::sm90PermutedK(int64_t chunk, int64_t i) {
 namespace {
 
 /// The kernel's runtime arguments, named.
-struct KernelArgs {
+struct KernelArgs : EpilogueArgs {
   Value tokenMap;
-  SmallVector<Value> weights, scales, outputs, accs;
-  Value groupInfo, aDecode, bDecode, alpha;
+  SmallVector<Value> weights, scales;
 };
 
 class GemmKernelBuilder {
@@ -556,14 +555,8 @@ gpu::GPUFuncOp GemmKernelBuilder::build(gpu::GPUModuleOp module,
 
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
-  // Dynamic shared memory as an extern global (gpu.dynamic_shared_memory
-  // becomes a 1-byte static variable after NVPTX demotion).
   std::string smemName = (name + "_smem").str();
-  auto smemGlobalType =
-      MemRefType::get({0}, e.i8, MemRefLayoutAttrInterface(), workgroup);
-  memref::GlobalOp::create(b, loc, smemName, b.getStringAttr("public"),
-                           smemGlobalType, Attribute(), /*constant=*/false,
-                           b.getI64IntegerAttr(1024));
+  declareDynamicShared(b, loc, smemName);
 
   SmallVector<Type> argTypes{LLVM::LLVMPointerType::get(ctx)};
   int64_t numI64 =
@@ -588,17 +581,7 @@ gpu::GPUFuncOp GemmKernelBuilder::build(gpu::GPUModuleOp module,
   };
   take(cfg.operandPointers(), args.weights);
   take(cfg.operandPointers(), args.scales);
-  take(cfg.outputPointers(), args.outputs);
-  if (cfg.hasAcc)
-    take(cfg.outputPointers(), args.accs);
-  if (cfg.mode != Grouping::independent)
-    args.groupInfo = *argIt++;
-  if (cfg.aDecode)
-    args.aDecode = *argIt++;
-  if (cfg.bDecode)
-    args.bDecode = *argIt++;
-  if (cfg.alpha)
-    args.alpha = *argIt++;
+  static_cast<EpilogueArgs &>(args) = EpilogueArgs::take(cfg, argIt);
   space.mode = cfg.mode;
   space.groups = cfg.groups;
   space.rowsPerGroup = cfg.rowsPerGroup;
@@ -621,15 +604,9 @@ gpu::GPUFuncOp GemmKernelBuilder::build(gpu::GPUModuleOp module,
   gpu::BarrierOp::create(b, loc);
 
   // The ring, 1024-byte aligned (128B-swizzle atoms).
-  Value global = memref::GetGlobalOp::create(b, loc, smemGlobalType, smemName);
-  auto allType = MemRefType::get({cfg.sharedBytes()}, e.i8,
-                                 MemRefLayoutAttrInterface(), workgroup);
-  Value all = memref::ReinterpretCastOp::create(
-      b, loc, allType, global, /*offset=*/0,
-      ArrayRef<int64_t>{cfg.sharedBytes()}, ArrayRef<int64_t>{1});
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, all);
-  Value aligned = e.andi(e.add(base, e.c(1023)), e.c(~int64_t(1023)));
-  Value pad = e.sub(aligned, base);
+  auto [all, aligned] = emitDynamicShared(b, loc, smemName, cfg.sharedBytes());
+  Value pad = e.sub(
+      aligned, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, all));
   auto ringType = MemRefType::get({cfg.sharedBytes() - 1024}, e.i8,
                                   MemRefLayoutAttrInterface(), workgroup);
   Value ring = memref::ViewOp::create(b, loc, ringType, all, pad, ValueRange{});

@@ -231,39 +231,24 @@ LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
 
 /// nvfp4.matmul and nvfp4.grouped_matmul (a dense matmul is one independent
 /// group) on the kernel.
-template <typename OpTy> struct GemmToSM90 : OpConversionPattern<OpTy> {
-  using OpAdaptor = typename OpTy::Adaptor;
+template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
   GemmToSM90(const TypeConverter &converter, MLIRContext *ctx,
              SM90KernelOptions options)
-      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2),
-        options(options) {}
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!op.hasBufferSemantics())
-      return rewriter.notifyMatchFailure(op, "bufferize first");
-    std::string why;
-    FailureOr<GemmProblem> problem = GemmProblem::get(op, adaptor, why);
-    if (failed(problem))
-      return rewriter.notifyMatchFailure(op, "sm90 kernel: " + why);
-    if (failed(supported(rewriter, op, problem->shape)))
+      : ChipGemmPattern<OpTy>(converter, ctx, "sm90 kernel"), options(options) {
+  }
+  LogicalResult lowerGemm(Operation *op, const GemmProblem &problem,
+                          ConversionPatternRewriter &rewriter) const override {
+    if (failed(supported(rewriter, op, problem.shape)))
       return failure();
     SM90GemmConfig cfg;
-    static_cast<GemmShape &>(cfg) = problem->shape;
+    static_cast<GemmShape &>(cfg) = problem.shape;
     cfg.tokenTile = chooseTokenTile(options, cfg.typicalRows());
     cfg.stages = options.stages;
     cfg.ctas = options.ctas;
     cfg.promoteEvery = options.promoteEvery;
     cfg.weightPrefetch = chooseWeightPrefetch(options, cfg.tokenTile);
-    emitSM90Gemm(rewriter, op, cfg, *problem,
+    emitSM90Gemm(rewriter, op, cfg, problem,
                  /*aBatched=*/cfg.mode == Grouping::masked);
-    if (cfg.mode == Grouping::masked)
-      emitMaskedRowsFill(rewriter, op.getLoc(), cfg.groups, cfg.maxRows, cfg.n,
-                         cfg.outElement, problem->outs.front(),
-                         problem->accs.empty() ? Value()
-                                               : problem->accs.front(),
-                         problem->groupInfo, cfg.beta);
-    rewriter.eraseOp(op);
     return success();
   }
   SM90KernelOptions options;

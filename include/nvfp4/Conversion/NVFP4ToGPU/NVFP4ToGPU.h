@@ -1,4 +1,5 @@
-//===- NVFP4ToGPU.h - nvfp4 to GPU kernels ------------------------*- C++ -*-===//
+//===- NVFP4ToGPU.h - nvfp4 to GPU kernels ------------------------*- C++
+//-*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -7,7 +8,10 @@
 #ifndef NVFP4_CONVERSION_NVFP4TOGPU_NVFP4TOGPU_H
 #define NVFP4_CONVERSION_NVFP4TOGPU_NVFP4TOGPU_H
 
+#include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
+
 #include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
 class ConversionTarget;
@@ -43,9 +47,40 @@ void populateNVFP4ToGPUConversionPatterns(
 /// A kernel writing beta * acc (0 without `acc`) to the rows of a masked
 /// grouped matmul's output [groups, maxRows, n] at or past masked_m[g]:
 /// the chip-specific kernels compute only the valid rows.
-void emitMaskedRowsFill(OpBuilder &b, Location loc, int64_t groups,
-                        int64_t maxRows, int64_t n, Type outElement, Value out,
-                        Value acc, Value maskedM, float beta);
+void emitMaskedRowsFill(OpBuilder &b, Location loc, const GemmProblem &p);
+
+/// The frame of the chip-specific GEMM patterns (nvfp4.matmul and
+/// nvfp4.grouped_matmul, benefit 2 over the portable ones): buffer form,
+/// one kernel shape (GemmProblem), then `lowerGemm` builds the kernel and
+/// its launch or declines; masked groups then get their rows past
+/// masked_m filled, and the op goes.
+template <typename OpTy>
+struct ChipGemmPattern : public OpConversionPattern<OpTy> {
+  ChipGemmPattern(const TypeConverter &converter, MLIRContext *ctx,
+                  StringRef kernel)
+      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2),
+        kernel(kernel.str()) {}
+  virtual LogicalResult
+  lowerGemm(Operation *op, const GemmProblem &problem,
+            ConversionPatternRewriter &rewriter) const = 0;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    if (!op.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "bufferize first");
+    std::string why;
+    FailureOr<GemmProblem> problem = GemmProblem::get(op, adaptor, why);
+    if (failed(problem))
+      return rewriter.notifyMatchFailure(op, kernel + ": " + why);
+    if (failed(lowerGemm(op, *problem, rewriter)))
+      return failure();
+    if (problem->shape.mode == Grouping::masked)
+      emitMaskedRowsFill(rewriter, op.getLoc(), *problem);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  std::string kernel;
+};
 
 /// Legality for the patterns above: nvfp4 illegal, narrow memrefs illegal,
 /// host memref allocations illegal outside GPU kernels.

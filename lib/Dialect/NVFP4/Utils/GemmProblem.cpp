@@ -9,6 +9,8 @@
 
 #include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -126,6 +128,60 @@ void GemmProblem::appendEpilogueArgs(OpBuilder &b, Location loc,
   for (Value v : {groupInfo, aDecode, bDecode, alpha})
     if (v)
       args.push_back(deviceAddress(b, loc, v));
+}
+
+int64_t EpilogueArgs::count(const GemmShape &shape) {
+  return shape.outputPointers() * (shape.hasAcc ? 2 : 1) +
+         (shape.mode != Grouping::independent) + shape.aDecode + shape.bDecode +
+         shape.alpha;
+}
+
+EpilogueArgs EpilogueArgs::take(const GemmShape &shape,
+                                Block::args_iterator &it) {
+  EpilogueArgs args;
+  for (int64_t i = 0; i < shape.outputPointers(); ++i)
+    args.outputs.push_back(*it++);
+  if (shape.hasAcc)
+    for (int64_t i = 0; i < shape.outputPointers(); ++i)
+      args.accs.push_back(*it++);
+  if (shape.mode != Grouping::independent)
+    args.groupInfo = *it++;
+  if (shape.aDecode)
+    args.aDecode = *it++;
+  if (shape.bDecode)
+    args.bDecode = *it++;
+  if (shape.alpha)
+    args.alpha = *it++;
+  return args;
+}
+
+static MemRefType dynamicSharedType(MLIRContext *ctx, int64_t bytes) {
+  return MemRefType::get(
+      {bytes}, IntegerType::get(ctx, 8), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+void mlir::nvfp4::declareDynamicShared(OpBuilder &b, Location loc,
+                                       StringRef symbol) {
+  memref::GlobalOp::create(b, loc, symbol, b.getStringAttr("public"),
+                           dynamicSharedType(b.getContext(), 0), Attribute(),
+                           /*constant=*/false, b.getI64IntegerAttr(1024));
+}
+
+std::pair<Value, Value> mlir::nvfp4::emitDynamicShared(OpBuilder &b,
+                                                       Location loc,
+                                                       StringRef symbol,
+                                                       int64_t bytes) {
+  Value global = memref::GetGlobalOp::create(
+      b, loc, dynamicSharedType(b.getContext(), 0), symbol);
+  Value all = memref::ReinterpretCastOp::create(
+      b, loc, dynamicSharedType(b.getContext(), bytes), global, /*offset=*/0,
+      ArrayRef<int64_t>{bytes}, ArrayRef<int64_t>{1});
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, all);
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value aligned = arith::AndIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, base, c(1023)), c(~int64_t(1023)));
+  return {all, aligned};
 }
 
 Value mlir::nvfp4::emitGroupAlpha(Emitter &e, const GemmShape &shape,

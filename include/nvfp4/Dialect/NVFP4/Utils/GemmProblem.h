@@ -80,6 +80,27 @@ struct GemmProblem {
                           SmallVectorImpl<Value> &args) const;
 };
 
+/// In a kernel: the arguments appendEpilogueArgs passed, in that order.
+struct EpilogueArgs {
+  SmallVector<Value> outputs, accs;
+  Value groupInfo, aDecode, bDecode, alpha;
+
+  /// How many there are for `shape` (all i64 addresses).
+  static int64_t count(const GemmShape &shape);
+  /// Takes them from `it` (advanced past them).
+  static EpilogueArgs take(const GemmShape &shape, Block::args_iterator &it);
+};
+
+/// In a kernel: the extern dynamic shared memory `symbol` (declared in the
+/// kernel's gpu.module by declareDynamicShared) as a `bytes`-byte i8 memref,
+/// and the index address of its first 1024-byte aligned byte (128B-swizzle
+/// atoms and TMA destinations need it; the launch adds 1 KiB of slack).
+std::pair<Value, Value> emitDynamicShared(OpBuilder &b, Location loc,
+                                          StringRef symbol, int64_t bytes);
+/// Declares it: `gpu.dynamic_shared_memory` lowers to a 1-byte static
+/// variable after NVPTX demotion, so the kernels use an extern global.
+void declareDynamicShared(OpBuilder &b, Location loc, StringRef symbol);
+
 /// In a kernel: alpha of group g, the product of the a_decode, b_decode and
 /// alpha factors the shape has (each per group or scalar), 1 without any.
 /// The factor arguments are the i64 device addresses of the operands.
