@@ -73,7 +73,12 @@ void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm, StringRef chip,
                                           StringRef format) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // gpu.launch regions -> gpu.module kernels, their constants sunk into them.
+  // Constants and index arithmetic defined outside a gpu.launch (canonicalize
+  // hoists every constant to the function entry) move into its body first:
+  // outlining alone would pass each of them as a kernel argument, and the
+  // kernel would then divide, compare and shift by runtime values.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  // gpu.launch regions -> gpu.module kernels.
   pm.addPass(createGpuKernelOutliningPass());
   // One stream per host function: launches, copies and allocations chained
   // with tokens, synchronized once at the end.

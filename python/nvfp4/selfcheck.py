@@ -177,6 +177,34 @@ def random_operand(rows, k, fmt, rng, *, modest=False):
 # Families
 # ---------------------------------------------------------------------------
 
+def e2m1_boundary_data(rows, k, seed):
+    """f32 [rows, k] whose NVFP4 quantize with amax=448*6 casts every value
+    to E2M1 as it is (S_enc = 1; each 16-block holds +-6, so sf = 1 and
+    enc_b = 1): the E2M1 grid, every rounding threshold and tie, their fp32
+    neighbours, values just below 6, subnormals, +-0 and NaNs of both signs,
+    with random signs."""
+    grid = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+    ties = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0]
+    pool = []
+    for v in grid + ties:
+        v = np.float32(v)
+        pool += [v, np.nextafter(v, np.float32(0)), np.nextafter(v, np.float32(7))]
+    pool += [np.float32(5.9999995), np.float32(1e-40), np.float32(1.4e-45),
+             np.float32(2.0 ** -126), np.float32(np.nan),
+             np.float32(-np.nan)]
+    pool = np.array([p for p in pool if not (p > 6)], np.float32)
+    rng = np.random.default_rng(seed)
+    x = rng.choice(pool, size=(rows, k))
+    sign = rng.random((rows, k)) < 0.5
+    x = np.where(sign, -x, x).astype(np.float32)
+    blocks = x.reshape(rows, k // 16, 16)
+    lead = rng.integers(0, 16, size=(rows, k // 16))
+    np.put_along_axis(blocks, lead[..., None],
+                      np.where(rng.random((rows, k // 16, 1)) < 0.5, 6.0, -6.0)
+                      .astype(np.float32), axis=2)
+    return x
+
+
 def check_quantize(target, size):
     rep = Report("quantize")
     nv_shapes = [(256, 272), (304, 304), (320, 256), (16, 128), (100, 112), (200, 80), (157, 48)]
@@ -215,6 +243,7 @@ def check_quantize(target, size):
         ("mxfp4", (2, 100, 96), "f16", dict()),
         ("mxfp4", (64, 96), "f32", dict(kind="nonfinite")),
     ]
+    cases.append(("nvfp4", (64, 256), "f32", dict(kind="boundaries", amax=448.0 * 6)))
     if size == "full":
         cases.append(("nvfp4", (8192, 8192), "bf16", dict()))
     else:
@@ -226,6 +255,8 @@ def check_quantize(target, size):
         if kind == "zeros":
             x = np.zeros(shape, np.uint16 if dtype == "bf16" else
                          (np.float16 if dtype == "f16" else np.float32))
+        elif kind == "boundaries":
+            x = e2m1_boundary_data(*shape, 1000 + i)
         else:
             x, _ = high_precision(shape, 1000 + i, dtype, kind=kind)
         swizzle = opts.pop("swizzle", True)

@@ -107,27 +107,32 @@ static Value signBitUnlessNaN(NumericsBuilder &nb, Value x) {
 }
 
 Value NumericsBuilder::e2m1EncodeRNE(Value x) {
-  // The magnitude code counts the thresholds |x| passes. The thresholds at
-  // 0.25, 1.25, 2.5 and 5 are ties that go down (to the even mantissa), those
-  // at 0.75, 1.75 and 3.5 ties that go up. Unordered predicates send NaN to
-  // 7; saturation is implicit (everything above 5 is 7).
-  Value a = abs(x);
-  struct Threshold {
-    CmpFPredicate pred;
-    double value;
-  };
-  const Threshold thresholds[] = {
-      {CmpFPredicate::UGT, 0.25}, {CmpFPredicate::UGE, 0.75},
-      {CmpFPredicate::UGT, 1.25}, {CmpFPredicate::UGE, 1.75},
-      {CmpFPredicate::UGT, 2.5},  {CmpFPredicate::UGE, 3.5},
-      {CmpFPredicate::UGT, 5.0}};
-  Value code;
-  for (const Threshold &t : thresholds) {
-    Value step = bool2i(cmpF(static_cast<unsigned>(t.pred), a, f32(t.value)));
-    code = code ? arith::AddIOp::create(b, loc, code, step) : step;
-  }
-  Value sign = arith::ShLIOp::create(b, loc, signBitUnlessNaN(*this, x), i32(3));
-  return arith::OrIOp::create(b, loc, code, sign);
+  // Rounding by fp32 addition instead of a ladder of threshold compares
+  // (which made the Hopper quantize kernel ALU-bound):
+  //  - clamp to [-6, 6]; minnum/maxnum return the other operand for NaN,
+  //    so NaN becomes +6 (code 7), as the contract wants, and -0 stays -0;
+  //  - E2M1 spacing is 0.5 below 2, 1 below 4, 2 up to 6. Adding
+  //    magic = 2^22 * max(2^floor(log2 a), 1) puts a + magic in the fp32
+  //    binade whose ulp is that spacing, so the add rounds a to the E2M1
+  //    grid, ties to even: an even multiple of the spacing is exactly an
+  //    even E2M1 mantissa (0.25 -> 0, 0.75 -> 1, 2.5 -> 2, 5 -> 4);
+  //    subtracting magic back is exact;
+  //  - q * 2^-126 is an fp32 subnormal for q < 2: fp32 and E2M1 then share
+  //    their layout (1 mantissa bit at bit 22, exponent above it, the
+  //    subnormal 0.5 at code 1), so the bits are code << 22, exactly.
+  // Needs IEEE subnormals (no flush to zero), as every lowering compiles.
+  Value clamped = maxNum(minNum(x, f32(6.0)), f32(-6.0));
+  Value a = abs(clamped);
+  Value binade = floatOf(arith::AndIOp::create(b, loc, bitsOf(clamped),
+                                               i32(0x7F800000)));
+  Value magic = mul(maxNum(binade, f32(1.0)), f32(0x1p22));
+  Value q = sub(add(a, magic), magic);
+  Value magnitude = arith::ShRUIOp::create(
+      b, loc, bitsOf(mul(q, f32(0x1p-126))), i32(22));
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bitsOf(clamped), i32(31)),
+      i32(3));
+  return arith::OrIOp::create(b, loc, magnitude, sign);
 }
 
 Value NumericsBuilder::e2m1EncodeStochastic(Value x, Value r) {
@@ -155,22 +160,14 @@ Value NumericsBuilder::e2m1EncodeStochastic(Value x, Value r) {
 }
 
 Value NumericsBuilder::e2m1Decode(Value code) {
-  // mag 0 -> 0, 1 -> 0.5, else (1 + m/2) * 2^(e-1): exponent field e+126.
-  Value mag = arith::AndIOp::create(b, loc, code, i32(7));
-  Value e = arith::ShRUIOp::create(b, loc, mag, i32(1));
-  Value m = arith::AndIOp::create(b, loc, mag, i32(1));
-  Value normal = arith::OrIOp::create(
-      b, loc,
-      arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, e, i32(126)),
-                            i32(23)),
-      arith::ShLIOp::create(b, loc, m, i32(22)));
-  Value bits = select(
-      cmpI(static_cast<unsigned>(CmpIPredicate::eq), mag, i32(0)), i32(0),
-      select(cmpI(static_cast<unsigned>(CmpIPredicate::eq), mag, i32(1)),
-             i32(0x3F000000), normal));
+  // The encoding's identity backwards: magnitude bits << 22 are the fp32
+  // bits of |value| * 2^-126 (a subnormal below 2), and * 2^126 is exact.
+  Value mag = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, code, i32(7)), i32(22));
+  Value value = mul(floatOf(mag), f32(0x1p126));
   Value sign = arith::ShLIOp::create(
       b, loc, arith::AndIOp::create(b, loc, code, i32(8)), i32(28));
-  return floatOf(arith::OrIOp::create(b, loc, bits, sign));
+  return floatOf(arith::OrIOp::create(b, loc, bitsOf(value), sign));
 }
 
 Value NumericsBuilder::e4m3EncodeSatFinite(Value x) {
