@@ -168,26 +168,34 @@ def bench_case(name, reps, rng, forms=("matmul", "independent", "contiguous"),
 
 
 def bench_quantize(reps, rng, bw, shape=(8192, 8192)):
+    """Two rows: the tensor amax computed by the op (two passes over x), and
+    supplied by the caller (one pass; e.g. the amax of a previous step)."""
     x = (rng.standard_normal(shape) * np.exp(rng.standard_normal(shape))).astype(np.float32)
     x[:64] = 0.0  # zero blocks
     bits = ref.f32_to_bf16_bits(x)
-    fn = lambda **o: compiler.quantize(bits, target="gpu", **o)
-    tg, ts, outs = time_ours(f"quantize {shape[0]}x{shape[1]} bf16 -> nvfp4", fn, reps)
-    # Bit-exact on a slice would need the tensor's amax: the GPU suite checks
-    # quantize bit for bit; here only that every byte was written and S_dec
-    # matches the reference's global scale.
     amax = np.float32(np.max(np.abs(ref.bf16_bits_to_f32(bits))))
-    s_dec = np.asarray(ref.nvfp4_global_scales(amax)[1], np.float32)
-    ok = bool(np.asarray(outs[2], np.float32).reshape(-1)[0] == s_dec.reshape(-1)[0])
     moved = x.size * 2 + x.size // 2 + x.size // 16
-    # Two passes over the input (amax, then quantize) are the floor of a
-    # one-tensor-scale quantize that is not fused with its producer.
-    floor = (moved + x.size * 2) / bw * 1e6 if bw else None
-    print(f"quantize s_dec {'ok' if ok else 'WRONG'}; floor {floor and round(floor, 1)} us",
-          flush=True)
-    return dict(case=f"quantize_{shape[0]}x{shape[1]}", form="quantize bf16 1x16 swizzled", graph_us=tg, calls_us=ts,
-                check=0.0 if ok else float("inf"), hbm_floor_us=floor,
-                gbps=moved / (tg or ts) * 1e-3)
+    rows = []
+    for form, opts, passes in (("quantize bf16 1x16 swizzled", {}, 2),
+                               ("quantize bf16 1x16 swizzled, caller amax", dict(amax=amax), 1)):
+        fn = lambda **o: compiler.quantize(bits, target="gpu", **opts, **o)
+        tg, ts, outs = time_ours(f"{form} {shape[0]}x{shape[1]}", fn, reps)
+        # S_dec from the tensor amax, and the first 256 rows (two 128-row
+        # scale tiles) bit for bit against the reference; the GPU suite
+        # checks whole tensors.
+        s_dec = np.asarray(ref.nvfp4_global_scales(amax)[1], np.float32)
+        ok = bool(np.asarray(outs[2], np.float32).reshape(-1)[0] == s_dec.reshape(-1)[0])
+        want = ref.quantize_nvfp4(bits[:256], amax=amax, swizzle=True)
+        ok = ok and np.array_equal(outs[0][:256], want[0]) and \
+            np.array_equal(outs[1][:2], want[1])
+        # Each pass reads x once; the output is written once.
+        floor = (moved + (passes - 1) * x.size * 2) / bw * 1e6 if bw else None
+        print(f"{form}: first 256 rows and S_dec {'bit-exact' if ok else 'WRONG'}; "
+              f"floor {floor and round(floor, 1)} us", flush=True)
+        rows.append(dict(case=f"quantize_{shape[0]}x{shape[1]}", form=form, graph_us=tg,
+                         calls_us=ts, check=0.0 if ok else float("inf"), hbm_floor_us=floor,
+                         gbps=(moved + (passes - 1) * x.size * 2) / (tg or ts) * 1e-3))
+    return rows
 
 
 def main(argv=None):
@@ -212,7 +220,7 @@ def main(argv=None):
                                               "torch_dequant_us", "triton_fp4_us",
                                               "dot_scaled_us")})
             rows.append(r)
-    rows.append(bench_quantize(args.reps, rng, bw))
+    rows += bench_quantize(args.reps, rng, bw)
     meta = dict(commit=os.environ.get("NVFP4_COMMIT", "unknown"),
                 date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 copy_bandwidth_tbs=bw and bw / 1e12, bf16_peak_tflops=peak and peak / 1e12,

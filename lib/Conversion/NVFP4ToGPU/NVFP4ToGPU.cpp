@@ -145,8 +145,14 @@ struct QuantizeToGPU : KernelLowering<QuantizeOp> {
             : spec.scaleCols();
     int64_t tileRowsPadded = ceilDiv(rowsPadded, spec.tileRows);
     SmallVector<int64_t> space = {spec.batch, tileRowsPadded, colsPadded};
+    int64_t tiles = spec.batch * tileRowsPadded * colsPadded;
     launchLinear(
-        b, loc, spec.batch * tileRowsPadded * colsPadded, [&](Value linear) {
+        b, loc, tiles, [&](Value linear) {
+          // After the amax pass, L2 still holds the end of the input (the
+          // last chunks its grid-stride loop read): walk the tiles from the
+          // end, so that the first reads of this pass hit L2 instead of HBM.
+          if (amaxBits)
+            linear = arith::SubIOp::create(b, loc, ix.c(tiles - 1), linear);
           SmallVector<Value> id = ix.delinearize(linear, space);
           Value batch = spec.batched ? id[0] : Value();
           Value tileRow = id[1], blockCol = id[2];
