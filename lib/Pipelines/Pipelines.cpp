@@ -121,6 +121,7 @@ void mlir::nvfp4::buildLowerToSM100Pipeline(
   sm100.tokenTile = options.tokenTile;
   sm100.stages = options.stages;
   sm100.hardwareE2m1 = options.hardwareE2m1;
+  sm100.hardwareStochastic = options.hardwareStochastic;
   pm.addPass(createConvertNVFP4ToSM100(sm100));
   buildGPUBackendPipeline(pm, options.chip, options.features,
                           options.optLevel, options.format);

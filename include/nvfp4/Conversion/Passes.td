@@ -170,7 +170,12 @@ def ConvertNVFP4ToSM100 : Pass<"convert-nvfp4-to-sm100", "ModuleOp"> {
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Depth of the shared-memory ring; 0: the deepest that fits (<= 6)">,
     Option<"hardwareE2m1", "hardware-e2m1", "bool", /*default=*/"true",
-           "Quantize with cvt.rn.satfinite.e2m1x2.f32">
+           "Quantize with cvt.rn.satfinite.e2m1x2.f32">,
+    Option<"hardwareStochastic", "hardware-stochastic", "bool",
+           /*default=*/"false",
+           "Stochastic-rounding quantize with cvt.rs.satfinite.e2m1x4.f32 "
+           "fed the reference's Philox bytes: hardware-defined rounding, "
+           "not bit-exact with the reference (off: the exact emulation)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -98,6 +98,11 @@ struct LowerToSM100Options
       *this, "hardware-e2m1",
       llvm::cl::desc("quantize with cvt.rn.satfinite.e2m1x2.f32"),
       llvm::cl::init(true)};
+  Option<bool> hardwareStochastic{
+      *this, "hardware-stochastic",
+      llvm::cl::desc("stochastic rounding with cvt.rs.satfinite.e2m1x4.f32 "
+                     "(hardware-defined, not bit-exact with the reference)"),
+      llvm::cl::init(false)};
 };
 
 /// Tensor programs to buffers: canonicalize, One-Shot Bufferize across

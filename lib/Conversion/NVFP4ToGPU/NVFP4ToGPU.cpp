@@ -115,6 +115,7 @@ struct QuantizeToGPU : KernelLowering<QuantizeOp> {
     Location loc = op.getLoc();
     QuantizeSpec spec = QuantizeSpec::get(op);
     spec.hardwareE2M1 = options.hardwareE2M1 && !spec.stochastic;
+    spec.hardwareStochastic = options.hardwareStochastic && spec.stochastic;
     ValueRange outs = adaptor.getOuts();
     OpBuilder &b = rewriter;
     KernelIndexing ix(b, loc);

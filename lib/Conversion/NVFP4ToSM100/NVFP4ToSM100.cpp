@@ -288,6 +288,7 @@ struct ConvertNVFP4ToSM100Pass
     RewritePatternSet patterns(ctx);
     GPUKernelOptions gpuOptions;
     gpuOptions.hardwareE2M1 = hardwareE2m1;
+    gpuOptions.hardwareStochastic = hardwareStochastic;
     populateNVFP4ToGPUConversionPatterns(converter, patterns, gpuOptions);
     populateNVFP4ToSM100ConversionPatterns(
         converter, patterns, SM100KernelOptions{ctas, tokenTile, stages});

@@ -33,6 +33,11 @@ struct GPUKernelOptions {
   /// (cvt.rn.satfinite.e2m1x2.f32, sm_100a and later) instead of the
   /// integer emulation. Stochastic rounding keeps the emulation.
   bool hardwareE2M1 = false;
+  /// Stochastic rounding through cvt.rs.satfinite.e2m1x4.f32 (sm_100a),
+  /// given the same Philox bytes the emulation uses. The PTX ISA leaves
+  /// how the hardware spends the random bits unspecified at the bit level,
+  /// so the codes are not bit-exact with the reference: opt-in only.
+  bool hardwareStochastic = false;
 };
 
 /// Patterns lowering bufferized nvfp4 ops to gpu.launch kernels (one thread

@@ -230,6 +230,34 @@ SmallVector<Value> QuantizeCodegen::encodeChunk(ArrayRef<Value> chunk,
     }
     return codes;
   }
+  if (spec.hardwareStochastic && spec.stochastic) {
+    // cvt.rs.satfinite.e2m1x4.f32 d, {a, b, e, f}, rbits packs a into the
+    // most significant nibble of d (as the x2 form does): pass the four
+    // values last first so that element 4g lands in the low nibble. rbits
+    // is the Philox word whose bytes the emulation gives these elements.
+    auto i32 = b.getI32Type();
+    for (size_t g = 0; g + 3 < chunk.size(); g += 4) {
+      SmallVector<Value> src;
+      for (int j = 3; j >= 0; --j)
+        src.push_back(nb.mul(chunk[g + j], enc));
+      Value vec = vector::FromElementsOp::create(
+          b, loc, VectorType::get({4}, b.getF32Type()), src);
+      Value rbits = random[g];
+      for (int j = 1; j < 4; ++j)
+        rbits = arith::OrIOp::create(
+            b, loc, rbits,
+            arith::ShLIOp::create(b, loc, random[g + j], nb.i32(8 * j)));
+      Value packed = NVVM::ConvertF32x4ToF4x4Op::create(
+          b, loc, b.getI16Type(), vec, rbits, /*relu=*/false,
+          b.getType<Float4E2M1FNType>());
+      Value word = arith::ExtUIOp::create(b, loc, i32, packed);
+      for (int j = 0; j < 4; ++j)
+        codes.push_back(arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, word, nb.i32(4 * j)),
+            nb.i32(0xF)));
+    }
+    return codes;
+  }
   for (auto [i, x] : llvm::enumerate(chunk)) {
     Value v = nb.mul(x, enc);
     codes.push_back(spec.stochastic ? nb.e2m1EncodeStochastic(v, random[i])

@@ -57,6 +57,9 @@ struct QuantizeSpec {
   /// kernels for sm_100a) instead of the integer emulation: the same codes
   /// (docs/spec.md, numerics.md), NaN -> +6 included.
   bool hardwareE2M1 = false;
+  /// Stochastic codes from cvt.rs.satfinite.e2m1x4.f32 with the reference's
+  /// random bytes as rbits: hardware-defined rounding, not bit-exact.
+  bool hardwareStochastic = false;
   ScaleRule rule;
   ErrorMetric metric;
 
