@@ -160,11 +160,16 @@ Value NumericsBuilder::e2m1EncodeStochastic(Value x, Value r) {
 }
 
 Value NumericsBuilder::e2m1Decode(Value code) {
-  // The encoding's identity backwards: magnitude bits << 22 are the fp32
-  // bits of |value| * 2^-126 (a subnormal below 2), and * 2^126 is exact.
-  Value mag = arith::ShLIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, code, i32(7)), i32(22));
-  Value value = mul(floatOf(mag), f32(0x1p126));
+  // f = the fp32 with bits (mag + 252) << 22 is the magnitude for mag >= 2
+  // (exponent field mag/2 + 126, mantissa bit mag%2: 1, 1.5, 2, 3, 4, 6);
+  // for mag 0 and 1 it is 0.5 and 0.75, which 2f - 1 maps to 0 and 0.5.
+  // min(f, 2f - 1) picks the right one (2f - 1 >= f exactly when f >= 1);
+  // every step is exact. No subnormals: the CPU reference decodes in its
+  // matmul loops, and x86 takes a slow path on subnormal operands.
+  Value mag = arith::AndIOp::create(b, loc, code, i32(7));
+  Value f = floatOf(arith::ShLIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, mag, i32(252)), i32(22)));
+  Value value = minNum(f, sub(add(f, f), f32(1.0)));
   Value sign = arith::ShLIOp::create(
       b, loc, arith::AndIOp::create(b, loc, code, i32(8)), i32(28));
   return floatOf(arith::OrIOp::create(b, loc, bitsOf(value), sign));
