@@ -31,7 +31,8 @@ namespace nvfp4 {
 struct GPUKernelOptions {
   /// E2M1 round-to-nearest-even through the hardware conversion
   /// (cvt.rn.satfinite.e2m1x2.f32, sm_100a and later) instead of the
-  /// integer emulation. Stochastic rounding keeps the emulation.
+  /// fp32 emulation (Numerics.h). Stochastic rounding keeps the emulation
+  /// unless hardwareStochastic is set.
   bool hardwareE2M1 = false;
   /// Stochastic rounding through cvt.rs.satfinite.e2m1x4.f32 (sm_100a),
   /// given the same Philox bytes the emulation uses. The PTX ISA leaves

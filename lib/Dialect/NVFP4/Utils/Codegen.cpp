@@ -230,7 +230,7 @@ SmallVector<Value> QuantizeCodegen::encodeChunk(ArrayRef<Value> chunk,
     }
     return codes;
   }
-  if (spec.hardwareStochastic && spec.stochastic) {
+  if (spec.hardwareStochastic) {
     // cvt.rs.satfinite.e2m1x4.f32 d, {a, b, e, f}, rbits packs a into the
     // most significant nibble of d (as the x2 form does): pass the four
     // values last first so that element 4g lands in the low nibble. rbits

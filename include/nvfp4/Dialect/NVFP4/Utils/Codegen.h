@@ -54,7 +54,7 @@ struct QuantizeSpec {
   int64_t tileRows, blockWidth; // 1x16, 16x16 or 1x32
   bool swizzled, hadamard, stochastic;
   /// Round-to-nearest E2M1 codes from cvt.rn.satfinite.e2m1x2.f32 (GPU
-  /// kernels for sm_100a) instead of the integer emulation: the same codes
+  /// kernels for sm_100a) instead of the fp32 emulation: the same codes
   /// (docs/spec.md, numerics.md), NaN -> +6 included.
   bool hardwareE2M1 = false;
   /// Stochastic codes from cvt.rs.satfinite.e2m1x4.f32 with the reference's
