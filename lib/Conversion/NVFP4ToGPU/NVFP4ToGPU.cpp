@@ -87,28 +87,10 @@ struct CopyToGPU : OpConversionPattern<memref::CopyOp> {
 // Kernels
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy> struct KernelLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  using OpAdaptor = typename OpTy::Adaptor;
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    if (!op.hasBufferSemantics())
-      return rewriter.notifyMatchFailure(
-          op, "expected the bufferized form (run one-shot-bufferize first)");
-    if (failed(lower(op, adaptor, rewriter)))
-      return failure();
-    rewriter.eraseOp(op);
-    return success();
-  }
-  virtual LogicalResult lower(OpTy op, OpAdaptor adaptor,
-                              ConversionPatternRewriter &rewriter) const = 0;
-};
-
-struct QuantizeToGPU : KernelLowering<QuantizeOp> {
+struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
   QuantizeToGPU(const TypeConverter &converter, MLIRContext *ctx,
                 GPUKernelOptions options)
-      : KernelLowering(converter, ctx), options(options) {}
+      : BufferizedOpPattern(converter, ctx), options(options) {}
   GPUKernelOptions options;
   LogicalResult lower(QuantizeOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
@@ -259,8 +241,8 @@ struct QuantizeToGPU : KernelLowering<QuantizeOp> {
   }
 };
 
-struct DequantizeToGPU : KernelLowering<DequantizeOp> {
-  using KernelLowering::KernelLowering;
+struct DequantizeToGPU : BufferizedOpPattern<DequantizeOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
   LogicalResult lower(DequantizeOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -319,8 +301,8 @@ struct DequantizeToGPU : KernelLowering<DequantizeOp> {
   }
 };
 
-struct SwizzleToGPU : KernelLowering<SwizzleScalesOp> {
-  using KernelLowering::KernelLowering;
+struct SwizzleToGPU : BufferizedOpPattern<SwizzleScalesOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
   LogicalResult lower(SwizzleScalesOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -364,8 +346,8 @@ struct SwizzleToGPU : KernelLowering<SwizzleScalesOp> {
   }
 };
 
-struct UnswizzleToGPU : KernelLowering<UnswizzleScalesOp> {
-  using KernelLowering::KernelLowering;
+struct UnswizzleToGPU : BufferizedOpPattern<UnswizzleScalesOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
   LogicalResult lower(UnswizzleScalesOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -472,8 +454,8 @@ DeviceOperand deviceOperand(Value values, Value scales, Value origScales,
           isa<Float8E4M3FNType>(type.getElementType())};
 }
 
-struct MatmulToGPU : KernelLowering<MatmulOp> {
-  using KernelLowering::KernelLowering;
+struct MatmulToGPU : BufferizedOpPattern<MatmulOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
   LogicalResult lower(MatmulOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -500,8 +482,8 @@ struct MatmulToGPU : KernelLowering<MatmulOp> {
   }
 };
 
-struct GroupedMatmulToGPU : KernelLowering<GroupedMatmulOp> {
-  using KernelLowering::KernelLowering;
+struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
   LogicalResult lower(GroupedMatmulOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -618,14 +600,7 @@ struct ConvertNVFP4ToGPUPass
     : public nvfp4::impl::ConvertNVFP4ToGPUBase<ConvertNVFP4ToGPUPass> {
   using Base::Base;
   void runOnOperation() override {
-    MLIRContext *ctx = &getContext();
-    StorageTypeConverter converter;
-    RewritePatternSet patterns(ctx);
-    populateNVFP4ToGPUConversionPatterns(converter, patterns);
-    ConversionTarget target(*ctx);
-    configureNVFP4ToGPULegality(target, converter);
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+    if (failed(applyNVFP4ToGPUConversion(getOperation(), GPUKernelOptions())))
       signalPassFailure();
   }
 };
@@ -691,4 +666,19 @@ void mlir::nvfp4::configureNVFP4ToGPULegality(ConversionTarget &target,
                                memref::CopyOp>([&, inKernel](Operation *op) {
     return inKernel(op) && converter.isLegal(op);
   });
+}
+
+LogicalResult mlir::nvfp4::applyNVFP4ToGPUConversion(
+    Operation *root, const GPUKernelOptions &options,
+    function_ref<void(const TypeConverter &, RewritePatternSet &)>
+        populateChip) {
+  MLIRContext *ctx = root->getContext();
+  StorageTypeConverter converter;
+  RewritePatternSet patterns(ctx);
+  populateNVFP4ToGPUConversionPatterns(converter, patterns, options);
+  if (populateChip)
+    populateChip(converter, patterns);
+  ConversionTarget target(*ctx);
+  configureNVFP4ToGPULegality(target, converter);
+  return applyPartialConversion(root, target, std::move(patterns));
 }

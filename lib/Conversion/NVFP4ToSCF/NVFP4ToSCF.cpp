@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/Conversion/NVFP4ToSCF/NVFP4ToSCF.h"
+#include "nvfp4/Conversion/BufferizedOpPattern.h"
 
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
@@ -224,29 +225,10 @@ QuantOperand quantOperand(Value values, Value scales, Value origScales,
 // Patterns
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy>
-struct BufferizedOpLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  using OpAdaptor = typename OpTy::Adaptor;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    if (!op.hasBufferSemantics())
-      return rewriter.notifyMatchFailure(
-          op, "expected the bufferized form (run one-shot-bufferize first)");
-    lower(op, adaptor, rewriter);
-    rewriter.eraseOp(op);
-    return success();
-  }
-  virtual void lower(OpTy op, OpAdaptor adaptor,
-                     ConversionPatternRewriter &rewriter) const = 0;
-};
-
-struct QuantizeLowering : BufferizedOpLowering<QuantizeOp> {
-  using BufferizedOpLowering::BufferizedOpLowering;
-  void lower(QuantizeOp op, OpAdaptor adaptor,
-             ConversionPatternRewriter &rewriter) const override {
+struct QuantizeLowering : BufferizedOpPattern<QuantizeOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(QuantizeOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     QuantizeSpec spec = QuantizeSpec::get(op);
     ValueRange outs = adaptor.getOuts();
@@ -274,13 +256,14 @@ struct QuantizeLowering : BufferizedOpLowering<QuantizeOp> {
         });
       });
     });
+    return success();
   }
 };
 
-struct DequantizeLowering : BufferizedOpLowering<DequantizeOp> {
-  using BufferizedOpLowering::BufferizedOpLowering;
-  void lower(DequantizeOp op, OpAdaptor adaptor,
-             ConversionPatternRewriter &rewriter) const override {
+struct DequantizeLowering : BufferizedOpPattern<DequantizeOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(DequantizeOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<ShapedType>(op.getValues().getType());
     bool batched = type.getRank() == 3;
@@ -314,13 +297,14 @@ struct DequantizeLowering : BufferizedOpLowering<DequantizeOp> {
         });
       });
     });
+    return success();
   }
 };
 
-struct SwizzleLowering : BufferizedOpLowering<SwizzleScalesOp> {
-  using BufferizedOpLowering::BufferizedOpLowering;
-  void lower(SwizzleScalesOp op, OpAdaptor adaptor,
-             ConversionPatternRewriter &rewriter) const override {
+struct SwizzleLowering : BufferizedOpPattern<SwizzleScalesOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(SwizzleScalesOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<ShapedType>(op.getInput().getType());
     bool batched = type.getRank() == 3;
@@ -338,13 +322,14 @@ struct SwizzleLowering : BufferizedOpLowering<SwizzleScalesOp> {
         });
       });
     });
+    return success();
   }
 };
 
-struct UnswizzleLowering : BufferizedOpLowering<UnswizzleScalesOp> {
-  using BufferizedOpLowering::BufferizedOpLowering;
-  void lower(UnswizzleScalesOp op, OpAdaptor adaptor,
-             ConversionPatternRewriter &rewriter) const override {
+struct UnswizzleLowering : BufferizedOpPattern<UnswizzleScalesOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(UnswizzleScalesOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<ShapedType>(op.getOut().getType());
     bool batched = type.getRank() == 3;
@@ -361,13 +346,14 @@ struct UnswizzleLowering : BufferizedOpLowering<UnswizzleScalesOp> {
         });
       });
     });
+    return success();
   }
 };
 
-struct MatmulLowering : BufferizedOpLowering<MatmulOp> {
-  using BufferizedOpLowering::BufferizedOpLowering;
-  void lower(MatmulOp op, OpAdaptor adaptor,
-             ConversionPatternRewriter &rewriter) const override {
+struct MatmulLowering : BufferizedOpPattern<MatmulOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(MatmulOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto aType = cast<ShapedType>(op.getA().getType());
     auto bType = cast<ShapedType>(op.getB().getType());
@@ -392,20 +378,24 @@ struct MatmulLowering : BufferizedOpLowering<MatmulOp> {
                  indexConst(rewriter, loc, m), n, k, e);
     memref::DeallocOp::create(rewriter, loc, aHat);
     memref::DeallocOp::create(rewriter, loc, bHat);
+    return success();
   }
 };
 
-struct GroupedMatmulLowering : BufferizedOpLowering<GroupedMatmulOp> {
-  using BufferizedOpLowering::BufferizedOpLowering;
-  void lower(GroupedMatmulOp op, OpAdaptor adaptor,
-             ConversionPatternRewriter &rewriter) const override {
+struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(GroupedMatmulOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     switch (op.getGrouping()) {
     case Grouping::independent:
-      return lowerIndependent(op, adaptor, rewriter);
+      lowerIndependent(op, adaptor, rewriter);
+      break;
     case Grouping::contiguous:
     case Grouping::masked:
-      return lowerStacked(op, adaptor, rewriter);
+      lowerStacked(op, adaptor, rewriter);
+      break;
     }
+    return success();
   }
 
   Value alphaOf(OpAdaptor adaptor, ConversionPatternRewriter &rewriter,

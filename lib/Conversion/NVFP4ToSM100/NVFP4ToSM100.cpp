@@ -261,7 +261,6 @@ struct ConvertNVFP4ToSM100Pass
     : public nvfp4::impl::ConvertNVFP4ToSM100Base<ConvertNVFP4ToSM100Pass> {
   using Base::Base;
   void runOnOperation() override {
-    MLIRContext *ctx = &getContext();
     auto reject = [&](const Twine &message) {
       getOperation().emitError() << "convert-nvfp4-to-sm100: " << message;
       signalPassFailure();
@@ -284,18 +283,16 @@ struct ConvertNVFP4ToSM100Pass
                       Twine(widest.tokenTile) + "-token tiles, got " +
                       Twine(stages));
     }
-    StorageTypeConverter converter;
-    RewritePatternSet patterns(ctx);
     GPUKernelOptions gpuOptions;
     gpuOptions.hardwareE2M1 = hardwareE2m1;
     gpuOptions.hardwareStochastic = hardwareStochastic;
-    populateNVFP4ToGPUConversionPatterns(converter, patterns, gpuOptions);
-    populateNVFP4ToSM100ConversionPatterns(
-        converter, patterns, SM100KernelOptions{ctas, tokenTile, stages});
-    ConversionTarget target(*ctx);
-    configureNVFP4ToGPULegality(target, converter);
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+    SM100KernelOptions gemm{ctas, tokenTile, stages};
+    if (failed(applyNVFP4ToGPUConversion(
+            getOperation(), gpuOptions,
+            [&](const TypeConverter &converter, RewritePatternSet &patterns) {
+              populateNVFP4ToSM100ConversionPatterns(converter, patterns,
+                                                     gemm);
+            })))
       signalPassFailure();
   }
 };

@@ -258,7 +258,6 @@ struct ConvertNVFP4ToSM90Pass
     : public nvfp4::impl::ConvertNVFP4ToSM90Base<ConvertNVFP4ToSM90Pass> {
   using Base::Base;
   void runOnOperation() override {
-    MLIRContext *ctx = &getContext();
     // The kernel's limits: wgmma N (and the accumulator registers), the
     // 227 KiB of shared memory, the pairs-of-blocks K loop.
     auto reject = [&](const Twine &message) {
@@ -284,17 +283,13 @@ struct ConvertNVFP4ToSM90Pass
     if (weightPrefetch < 0 || weightPrefetch > 8 || weightPrefetch % 2)
       return reject("weight-prefetch must be 0 (choose), 2, 4, 6 or 8, got " +
                     Twine(weightPrefetch));
-    StorageTypeConverter converter;
-    RewritePatternSet patterns(ctx);
-    populateNVFP4ToGPUConversionPatterns(converter, patterns);
-    populateNVFP4ToSM90ConversionPatterns(
-        converter, patterns,
-        SM90KernelOptions{ctas, tokenTile, stages, promoteEvery,
-                          weightPrefetch});
-    ConversionTarget target(*ctx);
-    configureNVFP4ToGPULegality(target, converter);
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+    SM90KernelOptions gemm{ctas, tokenTile, stages, promoteEvery,
+                           weightPrefetch};
+    if (failed(applyNVFP4ToGPUConversion(
+            getOperation(), GPUKernelOptions(),
+            [&](const TypeConverter &converter, RewritePatternSet &patterns) {
+              populateNVFP4ToSM90ConversionPatterns(converter, patterns, gemm);
+            })))
       signalPassFailure();
   }
 };

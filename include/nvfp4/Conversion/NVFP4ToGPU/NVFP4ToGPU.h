@@ -8,6 +8,7 @@
 #ifndef NVFP4_CONVERSION_NVFP4TOGPU_NVFP4TOGPU_H
 #define NVFP4_CONVERSION_NVFP4TOGPU_NVFP4TOGPU_H
 
+#include "nvfp4/Conversion/BufferizedOpPattern.h"
 #include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
 
 #include "mlir/Pass/Pass.h"
@@ -61,19 +62,16 @@ void emitMaskedRowsFill(OpBuilder &b, Location loc, const GemmProblem &p);
 /// its launch or declines; masked groups then get their rows past
 /// masked_m filled, and the op goes.
 template <typename OpTy>
-struct ChipGemmPattern : public OpConversionPattern<OpTy> {
+struct ChipGemmPattern : public BufferizedOpPattern<OpTy> {
   ChipGemmPattern(const TypeConverter &converter, MLIRContext *ctx,
                   StringRef kernel)
-      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2),
+      : BufferizedOpPattern<OpTy>(converter, ctx, /*benefit=*/2),
         kernel(kernel.str()) {}
   virtual LogicalResult
   lowerGemm(Operation *op, const GemmProblem &problem,
             ConversionPatternRewriter &rewriter) const = 0;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    if (!op.hasBufferSemantics())
-      return rewriter.notifyMatchFailure(op, "bufferize first");
+  LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const final {
     std::string why;
     FailureOr<GemmProblem> problem = GemmProblem::get(op, adaptor, why);
     if (failed(problem))
@@ -82,7 +80,6 @@ struct ChipGemmPattern : public OpConversionPattern<OpTy> {
       return failure();
     if (problem->shape.mode == Grouping::masked)
       emitMaskedRowsFill(rewriter, op.getLoc(), *problem);
-    rewriter.eraseOp(op);
     return success();
   }
   std::string kernel;
@@ -92,6 +89,15 @@ struct ChipGemmPattern : public OpConversionPattern<OpTy> {
 /// host memref allocations illegal outside GPU kernels.
 void configureNVFP4ToGPULegality(ConversionTarget &target,
                                  const TypeConverter &converter);
+
+/// The body of every GPU conversion pass: the portable patterns (with
+/// `options`) plus those `populateChip` adds (a chip's GEMMs, at a higher
+/// benefit; none for the portable pass), applied to `root` under the
+/// legality above.
+LogicalResult applyNVFP4ToGPUConversion(
+    Operation *root, const GPUKernelOptions &options,
+    function_ref<void(const TypeConverter &, RewritePatternSet &)>
+        populateChip = nullptr);
 
 } // namespace nvfp4
 } // namespace mlir
