@@ -110,8 +110,9 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
     Option<"ctas", "ctas", "int64_t", /*default=*/"132",
            "Persistent CTAs launched per GEMM (the H200 has 132 SMs)">,
     Option<"tokenTile", "token-tile", "int64_t", /*default=*/"0",
-           "Tokens per tile (wgmma N: 64 or 128); 0 picks by group size">,
-    Option<"stages", "stages", "int64_t", /*default=*/"6",
+           "Widest token tile (wgmma N: 32, 64 or 128; 0: 128). Each tile "
+           "runs the narrowest N in steps of 32 that covers its tokens">,
+    Option<"stages", "stages", "int64_t", /*default=*/"8",
            "Depth of the shared-memory token ring">,
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
            "K blocks of 64 summed in the tensor core before the partial sum "

@@ -50,11 +50,11 @@ struct LowerToSM90Options : public PassPipelineOptions<LowerToSM90Options> {
                        llvm::cl::init(132)};
   Option<int64_t> tokenTile{
       *this, "token-tile",
-      llvm::cl::desc("GEMM token tile (64 or 128; 0 chooses)"),
+      llvm::cl::desc("GEMM widest token tile (32, 64 or 128; 0 chooses)"),
       llvm::cl::init(0)};
   Option<int64_t> stages{*this, "stages",
                          llvm::cl::desc("GEMM shared-memory ring depth"),
-                         llvm::cl::init(6)};
+                         llvm::cl::init(8)};
   Option<int64_t> promoteEvery{
       *this, "promote-every",
       llvm::cl::desc("GEMM K blocks per tensor-core partial sum (even; 0: "

@@ -7,7 +7,7 @@
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="weight-prefetch=3" 2>&1 | FileCheck %s --check-prefix=PREFETCH
 // RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="stages=14 token-tile=64 promote-every=0 weight-prefetch=8" | FileCheck %s --check-prefix=OK
 
-// TILE: error: convert-nvfp4-to-sm90: token-tile must be 0 (choose), 64 or 128, got 96
+// TILE: error: convert-nvfp4-to-sm90: token-tile must be 0 (choose), 32, 64 or 128, got 96
 // STAGES: error: convert-nvfp4-to-sm90: stages must be at least 2 and fit 227 KiB of shared memory with 128-token tiles (at most 14), got {{1|15}}
 // CTAS: error: convert-nvfp4-to-sm90: ctas must be positive, got 0
 // PROMOTE: error: convert-nvfp4-to-sm90: promote-every must be even and non-negative, got 3

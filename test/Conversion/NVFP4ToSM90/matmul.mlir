@@ -2,7 +2,7 @@
 // descriptor, one persistent launch) and the kernel's structure. What the
 // kernel computes is checked on the GPU (test/Integration/GPU).
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 | FileCheck %s
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=128 stages=4 ctas=8 promote-every=0" | FileCheck %s --check-prefix=OPTS
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=64 stages=4 ctas=8 promote-every=0" | FileCheck %s --check-prefix=OPTS
 
 // CHECK-LABEL: func.func @dense(
 // CHECK-SAME:    %[[A:.*]]: memref<256x64xi8>, %[[SA:.*]]: memref<2x2x32x4x4xi8>, %[[B:.*]]: memref<192x64xi8>, %[[SB:.*]]: memref<2x2x32x4x4xi8>, %[[C:.*]]: memref<256x192xbf16>)
@@ -12,41 +12,62 @@
 // CHECK:         gpu.launch
 // CHECK:           vector.store {{.*}}, %[[X]]{{.*}} : memref<256x128xf16>, vector<2xf16>
 // CHECK:         %[[UX:.*]] = memref.cast %[[X]] : memref<256x128xf16> to memref<*xf16>
-// CHECK:         %[[DESC:.*]] = nvgpu.tma.create.descriptor %[[UX]] box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK:         %[[DESC:.*]] = nvgpu.tma.create.descriptor %[[UX]] box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 // CHECK:         %[[MAP:.*]] = builtin.unrealized_conversion_cast %[[DESC]] {{.*}} to !llvm.ptr
 // CHECK:         %[[BI:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
 // CHECK:         %[[SBI:.*]] = memref.extract_aligned_pointer_as_index %[[SB]]
 // CHECK:         %[[CI:.*]] = memref.extract_aligned_pointer_as_index %[[C]]
-// 6 stages of 64x64 f16 plus 1 KiB of alignment slack.
-// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in (%c132, %{{.*}}, %{{.*}}) threads in (%c384, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c50176_i32 args(%[[MAP]] : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
+// 8 stages of 128x64 f16 plus 1 KiB of alignment slack.
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in (%c132, %{{.*}}, %{{.*}}) threads in (%c384, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c132096_i32 args(%[[MAP]] : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
 // CHECK:         gpu.dealloc %[[X]]
 // CHECK:       gpu.module @nvfp4_sm90_gemm_0
 // CHECK:         memref.global "public" @nvfp4_sm90_gemm_0_smem : memref<0xi8, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
 // CHECK:         gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
-// Full and empty barriers for each of the 6 stages; a stage is released by
+// Full and empty barriers for each of the 8 stages; a stage is released by
 // one arrival per consumer warp (8).
-// CHECK:           nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 12>
-// CHECK-COUNT-6:   nvgpu.mbarrier.init %{{.*}}, %{{.*}}, predicate
-// CHECK:           nvgpu.mbarrier.init %{{.*}}[%c11], %c8{{.*}}, predicate
+// CHECK:           nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 16>
+// CHECK-COUNT-15:  nvgpu.mbarrier.init %{{.*}}, %{{.*}}, predicate
+// CHECK:           nvgpu.mbarrier.init %{{.*}}[%c15], %c8{{.*}}, predicate
 // Producer warpgroup: few registers, one elected thread issues TMA.
-// CHECK:           nvvm.setmaxregister decrease 40
+// CHECK:           nvvm.setmaxregister decrease 24
 // CHECK:           nvvm.elect.sync
 // CHECK:           nvgpu.mbarrier.try_wait.parity
-// CHECK:           nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c8192
+// CHECK:           nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c16384
 // CHECK:           nvgpu.tma.async.load
-// Consumers: weights dequantized in registers (e2m1 -> e4m3 bits -> f16),
-// register-A wgmma, the previous stage released after wait_group 1.
-// CHECK:           nvvm.setmaxregister increase 232
+// Consumers: 8 weight bytes and the row's scale word per row and block,
+// loaded unconditionally (addresses clamped) 4 blocks ahead; the thread's
+// two scale bytes picked with one prmt after out-of-range rows/chunks are
+// zeroed; e2m1 -> e4m3 bits -> f16.
+// CHECK:           nvvm.setmaxregister increase 240
+// CHECK-NOT:       scf.if
 // CHECK:           llvm.load %{{.*}} invariant {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
+// CHECK:           llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK:           scf.for
+// CHECK:           %[[S0:.*]] = arith.select %{{.*}}, %{{.*}}, %c0_i32 : i32
+// CHECK:           %[[S1:.*]] = arith.select %{{.*}}, %{{.*}}, %c0_i32 : i32
+// CHECK:           nvvm.prmt <default> %{{.*}}, %[[S0]], %[[S1]] : i32
 // CHECK:           nvvm.convert.f8x2.to.f16x2 {{.*}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
 // CHECK:           nvgpu.mbarrier.try_wait.parity
 // Every promote-every (4) blocks the partial sum goes to the fp32 total.
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-COUNT-32:  arith.addf
-// CHECK:           nvvm.wgmma.fence.aligned
-// CHECK:           llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;\0A}", "=f,{{.*}},r,r,r,r,l,r,0,1,
-// CHECK-COUNT-3:   llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, 1, 1, 1, 0;"
-// CHECK:           nvvm.wgmma.commit.group.sync.aligned
+// CHECK-COUNT-64:  arith.addf
+// The tile's width picks the wgmma N (32, 64, 96 or 128) in one loop: each
+// width's branch fences, issues its four k16 steps (the step's descriptor
+// offset added in the asm) and commits.
+// CHECK:           scf.if
+// CHECK-NEXT:        nvvm.wgmma.fence.aligned
+// CHECK:             llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $21, 0;\0Awgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{.*}}, $20, p, 1, 1, 0;\0A}", "=f,{{.*}},r,r,r,r,l,r,0,1,
+// CHECK:             llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .b64 d;\0Aadd.s64 d, $20, 2;\0Awgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{.*}}, d, 1, 1, 1, 0;\0A}"
+// CHECK:             llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .b64 d;\0Aadd.s64 d, $20, 4;
+// CHECK:             llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .b64 d;\0Aadd.s64 d, $20, 6;
+// CHECK:             nvvm.wgmma.commit.group.sync.aligned
+// CHECK:           } else {
+// CHECK:             wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK:             nvvm.wgmma.commit.group.sync.aligned
+// CHECK:             wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16
+// CHECK:             nvvm.wgmma.commit.group.sync.aligned
+// CHECK:             wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK:             nvvm.wgmma.commit.group.sync.aligned
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:           nvgpu.mbarrier.arrive
 // Epilogue: neighbouring outputs exchanged, stored in pairs.
@@ -54,12 +75,15 @@
 // CHECK:           llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
 
 // OPTS-LABEL: func.func @dense(
-// OPTS:         tensor = memref<128x64xf16
-// OPTS:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in (%c8{{.*}} dynamic_shared_memory_size %c66560_i32
+// OPTS:         tensor = memref<64x64xf16
+// OPTS:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in (%c8{{.*}} dynamic_shared_memory_size %c33792_i32
 // OPTS:         num_barriers = 8
 // OPTS-NOT:     setp.ne.b32
-// OPTS:         wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// OPTS:         wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16
 // OPTS-NOT:     setp.ne.b32
+// OPTS:         wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// OPTS-NOT:     setp.ne.b32
+// OPTS-NOT:     m64n96k16
 // OPTS:         gpu.shuffle
 func.func @dense(%a: memref<256x128xf4E2M1FN>, %sa: memref<2x2x32x4x4xf8E4M3FN>,
                  %b: memref<192x128xf4E2M1FN>, %sb: memref<2x2x32x4x4xf8E4M3FN>,

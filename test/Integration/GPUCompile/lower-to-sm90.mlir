@@ -5,11 +5,11 @@
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90 | FileCheck %s
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa" -o %t.isa.mlir
 // RUN: %PYTHON -m nvfp4.gpu_binary %t.isa.mlir --name nvfp4_sm90_gemm_0 -o %t.0.ptx
-// RUN: %ptxas -arch=sm_90a -O3 -v %t.0.ptx -o %t.0.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS64 --implicit-check-not=C75
+// RUN: %ptxas -arch=sm_90a -O3 -v %t.0.ptx -o %t.0.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C75
 // RUN: %PYTHON -m nvfp4.gpu_binary %t.isa.mlir --name nvfp4_sm90_gemm_1 -o %t.1.ptx
-// RUN: %ptxas -arch=sm_90a -O3 -v %t.1.ptx -o %t.1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS128 --implicit-check-not=C75
+// RUN: %ptxas -arch=sm_90a -O3 -v %t.1.ptx -o %t.1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C75
 // RUN: %PYTHON -m nvfp4.gpu_binary %t.isa.mlir --name nvfp4_sm90_gemm_2 -o %t.2.ptx
-// RUN: %ptxas -arch=sm_90a -O3 -v %t.2.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS64 --implicit-check-not=C75
+// RUN: %ptxas -arch=sm_90a -O3 -v %t.2.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C75
 // RUN: FileCheck %s --check-prefix=PTX < %t.1.ptx
 
 // CHECK-LABEL: llvm.func @moe
@@ -23,17 +23,20 @@
 // CHECK: gpu.binary @nvfp4_sm90_gemm_1
 // CHECK: gpu.binary @nvfp4_sm90_gemm_2
 
-// PTXAS64: Compiling entry function 'nvfp4_sm90_gemm_{{[02]}}' for 'sm_90a'
-// PTXAS64: 0 bytes spill stores, 0 bytes spill loads
-// PTXAS128: Compiling entry function 'nvfp4_sm90_gemm_1' for 'sm_90a'
-// PTXAS128: 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'nvfp4_sm90_gemm_{{[012]}}' for 'sm_90a'
+// PTXAS: 0 bytes spill stores, 0 bytes spill loads
 
-// The 128-token kernel: TMA into the ring, the register-A wgmma with the
-// scale-d predicate that starts each fp32 chunk, the e4m3 -> f16 converts.
+// A kernel: TMA into the ring, the register-A wgmma of each tile width with
+// the scale-d predicate that starts each fp32 chunk, the e4m3 -> f16
+// converts.
 // PTX: .extern .shared .align 1024 .b8 nvfp4_sm90_gemm_1_smem[];
-// PTX: setmaxnreg.dec.sync.aligned.u32 40;
+// PTX: setmaxnreg.dec.sync.aligned.u32 24;
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX: setmaxnreg.inc.sync.aligned.u32 232;
+// PTX: setmaxnreg.inc.sync.aligned.u32 240;
+// PTX-DAG: prmt.b32
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;
 // PTX-DAG: cvt.rn.f16x2.e4m3x2
 // PTX-DAG: wgmma.commit_group.sync.aligned;
 // PTX-DAG: wgmma.wait_group.sync.aligned {{[[:space:]]*}}1;

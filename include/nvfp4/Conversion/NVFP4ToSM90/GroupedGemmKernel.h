@@ -41,13 +41,16 @@ namespace nvfp4 {
 constexpr int64_t kSM90WarpgroupRows = 64;
 constexpr int64_t kSM90ConsumerWarpgroups = 2;
 constexpr int64_t kSM90TileRows = kSM90WarpgroupRows * kSM90ConsumerWarpgroups;
+/// Token tiles are balanced over a group's rows and each runs the narrowest
+/// wgmma N, in steps of this granule, that covers its tokens.
+constexpr int64_t kSM90TileGranule = 32;
 /// K per pipeline stage (one TMA box of the token tile, 4 wgmma k16 steps).
 constexpr int64_t kSM90BlockK = 64;
 
 /// Everything that is static about one GEMM kernel instance.
 struct SM90GemmConfig : GemmShape {
   int64_t tokenTile = 64; // wgmma N
-  int64_t stages = 6;
+  int64_t stages = 8;
   int64_t ctas = 132;
   /// K blocks (of kSM90BlockK) summed in the tensor core before the partial
   /// sum is added to an fp32 total in registers (0: all of K in the tensor

@@ -22,7 +22,7 @@ namespace nvfp4 {
 struct SM90KernelOptions {
   int64_t ctas = 132;
   int64_t tokenTile = 0; // 0: 64 or 128 by group size
-  int64_t stages = 6;
+  int64_t stages = 8;
   int64_t promoteEvery = 4;
   int64_t weightPrefetch = 0; // 0: 4 for 64-token tiles, 2 for 128
 };

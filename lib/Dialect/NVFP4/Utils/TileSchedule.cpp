@@ -95,6 +95,27 @@ Value TileSchedule::tokenTiles(Value g) {
       c(space.tokenTile));
 }
 
+Value TileSchedule::rowsPerTile(Value rows, Value tiles) {
+  int64_t granule = space.balanceGranule;
+  if (!granule)
+    return c(space.tokenTile);
+  // ceil(rows / tiles) rounded up to the granule (<= tokenTile since tiles =
+  // ceil(rows / tokenTile) and the granule divides tokenTile).
+  Value safeTiles = arith::MaxSIOp::create(b, loc, tiles, c(1));
+  Value per = arith::DivUIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, rows,
+          arith::SubIOp::create(b, loc, safeTiles, c(1))),
+      safeTiles);
+  return arith::MulIOp::create(
+      b, loc,
+      arith::DivUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, per, c(granule - 1)),
+          c(granule)),
+      c(granule));
+}
+
 Value TileSchedule::totalTiles() {
   auto loop = scf::ForOp::create(
       b, loc, c(0), c(space.groups), c(1), ValueRange{c(0)},
@@ -135,14 +156,16 @@ ScheduledTile TileSchedule::tile(Value t) {
   ScheduledTile tile;
   tile.group = loop.getResult(1);
   Value local = loop.getResult(2);
+  Value rows = groupRows(tile.group);
   Value tiles = tokenTiles(tile.group);
   tile.tokenTile = arith::RemUIOp::create(b, loc, local, tiles);
   tile.weightTile = arith::DivUIOp::create(b, loc, local, tiles);
   tile.rowBase = groupRowBase(tile.group);
+  Value per = rowsPerTile(rows, tiles);
   tile.rowStart = arith::AddIOp::create(
-      b, loc, tile.rowBase,
-      arith::MulIOp::create(b, loc, tile.tokenTile, c(space.tokenTile)));
-  tile.rowEnd =
-      arith::AddIOp::create(b, loc, tile.rowBase, groupRows(tile.group));
+      b, loc, tile.rowBase, arith::MulIOp::create(b, loc, tile.tokenTile, per));
+  tile.rowEnd = arith::AddIOp::create(b, loc, tile.rowBase, rows);
+  tile.tileEnd = arith::MinSIOp::create(
+      b, loc, tile.rowEnd, arith::AddIOp::create(b, loc, tile.rowStart, per));
   return tile;
 }

@@ -36,6 +36,12 @@ struct TileSpace {
   /// rowsPerGroup (independent).
   int64_t maxRows = 0;
   int64_t tokenTile = 64;
+  /// Balanced token tiles (when non-zero): a group of R rows is cut into
+  /// ceil(R / tokenTile) tiles of ceil(R / tiles) rows rounded up to this
+  /// granule (a divisor of tokenTile), instead of full tiles and a
+  /// remainder, so the tiles of a group cost about the same in a kernel that
+  /// sizes its MMA to the tile (sm_90a).
+  int64_t balanceGranule = 0;
   /// Weight tiles per group: ceil(N / weight tile rows).
   int64_t weightTiles = 1;
 };
@@ -45,6 +51,7 @@ struct ScheduledTile {
   Value group, weightTile, tokenTile;
   Value rowStart; // token-matrix row of the tile's first token
   Value rowEnd;   // end of the group's rows (exclusive)
+  Value tileEnd;  // end of the tile's rows (exclusive, <= rowEnd)
   Value rowBase;  // token-matrix row of the group's first token
 };
 
@@ -62,6 +69,8 @@ public:
   Value groupRowBase(Value g);
   /// Token tiles of group g.
   Value tokenTiles(Value g);
+  /// Rows per token tile of a group of `rows` rows cut into `tiles` tiles.
+  Value rowsPerTile(Value rows, Value tiles);
   /// Tiles of all groups.
   Value totalTiles();
   /// Tile number t (0 <= t < totalTiles()).
