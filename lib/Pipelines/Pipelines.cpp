@@ -24,7 +24,8 @@
 using namespace mlir;
 using namespace mlir::nvfp4;
 
-void mlir::nvfp4::buildBufferizationPipeline(OpPassManager &pm) {
+void mlir::nvfp4::buildBufferizationPipeline(OpPassManager &pm,
+                                             bool forGPUKernels) {
   pm.addPass(createCanonicalizerPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -37,6 +38,10 @@ void mlir::nvfp4::buildBufferizationPipeline(OpPassManager &pm) {
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // Kernels cannot read host globals: the constants they read get buffers
+  // (device memory, once converted), which deallocation then frees.
+  if (forGPUKernels)
+    pm.addPass(createNVFP4BufferGPUConstants());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createCanonicalizerPass());
 }
@@ -113,7 +118,7 @@ mlir::nvfp4::buildLowerToGPUPipeline(OpPassManager &pm,
       resolve(options.chip, options.features, needs, errorHandler);
   if (failed(target))
     return failure();
-  buildBufferizationPipeline(pm);
+  buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
   pm.addPass(createConvertNVFP4ToGPU());
   buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
   return success();
@@ -130,7 +135,7 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
       resolve(options.chip, options.features, needs, errorHandler);
   if (failed(target))
     return failure();
-  buildBufferizationPipeline(pm);
+  buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
   ConvertNVFP4ToSM90Options sm90;
   sm90.ctas = options.ctas;
   sm90.tokenTile = options.tokenTile;
@@ -161,7 +166,7 @@ mlir::nvfp4::buildLowerToSM100Pipeline(OpPassManager &pm,
       resolve(options.chip, options.features, needs, errorHandler);
   if (failed(target))
     return failure();
-  buildBufferizationPipeline(pm);
+  buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
   ConvertNVFP4ToSM100Options sm100;
   sm100.ctas = options.ctas;
   sm100.tokenTile = options.tokenTile;
@@ -199,7 +204,7 @@ void mlir::nvfp4::registerPipelines() {
   PassPipelineRegistration<>(
       "nvfp4-bufferize",
       "Bufferize an nvfp4 program (outputs become out-params)",
-      buildBufferizationPipeline);
+      [](OpPassManager &pm) { buildBufferizationPipeline(pm); });
   PassPipelineRegistration<LowerToCPUOptions>(
       "nvfp4-lower-to-cpu",
       "Lower an nvfp4 program to LLVM for the host CPU (reference execution)",

@@ -116,8 +116,11 @@ struct LowerToSM100Options : public PassPipelineOptions<LowerToSM100Options> {
 /// Tensor programs to buffers: canonicalize, One-Shot Bufferize across
 /// function boundaries (identity layouts), results turned into out-params
 /// (the caller owns every output buffer), deallocation of temporaries.
+/// With `forGPUKernels`, constants that are read (not only copied out) get
+/// a buffer of their own (nvfp4-buffer-gpu-constants): kernels cannot read
+/// host globals.
 /// Post-condition: no tensors; nvfp4 ops in their memref form.
-void buildBufferizationPipeline(OpPassManager &pm);
+void buildBufferizationPipeline(OpPassManager &pm, bool forGPUKernels = false);
 
 /// nvfp4 programs to LLVM for the host CPU (the reference execution):
 /// bufferization, convert-nvfp4-to-scf, then the standard lowerings to the

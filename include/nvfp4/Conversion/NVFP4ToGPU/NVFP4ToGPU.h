@@ -26,6 +26,7 @@ class TypeConverter;
 namespace nvfp4 {
 
 #define GEN_PASS_DECL_CONVERTNVFP4TOGPU
+#define GEN_PASS_DECL_NVFP4BUFFERGPUCONSTANTS
 #include "nvfp4/Conversion/Passes.h.inc"
 
 /// What the chip-specific conversions change in the portable kernels.
