@@ -12,18 +12,20 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace mlir::nvfp4;
 
-void mlir::nvfp4::buildBufferizationPipeline(OpPassManager &pm) {
+void mlir::nvfp4::buildBufferizationPipeline(OpPassManager &pm,
+                                             bool forGPUKernels) {
   pm.addPass(createCanonicalizerPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -36,6 +38,10 @@ void mlir::nvfp4::buildBufferizationPipeline(OpPassManager &pm) {
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // Kernels cannot read host globals: the constants they read get buffers
+  // (device memory, once converted), which deallocation then frees.
+  if (forGPUKernels)
+    pm.addPass(createNVFP4BufferGPUConstants());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createCanonicalizerPass());
 }
@@ -68,8 +74,8 @@ void mlir::nvfp4::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm, StringRef chip,
-                                          StringRef features, int optLevel,
+void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm,
+                                          const GPUTarget &target, int optLevel,
                                           StringRef format) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -84,24 +90,52 @@ void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm, StringRef chip,
   // with tokens, synchronized once at the end.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = chip.str();
-  nvvm.cubinFeatures = features.str();
+  nvvm.cubinChip = target.chip;
+  nvvm.cubinFeatures = target.features;
   nvvm.cubinFormat = format.str();
   nvvm.optLevel = optLevel;
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
 }
 
-void mlir::nvfp4::buildLowerToGPUPipeline(OpPassManager &pm,
-                                          const LowerToGPUOptions &options) {
-  buildBufferizationPipeline(pm);
-  pm.addPass(createConvertNVFP4ToGPU());
-  buildGPUBackendPipeline(pm, options.chip, options.features,
-                          options.optLevel, options.format);
+/// The chip and PTX version of a GPU pipeline, or its error.
+static FailureOr<GPUTarget> resolve(StringRef chip, StringRef features,
+                                    const GPUPipelineNeeds &needs,
+                                    PipelineErrorHandler errorHandler) {
+  std::string error;
+  FailureOr<GPUTarget> target = resolveGPUTarget(chip, features, needs, error);
+  if (failed(target))
+    return errorHandler(error);
+  return target;
 }
 
-void mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
-                                           const LowerToSM90Options &options) {
-  buildBufferizationPipeline(pm);
+LogicalResult
+mlir::nvfp4::buildLowerToGPUPipeline(OpPassManager &pm,
+                                     const LowerToGPUOptions &options,
+                                     PipelineErrorHandler errorHandler) {
+  GPUPipelineNeeds needs;
+  needs.pipeline = "nvfp4-lower-to-gpu";
+  FailureOr<GPUTarget> target =
+      resolve(options.chip, options.features, needs, errorHandler);
+  if (failed(target))
+    return failure();
+  buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
+  pm.addPass(createConvertNVFP4ToGPU());
+  buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
+  return success();
+}
+
+LogicalResult
+mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
+                                      const LowerToSM90Options &options,
+                                      PipelineErrorHandler errorHandler) {
+  GPUPipelineNeeds needs;
+  needs.pipeline = "nvfp4-lower-to-sm90";
+  needs.features = ChipFeature::wgmma;
+  FailureOr<GPUTarget> target =
+      resolve(options.chip, options.features, needs, errorHandler);
+  if (failed(target))
+    return failure();
+  buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
   ConvertNVFP4ToSM90Options sm90;
   sm90.ctas = options.ctas;
   sm90.tokenTile = options.tokenTile;
@@ -109,13 +143,30 @@ void mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.promoteEvery = options.promoteEvery;
   sm90.weightPrefetch = options.weightPrefetch;
   pm.addPass(createConvertNVFP4ToSM90(sm90));
-  buildGPUBackendPipeline(pm, options.chip, options.features,
-                          options.optLevel, options.format);
+  buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
+  return success();
 }
 
-void mlir::nvfp4::buildLowerToSM100Pipeline(
-    OpPassManager &pm, const LowerToSM100Options &options) {
-  buildBufferizationPipeline(pm);
+LogicalResult
+mlir::nvfp4::buildLowerToSM100Pipeline(OpPassManager &pm,
+                                       const LowerToSM100Options &options,
+                                       PipelineErrorHandler errorHandler) {
+  GPUPipelineNeeds needs;
+  needs.pipeline = "nvfp4-lower-to-sm100";
+  // Without .block16 / .block32 on tcgen05.mma, LLVM cannot select the
+  // block-scaled MMA (docs/design/sm100/README.md).
+  needs.minPTXVersion = 88;
+  needs.minPTXReason = "tcgen05.mma .block16/.block32";
+  needs.features = ChipFeature::tcgen05;
+  if (options.hardwareE2m1)
+    needs.features |= ChipFeature::e2m1Convert;
+  if (options.hardwareStochastic)
+    needs.features |= ChipFeature::e2m1StochasticConvert;
+  FailureOr<GPUTarget> target =
+      resolve(options.chip, options.features, needs, errorHandler);
+  if (failed(target))
+    return failure();
+  buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
   ConvertNVFP4ToSM100Options sm100;
   sm100.ctas = options.ctas;
   sm100.tokenTile = options.tokenTile;
@@ -123,30 +174,52 @@ void mlir::nvfp4::buildLowerToSM100Pipeline(
   sm100.hardwareE2m1 = options.hardwareE2m1;
   sm100.hardwareStochastic = options.hardwareStochastic;
   pm.addPass(createConvertNVFP4ToSM100(sm100));
-  buildGPUBackendPipeline(pm, options.chip, options.features,
-                          options.optLevel, options.format);
+  buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
+  return success();
+}
+
+/// Registers a pipeline whose builder can reject its options: the message
+/// goes to the error handler of whoever parses the pipeline (nvfp4-opt
+/// prints it as an error).
+template <typename Options>
+static void
+registerCheckedPipeline(StringRef arg, StringRef description,
+                        LogicalResult (*build)(OpPassManager &, const Options &,
+                                               PipelineErrorHandler)) {
+  registerPassPipeline(
+      arg, description,
+      [build](OpPassManager &pm, StringRef text,
+              function_ref<LogicalResult(const Twine &)> errorHandler) {
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        return build(pm, options, errorHandler);
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
 }
 
 void mlir::nvfp4::registerPipelines() {
   PassPipelineRegistration<>(
       "nvfp4-bufferize",
       "Bufferize an nvfp4 program (outputs become out-params)",
-      buildBufferizationPipeline);
+      [](OpPassManager &pm) { buildBufferizationPipeline(pm); });
   PassPipelineRegistration<LowerToCPUOptions>(
       "nvfp4-lower-to-cpu",
       "Lower an nvfp4 program to LLVM for the host CPU (reference execution)",
       buildLowerToCPUPipeline);
-  PassPipelineRegistration<LowerToGPUOptions>(
+  registerCheckedPipeline<LowerToGPUOptions>(
       "nvfp4-lower-to-gpu",
       "Lower an nvfp4 program to a host module launching portable CUDA "
       "kernels",
       buildLowerToGPUPipeline);
-  PassPipelineRegistration<LowerToSM90Options>(
+  registerCheckedPipeline<LowerToSM90Options>(
       "nvfp4-lower-to-sm90",
       "Lower an nvfp4 program for Hopper (sm_90a): NVFP4 matmuls on a "
       "persistent TMA + wgmma kernel, the rest portable",
       buildLowerToSM90Pipeline);
-  PassPipelineRegistration<LowerToSM100Options>(
+  registerCheckedPipeline<LowerToSM100Options>(
       "nvfp4-lower-to-sm100",
       "Lower an nvfp4 program for Blackwell (sm_100a): block-scaled matmuls "
       "on tcgen05, hardware E2M1 quantize, the rest portable",

@@ -243,6 +243,8 @@ public:
           "cuMemFreeAsync");
   }
   llvm::Error upload(void *dst, const void *src, size_t bytes) override {
+    if (bytes == 0)
+      return llvm::Error::success();
     Runtime &rt = runtime();
     check(rt.cu.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src,
                                 bytes, rt.stream),
@@ -250,6 +252,8 @@ public:
     return synchronize();
   }
   llvm::Error download(void *dst, const void *src, size_t bytes) override {
+    if (bytes == 0)
+      return llvm::Error::success();
     Runtime &rt = runtime();
     check(rt.cu.memcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src),
                                 bytes, rt.stream),
@@ -257,6 +261,8 @@ public:
     return synchronize();
   }
   llvm::Error fill(void *dst, uint8_t byte, size_t bytes) override {
+    if (bytes == 0)
+      return llvm::Error::success();
     Runtime &rt = runtime();
     check(rt.cu.memsetD8Async(reinterpret_cast<CUdeviceptr>(dst), byte, bytes,
                               rt.stream),
@@ -444,7 +450,11 @@ static void mgpuMemFree(void *ptr, void *stream) {
         "cuMemFreeAsync");
 }
 
+// Zero-size buffers (a dimension of 0) are legal; copying or filling them is
+// nothing to do.
 static void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  if (bytes == 0)
+    return;
   check(runtime().cu.memcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                                  reinterpret_cast<CUdeviceptr>(src), bytes,
                                  static_cast<CUstream>(stream)),
@@ -453,6 +463,8 @@ static void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
 
 static void mgpuMemset32(void *dst, unsigned value, size_t count,
                          void *stream) {
+  if (count == 0)
+    return;
   check(runtime().cu.memsetD32Async(reinterpret_cast<CUdeviceptr>(dst),
                                     value, count,
                                     static_cast<CUstream>(stream)),
@@ -461,6 +473,8 @@ static void mgpuMemset32(void *dst, unsigned value, size_t count,
 
 static void mgpuMemset16(void *dst, unsigned short value, size_t count,
                          void *stream) {
+  if (count == 0)
+    return;
   check(runtime().cu.memsetD16Async(reinterpret_cast<CUdeviceptr>(dst),
                                     value, count,
                                     static_cast<CUstream>(stream)),

@@ -6,6 +6,7 @@
 
 #include "nvfp4/Runner/Program.h"
 
+#include "nvfp4/Pipelines/GPUTarget.h"
 #include "nvfp4/Pipelines/Pipelines.h"
 #include "nvfp4/Runner/CudaRuntime.h"
 
@@ -47,12 +48,21 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
   });
 
   PassManager pm(module.getContext());
+  std::string pipelineError;
+  auto onPipelineError = [&](const Twine &message) {
+    pipelineError = message.str();
+    return failure();
+  };
+  LogicalResult built = success();
   switch (options.target) {
   case Target::CPU:
     buildLowerToCPUPipeline(pm, LowerToCPUOptions());
     break;
   case Target::GPU: {
-    if (options.chip == "sm_100a" && !options.portableKernels) {
+    // The chip's own lowering where it has one (GPUTarget.h knows which
+    // chips have tcgen05 and wgmma), the portable kernels otherwise.
+    if (chipHas(options.chip, ChipFeature::tcgen05) &&
+        !options.portableKernels) {
       std::unique_ptr<LowerToSM100Options> sm100 =
           LowerToSM100Options::createFromString(options.pipelineOptions);
       if (!sm100)
@@ -62,10 +72,10 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
         sm100->chip = options.chip;
       if (options.ctas > 0 && sm100->ctas.getNumOccurrences() == 0)
         sm100->ctas = options.ctas;
-      buildLowerToSM100Pipeline(pm, *sm100);
+      built = buildLowerToSM100Pipeline(pm, *sm100, onPipelineError);
       break;
     }
-    if (options.chip == "sm_90a" && !options.portableKernels) {
+    if (chipHas(options.chip, ChipFeature::wgmma) && !options.portableKernels) {
       std::unique_ptr<LowerToSM90Options> sm90 =
           LowerToSM90Options::createFromString(options.pipelineOptions);
       if (!sm90)
@@ -75,7 +85,7 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
         sm90->chip = options.chip;
       if (options.ctas > 0 && sm90->ctas.getNumOccurrences() == 0)
         sm90->ctas = options.ctas;
-      buildLowerToSM90Pipeline(pm, *sm90);
+      built = buildLowerToSM90Pipeline(pm, *sm90, onPipelineError);
       break;
     }
     std::unique_ptr<LowerToGPUOptions> parsed =
@@ -86,10 +96,12 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
     LowerToGPUOptions &gpuOptions = *parsed;
     if (gpuOptions.chip.getNumOccurrences() == 0)
       gpuOptions.chip = options.chip;
-    buildLowerToGPUPipeline(pm, gpuOptions);
+    built = buildLowerToGPUPipeline(pm, gpuOptions, onPipelineError);
     break;
   }
   }
+  if (failed(built))
+    return makeError(pipelineError);
   if (failed(pm.run(*lowered)))
     return makeError("lowering failed:\n" + diagnostics);
   if (options.dumpLowered)

@@ -1,6 +1,6 @@
 """Checks the compiler against the reference on fresh random data.
 
-    python3 -m nvfp4.selfcheck quantize|dequantize|swizzle|matmul|grouped|all
+    python3 -m nvfp4.selfcheck quantize|dequantize|swizzle|matmul|grouped|empty|all
                                [--target cpu|gpu|auto] [--size ci|full]
 
 Every case runs a generated program through nvfp4-runner (outputs poisoned
@@ -456,6 +456,108 @@ def check_grouped(target, size):
     return rep
 
 
+def check_empty(target, size):
+    """Zero-size dimensions (docs/spec.md 2.6): every op takes them, an empty
+    launch where there is nothing to write; what there is (the decode scales
+    of empty tensors, beta * acc of a K = 0 matmul) matches the reference."""
+    rep = Report("empty")
+    rng = np.random.default_rng(9)
+    dtypes = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}
+    for fmt, shape, dtype, opts in [
+            ("nvfp4", (0, 64), "bf16", dict()),
+            ("nvfp4", (0, 64), "f32", dict(swizzle=False)),
+            ("nvfp4", (16, 0), "f32", dict()),
+            ("nvfp4", (16, 0), "bf16", dict(swizzle=False, scale_rule="four_over_six")),
+            ("nvfp4", (0, 64), "bf16", dict(amax=3.0)),
+            ("nvfp4", (2, 0, 32), "f16", dict(amax=[2.0, 0.25])),
+            ("nvfp4", (3, 16, 0), "bf16", dict(block="16x16", swizzle=False)),
+            ("nvfp4", (0, 16, 32), "bf16", dict()),
+            ("mxfp4", (0, 64), "bf16", dict()),
+            ("mxfp4", (16, 0), "f32", dict(swizzle=False))]:
+        x = np.zeros(shape, dtypes[dtype])
+        opts = dict(opts)
+        swizzle = opts.pop("swizzle", True)
+        name = f"quantize {fmt} {dtype} {shape} {'swizzled' if swizzle else 'row-major'}" + \
+               "".join(f" {k}={v}" for k, v in opts.items())
+        got = compiler.quantize(x, fmt, swizzle=swizzle, target=target, **opts)
+        if fmt == "nvfp4":
+            want = ref.quantize_nvfp4(x, swizzle=swizzle, **opts)
+            rep.exact(name, [("codes", got[0], want[0]), ("scales", got[1], want[1]),
+                             ("s_dec", got[2], np.asarray(want[2], np.float32))])
+        else:
+            want = ref.quantize_mxfp4(x, swizzle=swizzle, **opts)
+            rep.exact(name, [("codes", got[0], want[0]), ("scales", got[1], want[1])])
+
+    for shape, swizzle in [((0, 64), True), ((16, 0), False), ((2, 0, 32), True)]:
+        rows, k = shape[-2:]
+        q = np.zeros(shape[:-1] + (k // 2,), np.uint8)
+        s = np.zeros(shape[:-1] + (k // 16,), np.uint8)
+        if swizzle:
+            s = ref.swizzle_scales(s)
+        d = np.full(shape[:-2], 2.0, np.float32)
+        got = compiler.dequantize(q, s, d, out="f32", target=target)
+        want = ref.dequantize(q, s, d, fmt="nvfp4", rows=rows, cols=k // 16, swizzled=swizzle)
+        rep.exact(f"dequantize {shape} {'swizzled' if swizzle else 'row-major'}",
+                  [("values", got, want.astype(np.float32))])
+
+    for shape in [(0, 4), (5, 0), (2, 0, 3)]:
+        sm = np.zeros(shape, np.uint8)
+        rep.exact(f"swizzle {shape}", [("swizzled", compiler.swizzle_scales(sm, target=target),
+                                        ref.swizzle_scales(sm))])
+        back = compiler.unswizzle_scales(ref.swizzle_scales(sm), shape[-2], shape[-1],
+                                         target=target)
+        rep.exact(f"unswizzle {shape}", [("row-major", back, sm)])
+
+    # Matmuls: no token row, no weight row, and K = 0 (beta * acc alone).
+    for m, n, k in [(0, 64, 128), (128, 0, 128), (128, 64, 0), (200, 136, 0)]:
+        a_q, a_s = random_operand(m, k, "nvfp4", rng)
+        b_q, b_s = random_operand(n, k, "nvfp4", rng)
+        acc = rng.standard_normal((m, n)).astype(np.float32) * 100
+        got = compiler.matmul(a_q, a_s, b_q, b_s, alpha=0.75, acc=acc, beta=-0.5, out="f32",
+                              target=target)
+        want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=0.75, beta=-0.5, c_in=acc,
+                                    a_rows=m, b_rows=n, swizzled=True)
+        rep.exact(f"matmul M={m} N={n} K={k} alpha=0.75 acc beta=-0.5 -> f32",
+                  [("c", got, want.astype(np.float32))])
+
+    # Grouped: an empty group among others, no rows at all, K = 0.
+    ms, n, k = [40, 0, 24], 64, 128
+    A, B = _grouped_operands(ms, n, k, "nvfp4", rng, modest=True)
+    got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
+                                  [b[0] for b in B], [b[1] for b in B], out="f32",
+                                  target=target)
+    wants = ref.grouped_matmul_independent([(a[0], a[1], b[0], b[1], 1.0) for a, b in zip(A, B)],
+                                           swizzled=True)
+    rep.close(f"grouped independent M={ms} N={n} K={k} -> f32", _flat(got), _flat(wants),
+              "f32")
+    b_stack = np.stack([b[0] for b in B])
+    b_s = np.stack([b[1] for b in B])
+    a0_q, a0_s = random_operand(0, k, "nvfp4", rng)
+    got = compiler.grouped_matmul("contiguous", a0_q, a0_s, b_stack, b_s,
+                                  group_offsets=np.zeros(4, np.int32), out="f32", target=target)
+    rep.exact(f"grouped contiguous S=0 N={n} K={k} -> f32", [("c", got, np.zeros((0, n),
+                                                                                   np.float32))])
+    a_m = np.zeros((3, 0, k // 2), np.uint8)
+    a_ms = np.zeros((3, 0, k // 64, 32, 4, 4), np.uint8)
+    got = compiler.grouped_matmul("masked", a_m, a_ms, b_stack, b_s,
+                                  masked_m=np.zeros(3, np.int32), out="f32", target=target)
+    rep.exact(f"grouped masked maxM=0 N={n} K={k} -> f32", [("c", got, np.zeros((3, 0, n),
+                                                                                  np.float32))])
+    S, G = 50, 2
+    acc = rng.standard_normal((S, n)).astype(np.float32)
+    got = compiler.grouped_matmul("contiguous", np.zeros((S, 0), np.uint8),
+                                  np.zeros((1, 0, 32, 4, 4), np.uint8),
+                                  np.zeros((G, n, 0), np.uint8),
+                                  np.zeros((G, 1, 0, 32, 4, 4), np.uint8),
+                                  group_offsets=np.array([0, 20, S], np.int32),
+                                  alpha=np.array([2.0, 3.0], np.float32), acc=acc, beta=0.25,
+                                  out="f32", target=target)
+    rep.exact(f"grouped contiguous S={S} N={n} K=0 acc beta=0.25 -> f32",
+              [("c", got, (np.float32(0.25) * acc).astype(np.float32))])
+    rep.summary()
+    return rep
+
+
 def check_sanitize(target, size):
     """A small case of every op (for runs under compute-sanitizer)."""
     rep = Report("sanitize")
@@ -523,6 +625,7 @@ FAMILIES = {
     "swizzle": check_swizzle,
     "matmul": check_matmul,
     "grouped": check_grouped,
+    "empty": check_empty,
     "sanitize": check_sanitize,
 }
 

@@ -77,6 +77,43 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
   ];
 }
 
+def NVFP4BufferGPUConstants
+    : Pass<"nvfp4-buffer-gpu-constants", "ModuleOp"> {
+  let summary = "Give the constants GPU kernels read a buffer of their own";
+  let description = [{
+    In a GPU program every buffer a kernel reads is device memory
+    (`convert-nvfp4-to-gpu` makes host allocations and copies `gpu.alloc`
+    and `gpu.memcpy`), but a bufferized constant is a `memref.get_global`
+    of a host global: passed to a kernel, it would be a host address. Run
+    after bufferization and before buffer deallocation, this pass rewrites
+    each host `memref.get_global` of a constant global that is read other
+    than as the source of a `memref.copy` into an allocation filled by a
+    copy from the global. Deallocation then frees it, and
+    `convert-nvfp4-to-gpu` turns it into a device buffer filled by
+    `gpu.memcpy` from the host. A global that is only copied (a constant
+    the function returns into its out-param) is left as it is.
+
+    Before:
+
+    ```mlir
+    %s = memref.get_global @scales : memref<64x4xf8E4M3FN>
+    nvfp4.dequantize %q, %s outs(%x : memref<64x64xf32>) : ...
+    ```
+
+    After:
+
+    ```mlir
+    %g = memref.get_global @scales : memref<64x4xf8E4M3FN>
+    %s = memref.alloc() : memref<64x4xf8E4M3FN>
+    memref.copy %g, %s : memref<64x4xf8E4M3FN> to memref<64x4xf8E4M3FN>
+    nvfp4.dequantize %q, %s outs(%x : memref<64x64xf32>) : ...
+    ```
+
+    Global symbols inside GPU kernels (shared memory) are not touched.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
   let summary = "Lower bufferized nvfp4 ops for Hopper (sm_90a): wgmma GEMMs";
   let description = [{

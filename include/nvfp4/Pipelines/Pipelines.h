@@ -7,6 +7,8 @@
 #ifndef NVFP4_PIPELINES_PIPELINES_H
 #define NVFP4_PIPELINES_PIPELINES_H
 
+#include "nvfp4/Pipelines/GPUTarget.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
@@ -16,12 +18,15 @@ namespace nvfp4 {
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {};
 
 struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("GPU to compile for (sm_90a, ...)"),
-                           llvm::cl::init("sm_90a")};
-  Option<std::string> features{*this, "features",
-                               llvm::cl::desc("PTX features, e.g. +ptx80"),
-                               llvm::cl::init("+ptx80")};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("GPU to compile for (sm_50 ... sm_121f, e.g. sm_90a)"),
+      llvm::cl::init("sm_90a")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features, e.g. +ptx86 (default: the PTX ISA version "
+                     "the chip needs, at least 8.0)"),
+      llvm::cl::init("")};
   Option<int> optLevel{*this, "opt-level",
                        llvm::cl::desc("NVVM/ptxas optimization level"),
                        llvm::cl::init(3)};
@@ -32,12 +37,14 @@ struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
 };
 
 struct LowerToSM90Options : public PassPipelineOptions<LowerToSM90Options> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("GPU to compile for (sm_90a)"),
-                           llvm::cl::init("sm_90a")};
-  Option<std::string> features{*this, "features",
-                               llvm::cl::desc("PTX features, e.g. +ptx80"),
-                               llvm::cl::init("+ptx80")};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("GPU to compile for (a chip with wgmma: sm_90a)"),
+      llvm::cl::init("sm_90a")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features, e.g. +ptx83 (default: +ptx80)"),
+      llvm::cl::init("")};
   Option<int> optLevel{*this, "opt-level",
                        llvm::cl::desc("NVVM/ptxas optimization level"),
                        llvm::cl::init(3)};
@@ -67,15 +74,16 @@ struct LowerToSM90Options : public PassPipelineOptions<LowerToSM90Options> {
       llvm::cl::init(0)};
 };
 
-struct LowerToSM100Options
-    : public PassPipelineOptions<LowerToSM100Options> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("GPU to compile for (sm_100a)"),
-                           llvm::cl::init("sm_100a")};
+struct LowerToSM100Options : public PassPipelineOptions<LowerToSM100Options> {
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("GPU to compile for (a chip with tcgen05: sm_100a)"),
+      llvm::cl::init("sm_100a")};
   // PTX 8.8: tcgen05.mma's .block16 / .block32 qualifiers.
-  Option<std::string> features{*this, "features",
-                               llvm::cl::desc("PTX features, e.g. +ptx88"),
-                               llvm::cl::init("+ptx88")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features, e.g. +ptx90 (default: +ptx88)"),
+      llvm::cl::init("")};
   Option<int> optLevel{*this, "opt-level",
                        llvm::cl::desc("NVVM/ptxas optimization level"),
                        llvm::cl::init(3)};
@@ -108,8 +116,11 @@ struct LowerToSM100Options
 /// Tensor programs to buffers: canonicalize, One-Shot Bufferize across
 /// function boundaries (identity layouts), results turned into out-params
 /// (the caller owns every output buffer), deallocation of temporaries.
+/// With `forGPUKernels`, constants that are read (not only copied out) get
+/// a buffer of their own (nvfp4-buffer-gpu-constants): kernels cannot read
+/// host globals.
 /// Post-condition: no tensors; nvfp4 ops in their memref form.
-void buildBufferizationPipeline(OpPassManager &pm);
+void buildBufferizationPipeline(OpPassManager &pm, bool forGPUKernels = false);
 
 /// nvfp4 programs to LLVM for the host CPU (the reference execution):
 /// bufferization, convert-nvfp4-to-scf, then the standard lowerings to the
@@ -117,30 +128,41 @@ void buildBufferizationPipeline(OpPassManager &pm);
 void buildLowerToCPUPipeline(OpPassManager &pm,
                              const LowerToCPUOptions &options);
 
+/// Receives the message of a pipeline that cannot be built for its options
+/// (and returns failure), as PassRegistry's pipeline builders do.
+using PipelineErrorHandler = function_ref<LogicalResult(const Twine &)>;
+
 /// nvfp4 programs to a host function that launches CUDA kernels (portable
 /// SIMT kernels, convert-nvfp4-to-gpu): bufferization, conversion, kernel
 /// outlining, one async stream per function, then MLIR's GPU-to-NVVM
 /// pipeline (PTX, ptxas, a cubin embedded in the host module).
 /// Post-condition: only llvm dialect ops; gpu.binary holds the cubin.
-void buildLowerToGPUPipeline(OpPassManager &pm,
-                             const LowerToGPUOptions &options);
+/// Fails (through `errorHandler`) for a chip or PTX version it cannot
+/// compile for (GPUTarget.h); nothing is added to `pm` then.
+LogicalResult buildLowerToGPUPipeline(OpPassManager &pm,
+                                      const LowerToGPUOptions &options,
+                                      PipelineErrorHandler errorHandler);
 
 /// nvfp4 programs for Hopper: as buildLowerToGPUPipeline, with NVFP4
 /// matmuls on the persistent TMA + wgmma kernel (convert-nvfp4-to-sm90).
-void buildLowerToSM90Pipeline(OpPassManager &pm,
-                              const LowerToSM90Options &options);
+/// The chip must have wgmma (sm_90a).
+LogicalResult buildLowerToSM90Pipeline(OpPassManager &pm,
+                                       const LowerToSM90Options &options,
+                                       PipelineErrorHandler errorHandler);
 
 /// nvfp4 programs for Blackwell: as buildLowerToGPUPipeline, with NVFP4
 /// and MXFP4 matmuls on the tcgen05 kernel and hardware E2M1 quantize
-/// (convert-nvfp4-to-sm100), PTX 8.8.
-void buildLowerToSM100Pipeline(OpPassManager &pm,
-                               const LowerToSM100Options &options);
+/// (convert-nvfp4-to-sm100), PTX 8.8 or later. The chip must have tcgen05
+/// (sm_100a) and the E2M1 conversions the options ask for.
+LogicalResult buildLowerToSM100Pipeline(OpPassManager &pm,
+                                        const LowerToSM100Options &options,
+                                        PipelineErrorHandler errorHandler);
 
 /// The GPU stages after the nvfp4 conversion (shared by the chip-specific
-/// pipelines): outlining, async launches, NVVM, cubin, host LLVM.
-void buildGPUBackendPipeline(OpPassManager &pm, StringRef chip,
-                             StringRef features, int optLevel,
-                             StringRef format = "bin");
+/// pipelines): outlining, async launches, NVVM, cubin, host LLVM, for a
+/// target resolveGPUTarget accepted.
+void buildGPUBackendPipeline(OpPassManager &pm, const GPUTarget &target,
+                             int optLevel, StringRef format = "bin");
 
 /// Registers `nvfp4-bufferize`, `nvfp4-lower-to-cpu`, `nvfp4-lower-to-gpu`,
 /// `nvfp4-lower-to-sm90`, `nvfp4-lower-to-sm100`.

@@ -26,7 +26,7 @@ struct ProgramOptions {
   /// GPU chip, e.g. "sm_90a".
   std::string chip;
   /// Portable SIMT kernels even where the chip has its own lowering
-  /// (sm_90a: convert-nvfp4-to-sm90).
+  /// (sm_90a: convert-nvfp4-to-sm90, sm_100a: convert-nvfp4-to-sm100).
   bool portableKernels = false;
   /// Persistent CTAs of the chip-specific GEMMs (the device's SM count);
   /// 0 keeps the pipeline's default.

@@ -104,8 +104,11 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
 
     // NVFP4 without a caller amax: a reduction kernel first, amax kept as
     // fp32 bits (|x| >= 0 orders like its bits, so integer atomic max works).
+    // Without data (a dimension of 0) the amax is 0 and there is nothing to
+    // reduce.
     Value amaxBits;
-    if (spec.isNVFP4() && !adaptor.getAmax()) {
+    if (spec.isNVFP4() && !adaptor.getAmax() &&
+        spec.batch * spec.rows * spec.k > 0) {
       auto bitsType = MemRefType::get({spec.batch}, b.getI32Type());
       amaxBits = gpu::AllocOp::create(b, loc, bitsType, Type(), ValueRange{},
                                       ValueRange{}, ValueRange{},
@@ -129,6 +132,21 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     int64_t tileRowsPadded = ceilDiv(rowsPadded, spec.tileRows);
     SmallVector<int64_t> space = {spec.batch, tileRowsPadded, colsPadded};
     int64_t tiles = spec.batch * tileRowsPadded * colsPadded;
+    // S_enc and S_dec of batch entry `batch` (null when unbatched), in a
+    // kernel.
+    auto globalScales = [&](QuantizeCodegen &cg, NumericsBuilder &nb,
+                            Value batch) {
+      Value amax;
+      if (adaptor.getAmax())
+        amax = memref::LoadOp::create(b, loc, adaptor.getAmax(),
+                                      withBatch(batch, {}));
+      else if (amaxBits)
+        amax = nb.floatOf(
+            memref::LoadOp::create(b, loc, amaxBits, batch ? batch : ix.c(0)));
+      else
+        amax = nb.f32(0.0);
+      return cg.globalScales(amax);
+    };
     launchLinear(
         b, loc, tiles, [&](Value linear) {
           // After the amax pass, L2 still holds the end of the input (the
@@ -145,15 +163,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           Value sEnc, sDec;
           if (spec.isNVFP4()) {
             SmallVector<Value> bIdx = withBatch(batch, {});
-            Value amax;
-            if (adaptor.getAmax()) {
-              amax = memref::LoadOp::create(b, loc, adaptor.getAmax(), bIdx);
-            } else {
-              Value index = batch ? batch : ix.c(0);
-              amax =
-                  nb.floatOf(memref::LoadOp::create(b, loc, amaxBits, index));
-            }
-            std::tie(sEnc, sDec) = cg.globalScales(amax);
+            std::tie(sEnc, sDec) = globalScales(cg, nb, batch);
             Value first = arith::AndIOp::create(b, loc, ix.eq(tileRow, ix.c(0)),
                                                 ix.eq(blockCol, ix.c(0)));
             scf::IfOp::create(b, loc, first, [&](OpBuilder &, Location) {
@@ -190,6 +200,17 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
                 scf::YieldOp::create(b, loc);
               });
         });
+    // R or K is 0: there is no tile to write the decode scales, yet every
+    // batch entry has one (that of amax 0, or of the caller's amax).
+    if (spec.isNVFP4() && tiles == 0)
+      launchLinear(b, loc, spec.batch, [&](Value linear) {
+        Value batch = spec.batched ? linear : Value();
+        QuantizeCodegen cg(b, loc, spec, adaptor.getInput(), outs[0], outs[1],
+                           adaptor.getSeed());
+        NumericsBuilder nb(b, loc, b.getF32Type());
+        Value sDec = globalScales(cg, nb, batch).second;
+        memref::StoreOp::create(b, loc, sDec, outs[2], withBatch(batch, {}));
+      });
     if (amaxBits)
       gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, amaxBits);
     return success();

@@ -549,6 +549,14 @@ func.func @g7_beta_without_acc(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4
 
 // -----
 
+func.func @g8_contiguous_rows_without_groups(%a: tensor<8x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<0x16x64xf4E2M1FN>, %sb: tensor<0x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<1xi32>) {
+  // expected-error @+1 {{expected no rows in contiguous mode without groups (group_offsets ends at S), got S = 8}}
+  %c = nvfp4.grouped_matmul contiguous a(%a : tensor<8x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<0x16x64xf4E2M1FN>) b_scales(%sb : tensor<0x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<1xi32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
 func.func @g_no_groups() {
   // expected-error @+1 {{expected at least one group}}
   "nvfp4.grouped_matmul"() <{grouping = 0 : i32, beta = 1.0 : f32, operandSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : () -> ()

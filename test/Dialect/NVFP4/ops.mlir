@@ -116,3 +116,20 @@ func.func @grouped_masked_buffers(%a: memref<2x64x32xf4E2M1FN>, %sa: memref<2x1x
       masked_m(%m : memref<2xi32>) outs(%c : memref<2x64x16xf16>)
   return
 }
+
+// Zero-size dimensions are valid (docs/spec.md 2.6), contiguous without
+// groups too when it has no rows (G8).
+// CHECK-LABEL: func @zero_sizes
+// CHECK: nvfp4.quantize nvfp4 %{{.*}} : tensor<0x64xbf16> -> tensor<0x64xf4E2M1FN>, tensor<0x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
+// CHECK: nvfp4.matmul %{{.*}} : tensor<16x0xf4E2M1FN>, tensor<1x0x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<8x0xf4E2M1FN>, tensor<1x0x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<16x8xf32>
+// CHECK: nvfp4.grouped_matmul contiguous a(%{{.*}} : tensor<0x64xf4E2M1FN>) {{.*}} b(%{{.*}} : tensor<0x16x64xf4E2M1FN>) {{.*}} group_offsets(%{{.*}} : tensor<1xi32>) -> tensor<0x16xf32>
+func.func @zero_sizes(%x: tensor<0x64xbf16>, %a: tensor<16x0xf4E2M1FN>, %sa: tensor<1x0x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                      %b: tensor<8x0xf4E2M1FN>, %sb: tensor<1x0x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                      %ga: tensor<0x64xf4E2M1FN>, %gsa: tensor<0x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                      %gb: tensor<0x16x64xf4E2M1FN>, %gsb: tensor<0x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<1xi32>)
+    -> (tensor<f32>, tensor<16x8xf32>, tensor<0x16xf32>) {
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<0x64xbf16> -> tensor<0x64xf4E2M1FN>, tensor<0x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<16x0xf4E2M1FN>, tensor<1x0x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<8x0xf4E2M1FN>, tensor<1x0x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<16x8xf32>
+  %g = nvfp4.grouped_matmul contiguous a(%ga : tensor<0x64xf4E2M1FN>) a_scales(%gsa : tensor<0x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%gb : tensor<0x16x64xf4E2M1FN>) b_scales(%gsb : tensor<0x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<1xi32>) -> tensor<0x16xf32>
+  return %d, %c, %g : tensor<f32>, tensor<16x8xf32>, tensor<0x16xf32>
+}

@@ -26,6 +26,7 @@ class TypeConverter;
 namespace nvfp4 {
 
 #define GEN_PASS_DECL_CONVERTNVFP4TOGPU
+#define GEN_PASS_DECL_NVFP4BUFFERGPUCONSTANTS
 #include "nvfp4/Conversion/Passes.h.inc"
 
 /// What the chip-specific conversions change in the portable kernels.
@@ -60,7 +61,9 @@ void emitMaskedRowsFill(OpBuilder &b, Location loc, const GemmProblem &p);
 /// nvfp4.grouped_matmul, benefit 2 over the portable ones): buffer form,
 /// one kernel shape (GemmProblem), then `lowerGemm` builds the kernel and
 /// its launch or declines; masked groups then get their rows past
-/// masked_m filled, and the op goes.
+/// masked_m filled, and the op goes. Zero sizes never reach the kernels:
+/// an op without an output element needs no code, and K = 0 (outputs of
+/// beta * acc alone) is left to the portable kernel.
 template <typename OpTy>
 struct ChipGemmPattern : public BufferizedOpPattern<OpTy> {
   ChipGemmPattern(const TypeConverter &converter, MLIRContext *ctx,
@@ -76,6 +79,12 @@ struct ChipGemmPattern : public BufferizedOpPattern<OpTy> {
     FailureOr<GemmProblem> problem = GemmProblem::get(op, adaptor, why);
     if (failed(problem))
       return rewriter.notifyMatchFailure(op, kernel + ": " + why);
+    const GemmShape &shape = problem->shape;
+    if (shape.n == 0 || shape.empty())
+      return success();
+    if (shape.k == 0)
+      return rewriter.notifyMatchFailure(
+          op, kernel + ": K is 0 (the portable kernel writes beta * acc)");
     if (failed(lowerGemm(op, *problem, rewriter)))
       return failure();
     if (problem->shape.mode == Grouping::masked)

@@ -725,6 +725,11 @@ LogicalResult GroupedMatmulOp::verify() {
       if (failed(expectType(*this, "group_offsets", offsets.getType(),
                             cloneShaped(a, {numGroups + 1}, i32))))
         return failure();
+    // [G8] without groups, group_offsets is [0] and ends at S: no rows.
+    if (grouping == Grouping::contiguous && numGroups == 0 && rows != 0)
+      return emitOpError("expected no rows in contiguous mode without groups "
+                         "(group_offsets ends at S), got S = ")
+             << rows;
     if (Value maskedM = getMaskedM())
       if (failed(expectType(*this, "masked_m", maskedM.getType(),
                             cloneShaped(a, {numGroups}, i32))))

@@ -76,6 +76,8 @@ gpu::LaunchOp mlir::nvfp4::launchGrid(OpBuilder &b, Location loc,
                                       std::array<int64_t, 3> grid,
                                       std::array<int64_t, 3> block,
                                       function_ref<void(gpu::LaunchOp)> body) {
+  if (llvm::is_contained(grid, 0))
+    return nullptr;
   KernelIndexing ix(b, loc);
   auto launch =
       gpu::LaunchOp::create(b, loc, ix.c(grid[0]), ix.c(grid[1]), ix.c(grid[2]),
@@ -89,8 +91,7 @@ gpu::LaunchOp mlir::nvfp4::launchGrid(OpBuilder &b, Location loc,
 
 void mlir::nvfp4::launchLinear(OpBuilder &b, Location loc, int64_t total,
                                function_ref<void(Value)> body) {
-  int64_t blocks =
-      std::max<int64_t>(1, (total + kThreadsPerBlock - 1) / kThreadsPerBlock);
+  int64_t blocks = (total + kThreadsPerBlock - 1) / kThreadsPerBlock;
   launchGrid(b, loc, {blocks, 1, 1}, {kThreadsPerBlock, 1, 1},
              [&](gpu::LaunchOp launch) {
                KernelIndexing ix(b, loc);

@@ -87,6 +87,85 @@ struct ConvertExtractAlignedPointer
   }
 };
 
+/// The bytes a constant of a narrow type is stored as (docs/spec.md section
+/// 1): one byte per f8E4M3FN / f8E8M0FNU value (its bit pattern), two
+/// f4E2M1FN codes per byte (the even element in the low nibble), shaped as
+/// `storage`, the converted memref type. Other element types are kept.
+FailureOr<ElementsAttr> toStorageBytes(ElementsAttr value, MemRefType storage) {
+  Type element = value.getElementType();
+  if (!isa<Float4E2M1FNType, Float8E4M3FNType, Float8E8M0FNUType>(element))
+    return value;
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return failure();
+  auto bytesType =
+      RankedTensorType::get(storage.getShape(), storage.getElementType());
+  auto bitsOf = [](const APFloat &v) {
+    return static_cast<uint8_t>(v.bitcastToAPInt().getZExtValue());
+  };
+  bool packed = isa<Float4E2M1FNType>(element);
+  if (dense.isSplat()) {
+    uint8_t bits = bitsOf(dense.getSplatValue<APFloat>());
+    if (packed)
+      bits |= bits << 4;
+    return cast<ElementsAttr>(
+        DenseElementsAttr::get(bytesType, APInt(8, bits)));
+  }
+  SmallVector<uint8_t> bytes;
+  bytes.reserve(bytesType.getNumElements());
+  auto values = dense.getValues<APFloat>();
+  for (auto it = values.begin(), end = values.end(); it != end; ++it) {
+    uint8_t bits = bitsOf(*it);
+    if (packed)
+      bits |= bitsOf(*++it) << 4;
+    bytes.push_back(bits);
+  }
+  return cast<ElementsAttr>(
+      DenseElementsAttr::get(bytesType, ArrayRef<uint8_t>(bytes)));
+}
+
+/// memref.global of a narrow type: its type and its initial value become
+/// the byte storage.
+struct ConvertGlobal : OpConversionPattern<memref::GlobalOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(memref::GlobalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast_or_null<MemRefType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "no byte storage for this type");
+    Attribute initial = op.getInitialValueAttr();
+    if (auto value = dyn_cast_or_null<ElementsAttr>(initial)) {
+      FailureOr<ElementsAttr> bytes = toStorageBytes(value, type);
+      if (failed(bytes))
+        return rewriter.notifyMatchFailure(
+            op, "initial value is not a dense elements attribute");
+      initial = *bytes;
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setTypeAttr(TypeAttr::get(type));
+      if (initial)
+        op.setInitialValueAttr(initial);
+    });
+    return success();
+  }
+};
+
+struct ConvertGetGlobal : OpConversionPattern<memref::GetGlobalOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(memref::GetGlobalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast_or_null<MemRefType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "no byte storage for this type");
+    rewriter.replaceOpWithNewOp<memref::GetGlobalOp>(op, type, op.getName());
+    return success();
+  }
+};
+
 struct ConvertCopy : OpConversionPattern<memref::CopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -107,7 +186,7 @@ void mlir::nvfp4::populateStorageConversionPatterns(
   populateReturnOpTypeConversionPattern(patterns, converter);
   patterns.add<ConvertAllocLike<memref::AllocOp>,
                ConvertAllocLike<memref::AllocaOp>, ConvertDealloc, ConvertCopy,
-               ConvertExtractAlignedPointer>(
+               ConvertExtractAlignedPointer, ConvertGlobal, ConvertGetGlobal>(
       converter, patterns.getContext());
 }
 
@@ -117,9 +196,12 @@ void mlir::nvfp4::configureStorageLegality(ConversionTarget &target,
     return converter.isSignatureLegal(op.getFunctionType()) &&
            converter.isLegal(&op.getBody());
   });
-  target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp, memref::AllocOp,
-                               memref::AllocaOp, memref::DeallocOp,
-                               memref::CopyOp,
-                               memref::ExtractAlignedPointerAsIndexOp>(
+  target.addDynamicallyLegalOp<
+      func::CallOp, func::ReturnOp, memref::AllocOp, memref::AllocaOp,
+      memref::DeallocOp, memref::CopyOp, memref::ExtractAlignedPointerAsIndexOp,
+      memref::GetGlobalOp>(
       [&](Operation *op) { return converter.isLegal(op); });
+  // A global's type is an attribute, not a result.
+  target.addDynamicallyLegalOp<memref::GlobalOp>(
+      [&](memref::GlobalOp op) { return converter.isLegal(op.getType()); });
 }

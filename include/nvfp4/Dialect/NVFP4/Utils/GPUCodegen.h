@@ -54,23 +54,27 @@ private:
 };
 
 /// A gpu.launch of `grid` x `block`; `body` fills its region (the builder
-/// points into it) and the terminator is added after.
+/// points into it) and the terminator is added after. An empty grid (a
+/// zero-size operand) launches nothing: no op is built and the result is
+/// null (CUDA rejects a launch of zero blocks, and NVVM's range of the grid
+/// size registers cannot be empty).
 gpu::LaunchOp launchGrid(OpBuilder &b, Location loc,
                          std::array<int64_t, 3> grid,
                          std::array<int64_t, 3> block,
                          function_ref<void(gpu::LaunchOp)> body);
 
 /// One thread per element of [0, total): `body(linear)` runs in threads
-/// with linear < total (blocks of kThreadsPerBlock threads).
+/// with linear < total (blocks of kThreadsPerBlock threads). Nothing is
+/// launched when total is 0.
+void launchLinear(OpBuilder &b, Location loc, int64_t total,
+                  function_ref<void(Value)> body);
+
 /// The raw device address (i64) of a memref (identity layout, offset 0),
 /// for kernels that take operands as addresses.
 Value deviceAddress(OpBuilder &b, Location loc, Value memref);
 
 /// `base_<i>` for the first i that names no symbol in `module`.
 std::string uniqueSymbolName(Operation *module, StringRef base);
-
-void launchLinear(OpBuilder &b, Location loc, int64_t total,
-                  function_ref<void(Value)> body);
 
 /// Combines `value` across the 32 lanes of a warp with butterfly shuffles;
 /// every lane gets the result.

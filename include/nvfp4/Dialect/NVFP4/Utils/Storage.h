@@ -13,8 +13,9 @@
 //   memref<...xf8E4M3FN>    -> memref<...xi8>          (and f8E8M0FNU)
 //
 // Functions, calls, returns and the memref ops bufferization produces
-// (alloc, alloca, dealloc, copy) are rewritten with them; nvfp4 lowerings see
-// the byte memrefs through their adaptors.
+// (alloc, alloca, dealloc, copy, and the globals and get_globals of
+// constants, whose initial values become the bytes above) are rewritten with
+// them; nvfp4 lowerings see the byte memrefs through their adaptors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,7 +35,8 @@ public:
 };
 
 /// Patterns rewriting func.func/call/return and memref alloc, alloca,
-/// dealloc, copy to the storage types.
+/// dealloc, copy, global (type and initial value), get_global to the
+/// storage types.
 void populateStorageConversionPatterns(const TypeConverter &converter,
                                        RewritePatternSet &patterns);
 
