@@ -38,7 +38,7 @@ __all__ = [
     "e4m3_encode_satfinite", "e4m3_decode", "e8m0_decode",
     "f32_to_bf16_bits", "bf16_bits_to_f32", "to_f32",
     # transforms / randomness
-    "hadamard16_matrix", "HADAMARD_SIGNS", "apply_hadamard",
+    "hadamard16_matrix", "HADAMARD_SIGNS", "apply_hadamard", "input_dtype", "round_to_dtype",
     "philox4x32_10", "stochastic_bits",
     # scales
     "nvfp4_global_scales", "mx_scale_code_rceil", "mx_scale_code_floor",
@@ -290,16 +290,59 @@ def hadamard16_matrix() -> np.ndarray:
     return (HADAMARD_SIGNS[:, None] * h * 0.25).astype(np.float32)
 
 
-def apply_hadamard(x) -> np.ndarray:
+def input_dtype(x) -> str:
+    """The element type a quantize input stands for: 'bf16', 'f16' or 'f32'.
+
+    uint16 bits, ml_dtypes bfloat16 and ``{'bf16': bits}`` are bf16,
+    ``np.float16`` is f16, everything else (float32, exactly representable
+    float64, ints, lists) is f32.
+    """
+    if isinstance(x, dict):
+        return "bf16"
+    a = np.asarray(x)
+    if a.dtype == np.uint16 or a.dtype.name == "bfloat16":
+        return "bf16"
+    if a.dtype == np.float16:
+        return "f16"
+    return "f32"
+
+
+def round_to_dtype(v, dtype: str) -> np.ndarray:
+    """fp32 values rounded to ``dtype`` ('bf16', 'f16', 'f32') and widened back.
+
+    IEEE round to nearest even (bf16 and f16 subnormals kept, overflow to
+    +-Inf, NaN stays NaN); 'f32' returns the values unchanged.
+    """
+    v = np.asarray(v, dtype=np.float32)
+    if dtype == "f32":
+        return v
+    if dtype == "bf16":
+        return bf16_bits_to_f32(f32_to_bf16_bits(v))
+    if dtype == "f16":
+        with np.errstate(over="ignore"):
+            return v.astype(np.float16).astype(np.float32)
+    raise ValueError(f"dtype must be 'bf16', 'f16' or 'f32', got {dtype!r}")
+
+
+def apply_hadamard(x, dtype=None) -> np.ndarray:
     """Random Hadamard transform of each contiguous 16-chunk of the last dim.
 
-    For a chunk x_0..x_15:  x'_j = fp32 sum over i = 0..15 of p_ij,
+    For a chunk x_0..x_15:  s_j = fp32 sum over i = 0..15 of p_ij,
     p_ij = fp32(x_i * M[i][j]), accumulated SEQUENTIALLY in increasing i:
-        acc = p_0j;  acc = fp32(acc + p_ij) for i = 1..15;  x'_j = acc.
+        acc = p_0j;  acc = fp32(acc + p_ij) for i = 1..15;  s_j = acc.
     The product is rounded on its own (no FMA); it is exact unless it falls in
     the fp32 subnormal range (M entries are +-1/4).  The compiler must use
-    exactly this order.  The output stays fp32 (no bf16 rounding).
+    exactly this order.
+
+    Then x'_j = round_to_dtype(s_j, dtype): the transform's result has the
+    input's element type, as in TransformerEngine (its reference computes
+    ``x @ H`` in the input type; its fused kernel downcasts to bf16 "for
+    bit-wise compatibility").  ``dtype`` defaults to ``input_dtype(x)``:
+    bf16 and f16 inputs round (RNE), f32 input keeps the fp32 sum.  The
+    result is returned as float32 values.
     """
+    if dtype is None:
+        dtype = input_dtype(x)
     x = to_f32(x)
     if x.shape[-1] % 16:
         raise ValueError("last dimension must be a multiple of 16 for the Hadamard transform")
@@ -311,7 +354,7 @@ def apply_hadamard(x) -> np.ndarray:
         for i in range(1, 16):
             np.multiply(xs[:, i:i + 1], m[i], out=tmp)
             np.add(acc, tmp, out=acc)
-    return acc.reshape(x.shape)
+    return round_to_dtype(acc, dtype).reshape(x.shape)
 
 
 # ---------------------------------------------------------------------------
@@ -535,8 +578,9 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
 
     x: [*batch, rows, K] float32 / float16 / bf16 bits (uint16), K % 16 == 0.
     Steps (every value below is fp32, each operation rounded once, RNE):
-      0. if hadamard: x = apply_hadamard(x) (fp32 result; everything below,
-         amax included, uses the transformed values).
+      0. if hadamard: x = apply_hadamard(x), rounded to the input's element
+         type (bf16/f16; f32 stays fp32); everything below, amax included,
+         uses the transformed values.
       1. amax = NaN-ignoring max |x| over each batch entry's [rows, K]
          (Inf counts), or the caller's ``amax`` (scalar or [*batch], cast to fp32).
       2. S_enc = fminf(fp32(C / amax), FLT_MAX), C = 2688 (1536 for
@@ -572,7 +616,7 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
     if k % NVFP4_BLOCK:
         raise ValueError(f"K must be a multiple of 16, got {k}")
     if hadamard:
-        xf = apply_hadamard(xf)
+        xf = apply_hadamard(xf, input_dtype(x))
     batch = xf.shape[:-2]
     four6 = scale_rule == "four_over_six"
 
@@ -630,7 +674,8 @@ def quantize_mxfp4(x, *, scale_rule="rceil", rounding="nearest_even", seed=0, ha
                    swizzle=False):
     """MXFP4 quantize (1x32 blocks, UE8M0 scales, no global scale).
 
-    x: [*batch, rows, K], K % 32 == 0.  Optional Hadamard first (as NVFP4).
+    x: [*batch, rows, K], K % 32 == 0.  Optional Hadamard first (as NVFP4,
+    rounded to the input's element type).
     amax_b = NaN-ignoring max |x_i| over the 32-block; code =
     mx_scale_code_rceil(amax_b) (default) or mx_scale_code_floor(amax_b);
     v_i = fp32(x_i * 2^(127 - code)) (exact power of two; one RNE rounding,
@@ -649,7 +694,7 @@ def quantize_mxfp4(x, *, scale_rule="rceil", rounding="nearest_even", seed=0, ha
     if k % MXFP4_BLOCK:
         raise ValueError(f"K must be a multiple of 32, got {k}")
     if hadamard:
-        xf = apply_hadamard(xf)
+        xf = apply_hadamard(xf, input_dtype(x))
     absx = _abs_nan_to_zero(xf)
     amax_b = absx.reshape(absx.shape[:-1] + (k // MXFP4_BLOCK, MXFP4_BLOCK)).max(axis=-1)
     del absx

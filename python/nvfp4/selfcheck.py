@@ -205,6 +205,37 @@ def e2m1_boundary_data(rows, k, seed):
     return x
 
 
+# 16-chunks (x_0, x_1, x_2, 0, ...) whose Hadamard transform lands on ties of
+# the input type (python/tests/test_reference.py derives them): the sums
+# (x_0 + x_1 + x_2, x_0 - x_1 + x_2, x_0 + x_1 - x_2, x_0 - x_1 - x_2) / 4.
+RHT_TIE_CHUNKS = {
+    "bf16": [(22.0, 1.96875, 0.03125), (22.0, 2.0, 0.0625)],
+    "f16": [(22.0, 1.99609375, 2.0 ** -8), (22.0, 2.0, 2.0 ** -7)],
+    "f32": [(22.0, 1.96875, 0.03125)],
+}
+
+
+def rht_tie_data(shape, seed, dtype):
+    """[rows, k] input (as passed to the compiler) where half of the
+    16-chunks are RHT_TIE_CHUNKS scaled by 2^-4..2^4 with random signs (their
+    transforms are exact fp32 sums on ties of bf16/f16) and half gaussian."""
+    rng = np.random.default_rng(seed)
+    rows, k = shape
+    x = rng.standard_normal((rows * k // 16, 16)).astype(np.float32)
+    pick = rng.random(x.shape[0]) < 0.5
+    for n in np.nonzero(pick)[0]:
+        a, b, c = RHT_TIE_CHUNKS[dtype][rng.integers(len(RHT_TIE_CHUNKS[dtype]))]
+        scale = np.float32(2.0 ** int(rng.integers(-4, 5))) * np.float32(rng.choice([-1, 1]))
+        x[n] = 0
+        x[n, :3] = np.float32([a, b, c]) * scale
+    x = x.reshape(rows, k)
+    if dtype == "bf16":
+        return ref.f32_to_bf16_bits(x)
+    if dtype == "f16":
+        return x.astype(np.float16)
+    return x
+
+
 def check_quantize(target, size):
     rep = Report("quantize")
     nv_shapes = [(256, 272), (304, 304), (320, 256), (16, 128), (100, 112), (200, 80), (157, 48)]
@@ -243,6 +274,14 @@ def check_quantize(target, size):
         ("mxfp4", (2, 100, 96), "f16", dict()),
         ("mxfp4", (64, 96), "f32", dict(kind="nonfinite")),
     ]
+    # Hadamard: the transform is rounded to bf16/f16 (f32 keeps it).
+    cases += [
+        ("nvfp4", (256, 272), "f16", dict(hadamard=True)),
+        ("nvfp4", (157, 48), "f32", dict(hadamard=True, block="16x16")),
+        ("nvfp4", (64, 256), "bf16", dict(kind="rht_ties", hadamard=True)),
+        ("nvfp4", (64, 256), "f16", dict(kind="rht_ties", hadamard=True, amax=2688.0)),
+        ("mxfp4", (100, 96), "f16", dict(hadamard=True)),
+    ]
     cases.append(("nvfp4", (64, 256), "f32", dict(kind="boundaries", amax=448.0 * 6)))
     if size == "full":
         cases.append(("nvfp4", (8192, 8192), "bf16", dict()))
@@ -257,6 +296,8 @@ def check_quantize(target, size):
                          (np.float16 if dtype == "f16" else np.float32))
         elif kind == "boundaries":
             x = e2m1_boundary_data(*shape, 1000 + i)
+        elif kind == "rht_ties":
+            x = rht_tie_data(shape, 1000 + i, dtype)
         else:
             x, _ = high_precision(shape, 1000 + i, dtype, kind=kind)
         swizzle = opts.pop("swizzle", True)

@@ -293,6 +293,93 @@ def test_quantize_hadamard_is_transform_first():
         assert np.array_equal(u, v)
 
 
+def _rht_chunk(a, b, c):
+    # x_0..x_2 = a, b, c, the rest 0.  M[0][j] = 1/4, M[1][j] = (-1)^j / 4,
+    # M[2][j] = (-1)^(j>>1 & 1) / 4 (s_0 = s_1 = s_2 = 1), so the transform
+    # repeats with period 4: (a+b+c, a-b+c, a+b-c, a-b-c) / 4.  Every partial
+    # sum is exact in fp32 for these inputs.
+    x = np.zeros((1, 16), np.float32)
+    x[0, :3] = [a, b, c]
+    return x
+
+
+def test_hadamard_rounds_bf16_input_to_bf16():
+    # (22, 1.96875, 0.03125), all exact in bf16:
+    #   j%4 = 0: 24/4 = 6;  1: 20.0625/4 = 5.015625;  2: 23.9375/4 = 5.984375;
+    #   3: 20/4 = 5.
+    # bf16 keeps 8 significant bits: the ulp in [4, 8) is 2^-5, so
+    #   5.015625 = 5 + 2^-6 is a tie -> 5.0 (even), 5.984375 = 6 - 2^-6 -> 6.0.
+    x = _rht_chunk(22.0, 1.96875, 0.03125)
+    bits = R.f32_to_bf16_bits(x)
+    assert np.array_equal(R.bf16_bits_to_f32(bits), x)
+    want = np.tile(np.float32([6.0, 5.0, 6.0, 5.0]), 4)
+    assert np.array_equal(R.apply_hadamard(bits)[0], want)
+    assert np.array_equal(R.apply_hadamard(x, "bf16")[0], want)
+    # Quantized with amax = 2688 (S_enc = S_dec = 1): block amax 6 ->
+    # sf = e4m3(6 * fp32(1/6) = 1.0000000298 -> 1.0) = 0x38, enc_b = 1, so the
+    # codes are e2m1 of the transformed values: 6 -> 7, 5 -> 6 (tie to 4).
+    # Unrounded, 5.015625 would give 7 and 5.984375 7.
+    q, s, d = R.quantize_nvfp4(bits, hadamard=True, amax=2688.0)
+    assert d == 1.0 and (s == 0x38).all()
+    assert R.unpack_fp4(q)[0].tolist() == [7, 6, 7, 6] * 4
+    # MXFP4 (two such chunks): amax_b 6 -> v = fp32(6 * fp32(1/6)) = 1.0
+    # exactly -> code 127 (scale 1): the same codes.
+    q, s = R.quantize_mxfp4(np.tile(bits, 2), hadamard=True)
+    assert s.tolist() == [[127]]
+    assert R.unpack_fp4(q)[0].tolist() == [7, 6, 7, 6] * 8
+
+
+def test_hadamard_rounds_f16_input_to_f16():
+    # (22, 1.99609375, 2^-8), exact in f16 (11 significant bits):
+    #   j%4 = 0: 24/4 = 6;  1: 20.0078125/4 = 5 + 2^-9;  2: 6 - 2^-9;  3: 5.
+    # The f16 ulp in [4, 8) is 2^-8: both 5 + 2^-9 and 6 - 2^-9 are ties
+    # -> 5.0 and 6.0 (even mantissas).
+    x = _rht_chunk(22.0, 1.99609375, 2.0 ** -8)
+    h = x.astype(np.float16)
+    assert np.array_equal(h.astype(np.float32), x)
+    assert np.array_equal(R.apply_hadamard(h)[0], np.tile(np.float32([6, 5, 6, 5]), 4))
+    q, s, d = R.quantize_nvfp4(h, hadamard=True, amax=2688.0)
+    assert d == 1.0 and (s == 0x38).all()
+    assert R.unpack_fp4(q)[0].tolist() == [7, 6, 7, 6] * 4
+
+
+def test_hadamard_keeps_fp32_for_f32_input():
+    # The same chunk as f32 keeps 5.015625 and 5.984375 (TE's fp32 order).
+    x = _rht_chunk(22.0, 1.96875, 0.03125)
+    assert np.array_equal(R.apply_hadamard(x)[0],
+                          np.tile(np.float32([6.0, 5.015625, 5.984375, 5.0]), 4))
+    q, s, d = R.quantize_nvfp4(x, hadamard=True, amax=2688.0)
+    assert R.unpack_fp4(q)[0].tolist() == [7, 7, 7, 6] * 4
+
+
+def test_hadamard_rounded_amax_sets_s_dec():
+    # (22, 2, 0.0625) in bf16: 6.015625, 5.015625, 5.984375, 4.984375, which
+    # bf16 rounds (ties to even) to 6, 5, 6, 5.  amax is taken after the
+    # rounding: 6 -> S_enc = 2688/6 = 448, S_dec = fp32(1/448) = 0x3B124925
+    # (fp32 input: amax 6.015625 gives another S_dec); block scale 448 (0x7E).
+    x = _rht_chunk(22.0, 2.0, 0.0625)
+    q, s, d = R.quantize_nvfp4(R.f32_to_bf16_bits(x), hadamard=True)
+    assert bits_of(d) == 0x3B124925 and s.tolist() == [[0x7E]]
+    _, _, d32 = R.quantize_nvfp4(x, hadamard=True)
+    assert bits_of(d32) != 0x3B124925
+
+
+def test_round_to_dtype_specials():
+    v = np.float32([65520.0, 65519.0, -1e6, 2.0 ** -25, 3 * 2.0 ** -26, np.nan, 3.4e38])
+    h = R.round_to_dtype(v, "f16")
+    # f16: 65520 is the tie above 65504 -> Inf; 2^-25 is a tie with 0 -> 0;
+    # 3*2^-26 -> 2^-24 (smallest subnormal).
+    assert h[0] == np.inf and h[1] == 65504.0 and h[2] == -np.inf
+    assert h[3] == 0.0 and h[4] == 2.0 ** -24 and np.isnan(h[5]) and h[6] == np.inf
+    b = R.round_to_dtype(v, "bf16")
+    assert b[0] == 65536.0 and b[6] == np.inf and np.isnan(b[5])
+    assert np.array_equal(R.round_to_dtype(v, "f32"), v, equal_nan=True)
+    assert R.input_dtype(np.zeros(2, np.uint16)) == "bf16"
+    assert R.input_dtype({"bf16": np.zeros(2, np.uint16)}) == "bf16"
+    assert R.input_dtype(np.zeros(2, np.float16)) == "f16"
+    assert R.input_dtype(np.zeros(2, np.float32)) == "f32"
+
+
 # ---------------------------------------------------------------------------
 # NVFP4 quantize: hand-computed blocks
 # ---------------------------------------------------------------------------

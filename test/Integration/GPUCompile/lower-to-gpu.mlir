@@ -19,6 +19,18 @@ func.func @quantize_variants(%x: tensor<200x64xbf16>, %y: tensor<2x48x96xf32>, %
 
 // -----
 
+// The Hadamard transform rounded to the input type (bf16, f16) before amax.
+// CHECK-LABEL: llvm.func @quantize_hadamard
+// CHECK-COUNT-3: gpu.launch_func
+// CHECK: gpu.binary
+func.func @quantize_hadamard(%x: tensor<64x64xbf16>, %h: tensor<64x64xf16>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>) {
+  %q0, %s0, %d0 = nvfp4.quantize nvfp4 %x {hadamard} : tensor<64x64xbf16> -> tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<f32>
+  %q1, %s1 = nvfp4.quantize mxfp4 %h {hadamard} : tensor<64x64xf16> -> tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
+  return %q0, %s0, %q1, %s1 : tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
+}
+
+// -----
+
 // CHECK-LABEL: llvm.func @matmuls
 // CHECK-COUNT-4: gpu.launch_func
 // CHECK: gpu.binary

@@ -128,6 +128,8 @@ SmallVector<Value> QuantizeCodegen::loadChunk(Value batch, Value row,
   SmallVector<Value> quarter;
   for (Value v : x)
     quarter.push_back(nb.mul(v, nb.f32(0.25)));
+  // The result takes the input's element type (spec 2.2): bf16/f16 inputs
+  // round the fp32 sums, as TransformerEngine does; f32 keeps them.
   SmallVector<Value> out;
   for (int j = 0; j < kChunk; ++j) {
     Value acc = NumericsBuilder::hadamardEntry(0, j) > 0
@@ -137,7 +139,7 @@ SmallVector<Value> QuantizeCodegen::loadChunk(Value batch, Value row,
       acc = NumericsBuilder::hadamardEntry(i, j) > 0
                 ? nb.add(acc, quarter[i])
                 : nb.sub(acc, quarter[i]);
-    out.push_back(acc);
+    out.push_back(nb.roundTo(acc, element));
   }
   return out;
 }

@@ -78,6 +78,17 @@ Value NumericsBuilder::isNaN(Value a) {
 Value NumericsBuilder::select(Value cond, Value t, Value f) {
   return arith::SelectOp::create(b, loc, cond, t, f);
 }
+Value NumericsBuilder::roundTo(Value x, Type element) {
+  if (element.isF32())
+    return x;
+  Type narrow = element;
+  if (auto vec = dyn_cast<VectorType>(floatType))
+    narrow = VectorType::get(vec.getShape(), element);
+  // Plain truncf/extf: IEEE round to nearest even on every target (the CPU
+  // pipeline expands the bf16 casts to integer ops, NVPTX has cvt.rn).
+  Value truncated = arith::TruncFOp::create(b, loc, narrow, x);
+  return arith::ExtFOp::create(b, loc, floatType, truncated);
+}
 
 Value NumericsBuilder::cmpF(unsigned predicate, Value a, Value c) {
   return arith::CmpFOp::create(b, loc, static_cast<CmpFPredicate>(predicate),

@@ -70,7 +70,9 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
       `#nvfp4.rounding<stochastic>`; stochastic rounding takes an i64 `seed`
       operand and is deterministic for a given seed.
     * `hadamard`: apply the 16-point random Hadamard transform to the last
-      dimension before computing amax and quantizing.
+      dimension before computing amax and quantizing; the transformed values
+      are rounded to the input's element type (bf16, f16), as
+      TransformerEngine does, and stay fp32 for f32 input.
     * `scale_rule`: nvfp4: `max6` (default) or `four_over_six` (with
       `error_metric` `mse` (default), `mae` or `abs_max`); mxfp4: `rceil`
       (default) or `floor`.

@@ -78,7 +78,7 @@ public:
                   Value input, Value values, Value scales, Value seed);
 
   /// The 16 elements [batch, row, k0 .. k0+15] as f32, after the Hadamard
-  /// transform when enabled.
+  /// transform when enabled (rounded to the input's element type).
   SmallVector<Value> loadChunk(Value batch, Value row, Value k0);
 
   /// max(acc, |x_i|) over a chunk, NaN ignored.

@@ -68,6 +68,9 @@ public:
   Value minNum(Value a, Value c);
   Value isNaN(Value a);
   Value select(Value cond, Value t, Value f);
+  /// x rounded to `element` (bf16 or f16: RNE, overflow to +-Inf, NaN kept)
+  /// and widened back to f32; x itself when `element` is f32.
+  Value roundTo(Value x, Type element);
 
   //===--------------------------------------------------------------------===//
   // Casts (spec 2.1); codes and bytes are i32
