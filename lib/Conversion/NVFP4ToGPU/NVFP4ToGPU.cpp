@@ -142,7 +142,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           QuantizeCodegen cg(b, loc, spec, adaptor.getInput(), outs[0], outs[1],
                              adaptor.getSeed());
           NumericsBuilder nb(b, loc, b.getF32Type());
-          Value sEnc, sDec;
+          TensorScales scales;
           if (spec.isNVFP4()) {
             SmallVector<Value> bIdx = withBatch(batch, {});
             Value amax;
@@ -153,11 +153,12 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
               amax =
                   nb.floatOf(memref::LoadOp::create(b, loc, amaxBits, index));
             }
-            std::tie(sEnc, sDec) = cg.globalScales(amax);
+            scales = cg.tensorScales(amax);
             Value first = arith::AndIOp::create(b, loc, ix.eq(tileRow, ix.c(0)),
                                                 ix.eq(blockCol, ix.c(0)));
             scf::IfOp::create(b, loc, first, [&](OpBuilder &, Location) {
-              memref::StoreOp::create(b, loc, sDec, outs[2], bIdx);
+              memref::StoreOp::create(b, loc, scales.decodeScale, outs[2],
+                                      bIdx);
               scf::YieldOp::create(b, loc);
             });
           }
@@ -178,7 +179,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           scf::IfOp::create(
               b, loc, real,
               [&](OpBuilder &, Location) {
-                cg.emitTile(batch, tileRow, blockCol, sEnc, sDec);
+                cg.emitTile(batch, tileRow, blockCol, scales);
                 // A 16-row tile crossing the last row: its padded rows.
                 if (spec.swizzled && spec.tileRows > 1)
                   zeroRows(ix.max(firstRow, ix.c(spec.rows)), tileEnd);

@@ -277,6 +277,18 @@ Value NumericsBuilder::blockScaleInput(Value blockAmax, Value sEnc) {
   return mul(blockAmax, mul(sEnc, f32(kOneSixth)));
 }
 
+Value NumericsBuilder::fourOverSixBlockScaleInput(Value blockAmax,
+                                                  Value sEnc) {
+  // IEEE division by 6 first, then the encode scale (TransformerEngine's
+  // `block_amax / fp4_max * S_enc`), unlike max6's fp32(1/6) product.
+  return mul(div(blockAmax, f32(6.0)), sEnc);
+}
+
+Value NumericsBuilder::fourOverSixValue(Value code, Value sfValue, Value amax,
+                                        double globalMax) {
+  return div(mul(mul(e2m1Decode(code), sfValue), amax), f32(globalMax));
+}
+
 Value NumericsBuilder::blockEncodeScale(Value sfValue, Value sDec) {
   return minNum(div(f32(1.0), mul(sfValue, sDec)), f32(FLT_MAX));
 }
