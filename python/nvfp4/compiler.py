@@ -185,8 +185,8 @@ def _run(args, results, body, inputs, run_options, pick=lambda outs: outs):
 # ---------------------------------------------------------------------------
 
 def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
-             hadamard=False, scale_rule=None, error_metric=None, amax=None,
-             swizzle=True, **run_options):
+             hadamard=False, scale_rule=None, error_metric=None, e4m3_max=None,
+             amax=None, swizzle=True, **run_options):
     """nvfp4.quantize of x ([R, K] or [B, R, K]).
 
     Returns (q, scales, s_dec) for NVFP4, (q, scales) for MXFP4.
@@ -226,6 +226,8 @@ def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
         attrs.append(f"scale_rule = #nvfp4.scale_rule<{scale_rule}>")
     if error_metric:
         attrs.append(f"error_metric = #nvfp4.error_metric<{error_metric}>")
+    if e4m3_max is not None:
+        attrs.append(f"e4m3_max = {int(e4m3_max)}")
     cols = k // bw
     scale_elt = "f8E4M3FN" if nv else "f8E8M0FNU"
     if swizzle:

@@ -38,10 +38,11 @@ __all__ = [
     "e4m3_encode_satfinite", "e4m3_decode", "e8m0_decode",
     "f32_to_bf16_bits", "bf16_bits_to_f32", "to_f32",
     # transforms / randomness
-    "hadamard16_matrix", "HADAMARD_SIGNS", "apply_hadamard",
+    "hadamard16_matrix", "HADAMARD_SIGNS", "apply_hadamard", "input_dtype", "round_to_dtype",
     "philox4x32_10", "stochastic_bits",
     # scales
-    "nvfp4_global_scales", "mx_scale_code_rceil", "mx_scale_code_floor",
+    "nvfp4_global_scales", "four_over_six_decode_scale", "mx_scale_code_rceil",
+    "mx_scale_code_floor",
     # quantize / dequantize
     "quantize_nvfp4", "quantize_mxfp4", "dequantize",
     # layout
@@ -290,16 +291,59 @@ def hadamard16_matrix() -> np.ndarray:
     return (HADAMARD_SIGNS[:, None] * h * 0.25).astype(np.float32)
 
 
-def apply_hadamard(x) -> np.ndarray:
+def input_dtype(x) -> str:
+    """The element type a quantize input stands for: 'bf16', 'f16' or 'f32'.
+
+    uint16 bits, ml_dtypes bfloat16 and ``{'bf16': bits}`` are bf16,
+    ``np.float16`` is f16, everything else (float32, exactly representable
+    float64, ints, lists) is f32.
+    """
+    if isinstance(x, dict):
+        return "bf16"
+    a = np.asarray(x)
+    if a.dtype == np.uint16 or a.dtype.name == "bfloat16":
+        return "bf16"
+    if a.dtype == np.float16:
+        return "f16"
+    return "f32"
+
+
+def round_to_dtype(v, dtype: str) -> np.ndarray:
+    """fp32 values rounded to ``dtype`` ('bf16', 'f16', 'f32') and widened back.
+
+    IEEE round to nearest even (bf16 and f16 subnormals kept, overflow to
+    +-Inf, NaN stays NaN); 'f32' returns the values unchanged.
+    """
+    v = np.asarray(v, dtype=np.float32)
+    if dtype == "f32":
+        return v
+    if dtype == "bf16":
+        return bf16_bits_to_f32(f32_to_bf16_bits(v))
+    if dtype == "f16":
+        with np.errstate(over="ignore"):
+            return v.astype(np.float16).astype(np.float32)
+    raise ValueError(f"dtype must be 'bf16', 'f16' or 'f32', got {dtype!r}")
+
+
+def apply_hadamard(x, dtype=None) -> np.ndarray:
     """Random Hadamard transform of each contiguous 16-chunk of the last dim.
 
-    For a chunk x_0..x_15:  x'_j = fp32 sum over i = 0..15 of p_ij,
+    For a chunk x_0..x_15:  s_j = fp32 sum over i = 0..15 of p_ij,
     p_ij = fp32(x_i * M[i][j]), accumulated SEQUENTIALLY in increasing i:
-        acc = p_0j;  acc = fp32(acc + p_ij) for i = 1..15;  x'_j = acc.
+        acc = p_0j;  acc = fp32(acc + p_ij) for i = 1..15;  s_j = acc.
     The product is rounded on its own (no FMA); it is exact unless it falls in
     the fp32 subnormal range (M entries are +-1/4).  The compiler must use
-    exactly this order.  The output stays fp32 (no bf16 rounding).
+    exactly this order.
+
+    Then x'_j = round_to_dtype(s_j, dtype): the transform's result has the
+    input's element type, as in TransformerEngine (its reference computes
+    ``x @ H`` in the input type; its fused kernel downcasts to bf16 "for
+    bit-wise compatibility").  ``dtype`` defaults to ``input_dtype(x)``:
+    bf16 and f16 inputs round (RNE), f32 input keeps the fp32 sum.  The
+    result is returned as float32 values.
     """
+    if dtype is None:
+        dtype = input_dtype(x)
     x = to_f32(x)
     if x.shape[-1] % 16:
         raise ValueError("last dimension must be a multiple of 16 for the Hadamard transform")
@@ -311,7 +355,7 @@ def apply_hadamard(x) -> np.ndarray:
         for i in range(1, 16):
             np.multiply(xs[:, i:i + 1], m[i], out=tmp)
             np.add(acc, tmp, out=acc)
-    return acc.reshape(x.shape)
+    return round_to_dtype(acc, dtype).reshape(x.shape)
 
 
 # ---------------------------------------------------------------------------
@@ -378,20 +422,40 @@ def stochastic_bits(seed: int, num_elements: int) -> np.ndarray:
 # Scale rules
 # ---------------------------------------------------------------------------
 
-def nvfp4_global_scales(amax, *, four_over_six: bool = False):
+def nvfp4_global_scales(amax, *, e4m3_max=448):
     """(S_enc, S_dec) from the tensor amax, both fp32, same shape as amax.
 
-    S_enc = fminf(fp32(C / amax), FLT_MAX), C = 448*6 = 2688 (256*6 = 1536 for
-    four_over_six); S_enc = 1 if amax == 0 or S_enc == 0 (amax = +Inf gives 1);
-    S_dec = fp32(1 / S_enc).  fminf ignores a NaN, so a NaN amax gives FLT_MAX.
+    S_enc = fminf(fp32(C / amax), FLT_MAX) with C = 6 * e4m3_max (2688 for
+    the default 448; four_over_six may use 256, C = 1536); S_enc = 1 if
+    amax == 0 or S_enc == 0 (amax = +Inf gives 1); S_dec = fp32(1 / S_enc).
+    fminf ignores a NaN, so a NaN amax gives FLT_MAX.  (four_over_six encodes
+    with this S_dec but reports ``four_over_six_decode_scale`` instead.)
     """
     amax = np.asarray(amax, dtype=np.float32)
-    c = F32(256.0 * 6.0) if four_over_six else F32(448.0 * 6.0)
+    c = _global_constant(e4m3_max)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         s = np.fmin(c / amax, FLT_MAX)
         s = np.where((amax == F32(0.0)) | (s == F32(0.0)), F32(1.0), s).astype(np.float32)
         d = (F32(1.0) / s).astype(np.float32)
     return s, d
+
+
+def four_over_six_decode_scale(amax, *, e4m3_max=448):
+    """The S_dec that four_over_six reports: fp32(amax / C), C = 6 * e4m3_max.
+
+    No guard: amax 0 gives 0, +Inf gives +Inf, NaN gives NaN.  This is the
+    decode factor of the domain in which the 4/6 candidate errors are measured
+    (xhat = fp32(fp32(fp32(e2m1 * sf) * amax) / C)), rounded once.
+    """
+    amax = np.asarray(amax, dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (amax / _global_constant(e4m3_max)).astype(np.float32)
+
+
+def _global_constant(e4m3_max) -> np.float32:
+    if e4m3_max not in (448, 256):
+        raise ValueError(f"e4m3_max must be 448 or 256, got {e4m3_max!r}")
+    return F32(6.0 * float(e4m3_max))
 
 
 def mx_scale_code_rceil(amax_b) -> np.ndarray:
@@ -464,42 +528,39 @@ def _block_amax(absx: np.ndarray, block) -> np.ndarray:
 
 
 def _block_error(d: np.ndarray, block, metric: str) -> np.ndarray:
-    """Per-block error of d = fp32(x - xhat) in the 1x16 layout [..., rows, K//16].
+    """Per-block 4/6 error of d (fp32 [..., rows, K]) in the 1x16 layout [..., rows, K//16].
 
-    mse: fp32 sequential sum of fp32(d*d); mae: same of |d|; abs_max: fmaxf
-    reduction of |d|.  Order: increasing element index within the 1x16 block;
-    for 16x16 tiles, row-major over the tile (row by row, 16 columns each).
+    Terms: mse fp32(d*d), mae |d|, abs_max |d|.  Combine: fp32 addition
+    (mse, mae) or fmaxf (abs_max).  Order (TransformerEngine's 4over6
+    kernel): each row of a block is reduced sequentially in increasing
+    element index starting from +0.0 (e = 0; e = e + t_i for i = 0..15);
+    a 1x16 block's error is its row's.  A 16x16 tile combines its 16 row
+    errors r_0..r_15 (rows past the matrix count as +0.0) as a tree:
+        a_l = r_l + r_(l+8), b_l = a_l + a_(l+4), c_l = b_l + b_(l+2),
+        e = c_0 + c_1
+    (the __shfl_down reduction over offsets 8, 4, 2, 1).
     """
+    if metric in ("mse", "mae"):
+        op = np.add
+    elif metric == "abs_max":
+        op = np.fmax
+    else:
+        raise ValueError(f"unknown error_metric {metric!r}")
     rows, k = d.shape[-2:]
     nb = k // 16
     with np.errstate(invalid="ignore", over="ignore"):
-        if metric == "mse":
-            t = d * d
-        elif metric in ("mae", "abs_max"):
-            t = np.abs(d)
-        else:
-            raise ValueError(f"unknown error_metric {metric!r}")
-    t = t.reshape(t.shape[:-1] + (nb, 16))  # [..., rows, nb, 16]
-    if block == (16, 16):
-        # [..., T, 16r, nb, 16c] -> [..., T, nb, 256] (row-major over the tile).
-        # Zero padding of missing rows is harmless: acc + 0 == acc for acc >= 0.
-        pad = (-rows) % 16
-        if pad:
-            t = np.concatenate([t, np.zeros(t.shape[:-3] + (pad, nb, 16), t.dtype)], axis=-3)
-        tt = t.shape[-3] // 16
-        t = t.reshape(t.shape[:-3] + (tt, 16, nb, 16))
-        t = np.moveaxis(t, -3, -2).reshape(t.shape[:-4] + (tt, nb, 256))
-    n = t.shape[-1]
-    acc = t[..., 0].copy()
-    with np.errstate(invalid="ignore", over="ignore"):
-        for i in range(1, n):
-            if metric == "abs_max":
-                np.fmax(acc, t[..., i], out=acc)
-            else:
-                np.add(acc, t[..., i], out=acc)
-    if block == (16, 16):
-        acc = np.repeat(acc, 16, axis=-2)[..., :rows, :]
-    return acc
+        t = d * d if metric == "mse" else np.abs(d)
+        t = t.reshape(t.shape[:-1] + (nb, 16))  # [..., rows, nb, 16]
+        acc = np.zeros(t.shape[:-1], np.float32)
+        for i in range(16):
+            acc = op(acc, t[..., i])
+        if block == (16, 16):
+            r = _tile_rows(acc, rows)  # [..., T, 16, nb], missing rows +0.0
+            while r.shape[-2] > 1:
+                h = r.shape[-2] // 2
+                r = op(r[..., :h, :], r[..., h:, :])
+            acc = np.repeat(r[..., 0, :], 16, axis=-2)[..., :rows, :]
+    return acc.astype(np.float32, copy=False)
 
 
 def _scale_blocks(x: np.ndarray, per_block: np.ndarray, bs: int) -> np.ndarray:
@@ -530,30 +591,36 @@ def _finish_s_dec(s_dec: np.ndarray):
 # ---------------------------------------------------------------------------
 
 def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamard=False,
-                   scale_rule="max6", error_metric="mse", amax=None, swizzle=False):
+                   scale_rule="max6", error_metric=None, e4m3_max=None, amax=None,
+                   swizzle=False):
     """NVFP4 quantize per docs/spec.md section 2.  Returns (q_packed, scales, s_dec).
 
     x: [*batch, rows, K] float32 / float16 / bf16 bits (uint16), K % 16 == 0.
     Steps (every value below is fp32, each operation rounded once, RNE):
-      0. if hadamard: x = apply_hadamard(x) (fp32 result; everything below,
-         amax included, uses the transformed values).
+      0. if hadamard: x = apply_hadamard(x), rounded to the input's element
+         type (bf16/f16; f32 stays fp32); everything below, amax included,
+         uses the transformed values.
       1. amax = NaN-ignoring max |x| over each batch entry's [rows, K]
          (Inf counts), or the caller's ``amax`` (scalar or [*batch], cast to fp32).
-      2. S_enc = fminf(fp32(C / amax), FLT_MAX), C = 2688 (1536 for
-         four_over_six); S_enc = 1 if amax == 0 or S_enc == 0;
-         S_dec = fp32(1 / S_enc).
+      2. S_enc, S_dec = nvfp4_global_scales(amax, e4m3_max=...): C = 2688
+         (max6; four_over_six: 6 * e4m3_max).
       3. per block: amax_b = NaN-ignoring max |x_i| (1x16 block, or the
          elements present in the 16x16 tile);
-         sf = e4m3_satfinite(fp32(amax_b * fp32(S_enc * fp32(1/6)))).
+         max6: sf = e4m3_satfinite(fp32(amax_b * fp32(S_enc * fp32(1/6)))).
       4. enc_b = fminf(fp32(1 / fp32(fp32(sf) * S_dec)), FLT_MAX).
       5. v_i = fp32(x_i * enc_b); q_i = e2m1_rne_satfinite(v_i), or the
          stochastic rule on v_i with the element's stochastic_bits byte.
-    four_over_six: candidate 6 as above; candidate 4 with
-      sf4 = e4m3_satfinite(fp32(pre6 * 1.5)), pre6 = the fp32 value cast to
-      sf in step 3; each candidate gets its own enc_b and codes (same random
-      bytes); xhat = fp32(fp32(e2m1(q) * fp32(sf)) * S_dec), d = fp32(x - xhat);
-      block error per ``error_metric`` (see _block_error); candidate 4 is
-      kept iff its error is strictly smaller (NaN errors keep 6).
+    four_over_six (TransformerEngine's 4over6; docs/spec.md 2.5):
+      base = fp32(fp32(amax_b / 6) * S_enc); sf6 = e4m3_satfinite(base),
+      sf4 = e4m3_satfinite(fp32(base * 1.5)); each candidate gets steps 4-5
+      (same random bytes); its error is measured on
+      xhat = fp32(fp32(fp32(e2m1(q) * fp32(sf)) * amax) / C) against x,
+      d = fp32(xhat - x), reduced per ``error_metric`` ('mae' default,
+      'mse', or the extension 'abs_max') in the order of _block_error;
+      candidate 4 is kept iff its error is strictly smaller (NaN keeps 6).
+      The reported S_dec is four_over_six_decode_scale(amax) = fp32(amax / C).
+      ``e4m3_max`` (448 default, or 256) sets C; it and ``error_metric``
+      are rejected without four_over_six.
     scales: uint8 E4M3 bits [*batch, rows, K//16] (for 16x16 blocks the tile's
       scale repeated on each of its rows), or swizzled
       [*batch, R//128, C//4, 32, 4, 4] if ``swizzle``.
@@ -563,8 +630,14 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
     _check_rounding(rounding)
     if scale_rule not in ("max6", "four_over_six"):
         raise ValueError(f"scale_rule must be 'max6' or 'four_over_six', got {scale_rule!r}")
+    four6 = scale_rule == "four_over_six"
+    if not four6 and (error_metric is not None or e4m3_max is not None):
+        raise ValueError("error_metric and e4m3_max apply only to scale_rule 'four_over_six'")
+    error_metric = "mae" if error_metric is None else error_metric
     if error_metric not in ("mse", "mae", "abs_max"):
         raise ValueError(f"error_metric must be 'mse', 'mae' or 'abs_max', got {error_metric!r}")
+    e4m3_max = 448 if e4m3_max is None else e4m3_max
+    c_global = _global_constant(e4m3_max)
     xf = to_f32(x)
     if xf.ndim < 2:
         raise ValueError("quantize_nvfp4 expects [*batch, rows, K]")
@@ -572,22 +645,21 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
     if k % NVFP4_BLOCK:
         raise ValueError(f"K must be a multiple of 16, got {k}")
     if hadamard:
-        xf = apply_hadamard(xf)
+        xf = apply_hadamard(xf, input_dtype(x))
     batch = xf.shape[:-2]
-    four6 = scale_rule == "four_over_six"
 
     absx = _abs_nan_to_zero(xf)
     if amax is None:
         amax_t = absx.max(axis=(-2, -1), initial=F32(0.0))
     else:
         amax_t = np.broadcast_to(np.asarray(amax, dtype=np.float32), batch)
-    s_enc, s_dec = nvfp4_global_scales(amax_t, four_over_six=four6)
+    amax_t = np.asarray(amax_t, dtype=np.float32)
+    s_enc, s_dec = nvfp4_global_scales(amax_t, e4m3_max=e4m3_max)
+    s_enc_b = s_enc[..., None, None]
     s_dec_b = s_dec[..., None, None]
 
     amax_b = _block_amax(absx, block)
     del absx
-    with np.errstate(over="ignore", invalid="ignore"):
-        pre6 = amax_b * (s_enc * ONE_SIXTH)[..., None, None]
     rbytes = None
     if rounding == "stochastic":
         rbytes = stochastic_bits(seed, xf.size).reshape(xf.shape)
@@ -600,22 +672,29 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
         codes = _encode(_scale_blocks(xf, enc, NVFP4_BLOCK), rounding, rbytes)
         return sf, sfv, codes
 
-    sf, sfv, codes = candidate(pre6)
-    if four6:
-        with np.errstate(over="ignore"):
-            pre4 = pre6 * F32(1.5)
+    if not four6:
+        with np.errstate(over="ignore", invalid="ignore"):
+            pre6 = amax_b * (s_enc * ONE_SIXTH)[..., None, None]
+        sf, _, codes = candidate(pre6)
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            base = (amax_b / F32(6.0)) * s_enc_b
+            pre4 = base * F32(1.5)
+        sf, sfv, codes = candidate(base)
         sf4, sfv4, codes4 = candidate(pre4)
+        amax_e = amax_t[..., None, None]
 
         def err(c, sv):
             with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-                xhat = _scale_blocks(e2m1_decode(c), sv, NVFP4_BLOCK) * s_dec_b
-                d = xf - xhat
+                xhat = (_scale_blocks(e2m1_decode(c), sv, NVFP4_BLOCK) * amax_e) / c_global
+                d = xhat - xf
             return _block_error(d, block, error_metric)
 
         with np.errstate(invalid="ignore"):
             pick4 = err(codes4, sfv4) < err(codes, sfv)
         sf = np.where(pick4, sf4, sf)
         codes = np.where(np.repeat(pick4, NVFP4_BLOCK, axis=-1), codes4, codes)
+        s_dec = four_over_six_decode_scale(amax_t, e4m3_max=e4m3_max)
 
     q = pack_fp4(codes)
     scales = swizzle_scales(sf) if swizzle else sf
@@ -630,7 +709,8 @@ def quantize_mxfp4(x, *, scale_rule="rceil", rounding="nearest_even", seed=0, ha
                    swizzle=False):
     """MXFP4 quantize (1x32 blocks, UE8M0 scales, no global scale).
 
-    x: [*batch, rows, K], K % 32 == 0.  Optional Hadamard first (as NVFP4).
+    x: [*batch, rows, K], K % 32 == 0.  Optional Hadamard first (as NVFP4,
+    rounded to the input's element type).
     amax_b = NaN-ignoring max |x_i| over the 32-block; code =
     mx_scale_code_rceil(amax_b) (default) or mx_scale_code_floor(amax_b);
     v_i = fp32(x_i * 2^(127 - code)) (exact power of two; one RNE rounding,
@@ -649,7 +729,7 @@ def quantize_mxfp4(x, *, scale_rule="rceil", rounding="nearest_even", seed=0, ha
     if k % MXFP4_BLOCK:
         raise ValueError(f"K must be a multiple of 32, got {k}")
     if hadamard:
-        xf = apply_hadamard(xf)
+        xf = apply_hadamard(xf, input_dtype(x))
     absx = _abs_nan_to_zero(xf)
     amax_b = absx.reshape(absx.shape[:-1] + (k // MXFP4_BLOCK, MXFP4_BLOCK)).max(axis=-1)
     del absx
@@ -914,7 +994,8 @@ def make_test_tensor(shape, seed, kind="mixed", dtype="f32"):
         max |x| over the rest of the batch entry's data) and the other
         elements uniform below it, so the NVFP4 block scale is a non-zero
         E4M3 subnormal (amax_b * 448 / amax in [1.8e-3, 1.35e-2] < 2^-6),
-        also with four_over_six.
+        also with four_over_six and e4m3_max 256 (with 448, candidate 4's
+        scale, 1.5 times larger, may be normal).
     Counts are round(fraction * nseg), at least one of each kind when nseg >= 4
     (gaussian takes the remainder); kinds are shuffled over the segments.
     kind='gaussian': all gaussian.  kind='nonfinite': 'mixed' plus one NaN,

@@ -205,6 +205,63 @@ def e2m1_boundary_data(rows, k, seed):
     return x
 
 
+# 16-chunks (x_0, x_1, x_2, 0, ...) whose Hadamard transform lands on ties of
+# the input type (python/tests/test_reference.py derives them): the sums
+# (x_0 + x_1 + x_2, x_0 - x_1 + x_2, x_0 + x_1 - x_2, x_0 - x_1 - x_2) / 4.
+RHT_TIE_CHUNKS = {
+    "bf16": [(22.0, 1.96875, 0.03125), (22.0, 2.0, 0.0625)],
+    "f16": [(22.0, 1.99609375, 2.0 ** -8), (22.0, 2.0, 2.0 ** -7)],
+    "f32": [(22.0, 1.96875, 0.03125)],
+}
+
+
+def rht_tie_data(shape, seed, dtype):
+    """[rows, k] input (as passed to the compiler) where half of the
+    16-chunks are RHT_TIE_CHUNKS scaled by 2^-4..2^4 with random signs (their
+    transforms are exact fp32 sums on ties of bf16/f16) and half gaussian."""
+    rng = np.random.default_rng(seed)
+    rows, k = shape
+    x = rng.standard_normal((rows * k // 16, 16)).astype(np.float32)
+    pick = rng.random(x.shape[0]) < 0.5
+    for n in np.nonzero(pick)[0]:
+        a, b, c = RHT_TIE_CHUNKS[dtype][rng.integers(len(RHT_TIE_CHUNKS[dtype]))]
+        scale = np.float32(2.0 ** int(rng.integers(-4, 5))) * np.float32(rng.choice([-1, 1]))
+        x[n] = 0
+        x[n, :3] = np.float32([a, b, c]) * scale
+    x = x.reshape(rows, k)
+    if dtype == "bf16":
+        return ref.f32_to_bf16_bits(x)
+    if dtype == "f16":
+        return x.astype(np.float16)
+    return x
+
+
+def four_six_tie_data(shape, seed):
+    """f32 [rows, k] of 16-blocks with |max| 6 whose 4/6 candidate errors
+    are exact ties or differ by a few ulp when quantized with amax = C =
+    1536 (e4m3_max 256: S_enc = 1, error-domain values e2m1 * sf exactly):
+    6, 1.75 (error 0.25 for both candidates), 4 + a (6: a, 4: 0.5 - a) and
+    4.5 - b (6: 0.5 - b, 4: b) with a, b in {1, 2, 3} * 2^-21 (python/tests
+    derives such blocks), 5.25 (0.75 for both), random signs and positions;
+    a quarter of the blocks gaussian with one +-6."""
+    rng = np.random.default_rng(seed)
+    rows, k = shape
+    blocks = np.zeros((rows * k // 16, 16), np.float32)
+    for n in range(blocks.shape[0]):
+        u = rng.random()
+        if u < 0.25:
+            v = np.clip(rng.standard_normal(16) * 2, -6, 6).astype(np.float32)
+            v[rng.integers(16)] = 6.0
+        else:
+            a, b = (int(rng.integers(1, 4)) * 2.0 ** -21 for _ in range(2))
+            pool = [6.0, 1.75, 4.0 + a, 4.5 - b] + [5.25] * int(rng.integers(0, 3))
+            v = np.zeros(16, np.float32)
+            v[:len(pool)] = pool
+            v = rng.permutation(v)
+        blocks[n] = v * np.where(rng.random(16) < 0.5, -1, 1)
+    return blocks.reshape(rows, k)
+
+
 def check_quantize(target, size):
     rep = Report("quantize")
     nv_shapes = [(256, 272), (304, 304), (320, 256), (16, 128), (100, 112), (200, 80), (157, 48)]
@@ -243,6 +300,32 @@ def check_quantize(target, size):
         ("mxfp4", (2, 100, 96), "f16", dict()),
         ("mxfp4", (64, 96), "f32", dict(kind="nonfinite")),
     ]
+    # Hadamard: the transform is rounded to bf16/f16 (f32 keeps it).
+    cases += [
+        ("nvfp4", (256, 272), "f16", dict(hadamard=True)),
+        ("nvfp4", (157, 48), "f32", dict(hadamard=True, block="16x16")),
+        ("nvfp4", (64, 256), "bf16", dict(kind="rht_ties", hadamard=True)),
+        ("nvfp4", (64, 256), "f16", dict(kind="rht_ties", hadamard=True, amax=2688.0)),
+        ("mxfp4", (100, 96), "f16", dict(hadamard=True)),
+    ]
+    # four_over_six: TE's error modes, both E4M3 maxima, both tile shapes;
+    # coarse bf16 data (an amax of few significant bits); near-tie blocks.
+    for j, (metric, e4m3_max, blk) in enumerate(
+            [(m, e, bl) for m in ("mae", "mse") for e in (448, 256) for bl in ("1x16", "16x16")]):
+        shape = [(157, 48), (100, 112), (256, 272), (48, 64)][j % 4]
+        dtype = ("bf16", "f16", "f32")[j % 3]
+        cases.append(("nvfp4", shape, dtype, dict(scale_rule="four_over_six", error_metric=metric,
+                                                 e4m3_max=e4m3_max, block=blk)))
+    cases += [
+        ("nvfp4", (128, 256), "bf16", dict(kind="coarse", scale_rule="four_over_six")),
+        ("nvfp4", (128, 256), "bf16", dict(kind="coarse", scale_rule="four_over_six",
+                                           error_metric="mse", e4m3_max=256, block="16x16")),
+    ]
+    for metric, blk in (("mae", "1x16"), ("mse", "1x16"), ("mae", "16x16")):
+        cases.append(("nvfp4", (64, 128), "f32", dict(kind="four_six_ties",
+                                                     scale_rule="four_over_six",
+                                                     error_metric=metric, e4m3_max=256,
+                                                     amax=1536.0, block=blk)))
     cases.append(("nvfp4", (64, 256), "f32", dict(kind="boundaries", amax=448.0 * 6)))
     if size == "full":
         cases.append(("nvfp4", (8192, 8192), "bf16", dict()))
@@ -257,6 +340,14 @@ def check_quantize(target, size):
                          (np.float16 if dtype == "f16" else np.float32))
         elif kind == "boundaries":
             x = e2m1_boundary_data(*shape, 1000 + i)
+        elif kind == "rht_ties":
+            x = rht_tie_data(shape, 1000 + i, dtype)
+        elif kind == "four_six_ties":
+            x = four_six_tie_data(shape, 1000 + i)
+        elif kind == "coarse":
+            g = np.random.default_rng(1000 + i).standard_normal(shape)
+            xf = (np.clip(np.round(g * 16), -112, 112) / 16).astype(np.float32)
+            x = ref.f32_to_bf16_bits(xf) if dtype == "bf16" else xf
         else:
             x, _ = high_precision(shape, 1000 + i, dtype, kind=kind)
         swizzle = opts.pop("swizzle", True)

@@ -293,6 +293,93 @@ def test_quantize_hadamard_is_transform_first():
         assert np.array_equal(u, v)
 
 
+def _rht_chunk(a, b, c):
+    # x_0..x_2 = a, b, c, the rest 0.  M[0][j] = 1/4, M[1][j] = (-1)^j / 4,
+    # M[2][j] = (-1)^(j>>1 & 1) / 4 (s_0 = s_1 = s_2 = 1), so the transform
+    # repeats with period 4: (a+b+c, a-b+c, a+b-c, a-b-c) / 4.  Every partial
+    # sum is exact in fp32 for these inputs.
+    x = np.zeros((1, 16), np.float32)
+    x[0, :3] = [a, b, c]
+    return x
+
+
+def test_hadamard_rounds_bf16_input_to_bf16():
+    # (22, 1.96875, 0.03125), all exact in bf16:
+    #   j%4 = 0: 24/4 = 6;  1: 20.0625/4 = 5.015625;  2: 23.9375/4 = 5.984375;
+    #   3: 20/4 = 5.
+    # bf16 keeps 8 significant bits: the ulp in [4, 8) is 2^-5, so
+    #   5.015625 = 5 + 2^-6 is a tie -> 5.0 (even), 5.984375 = 6 - 2^-6 -> 6.0.
+    x = _rht_chunk(22.0, 1.96875, 0.03125)
+    bits = R.f32_to_bf16_bits(x)
+    assert np.array_equal(R.bf16_bits_to_f32(bits), x)
+    want = np.tile(np.float32([6.0, 5.0, 6.0, 5.0]), 4)
+    assert np.array_equal(R.apply_hadamard(bits)[0], want)
+    assert np.array_equal(R.apply_hadamard(x, "bf16")[0], want)
+    # Quantized with amax = 2688 (S_enc = S_dec = 1): block amax 6 ->
+    # sf = e4m3(6 * fp32(1/6) = 1.0000000298 -> 1.0) = 0x38, enc_b = 1, so the
+    # codes are e2m1 of the transformed values: 6 -> 7, 5 -> 6 (tie to 4).
+    # Unrounded, 5.015625 would give 7 and 5.984375 7.
+    q, s, d = R.quantize_nvfp4(bits, hadamard=True, amax=2688.0)
+    assert d == 1.0 and (s == 0x38).all()
+    assert R.unpack_fp4(q)[0].tolist() == [7, 6, 7, 6] * 4
+    # MXFP4 (two such chunks): amax_b 6 -> v = fp32(6 * fp32(1/6)) = 1.0
+    # exactly -> code 127 (scale 1): the same codes.
+    q, s = R.quantize_mxfp4(np.tile(bits, 2), hadamard=True)
+    assert s.tolist() == [[127]]
+    assert R.unpack_fp4(q)[0].tolist() == [7, 6, 7, 6] * 8
+
+
+def test_hadamard_rounds_f16_input_to_f16():
+    # (22, 1.99609375, 2^-8), exact in f16 (11 significant bits):
+    #   j%4 = 0: 24/4 = 6;  1: 20.0078125/4 = 5 + 2^-9;  2: 6 - 2^-9;  3: 5.
+    # The f16 ulp in [4, 8) is 2^-8: both 5 + 2^-9 and 6 - 2^-9 are ties
+    # -> 5.0 and 6.0 (even mantissas).
+    x = _rht_chunk(22.0, 1.99609375, 2.0 ** -8)
+    h = x.astype(np.float16)
+    assert np.array_equal(h.astype(np.float32), x)
+    assert np.array_equal(R.apply_hadamard(h)[0], np.tile(np.float32([6, 5, 6, 5]), 4))
+    q, s, d = R.quantize_nvfp4(h, hadamard=True, amax=2688.0)
+    assert d == 1.0 and (s == 0x38).all()
+    assert R.unpack_fp4(q)[0].tolist() == [7, 6, 7, 6] * 4
+
+
+def test_hadamard_keeps_fp32_for_f32_input():
+    # The same chunk as f32 keeps 5.015625 and 5.984375 (TE's fp32 order).
+    x = _rht_chunk(22.0, 1.96875, 0.03125)
+    assert np.array_equal(R.apply_hadamard(x)[0],
+                          np.tile(np.float32([6.0, 5.015625, 5.984375, 5.0]), 4))
+    q, s, d = R.quantize_nvfp4(x, hadamard=True, amax=2688.0)
+    assert R.unpack_fp4(q)[0].tolist() == [7, 7, 7, 6] * 4
+
+
+def test_hadamard_rounded_amax_sets_s_dec():
+    # (22, 2, 0.0625) in bf16: 6.015625, 5.015625, 5.984375, 4.984375, which
+    # bf16 rounds (ties to even) to 6, 5, 6, 5.  amax is taken after the
+    # rounding: 6 -> S_enc = 2688/6 = 448, S_dec = fp32(1/448) = 0x3B124925
+    # (fp32 input: amax 6.015625 gives another S_dec); block scale 448 (0x7E).
+    x = _rht_chunk(22.0, 2.0, 0.0625)
+    q, s, d = R.quantize_nvfp4(R.f32_to_bf16_bits(x), hadamard=True)
+    assert bits_of(d) == 0x3B124925 and s.tolist() == [[0x7E]]
+    _, _, d32 = R.quantize_nvfp4(x, hadamard=True)
+    assert bits_of(d32) != 0x3B124925
+
+
+def test_round_to_dtype_specials():
+    v = np.float32([65520.0, 65519.0, -1e6, 2.0 ** -25, 3 * 2.0 ** -26, np.nan, 3.4e38])
+    h = R.round_to_dtype(v, "f16")
+    # f16: 65520 is the tie above 65504 -> Inf; 2^-25 is a tie with 0 -> 0;
+    # 3*2^-26 -> 2^-24 (smallest subnormal).
+    assert h[0] == np.inf and h[1] == 65504.0 and h[2] == -np.inf
+    assert h[3] == 0.0 and h[4] == 2.0 ** -24 and np.isnan(h[5]) and h[6] == np.inf
+    b = R.round_to_dtype(v, "bf16")
+    assert b[0] == 65536.0 and b[6] == np.inf and np.isnan(b[5])
+    assert np.array_equal(R.round_to_dtype(v, "f32"), v, equal_nan=True)
+    assert R.input_dtype(np.zeros(2, np.uint16)) == "bf16"
+    assert R.input_dtype({"bf16": np.zeros(2, np.uint16)}) == "bf16"
+    assert R.input_dtype(np.zeros(2, np.float16)) == "f16"
+    assert R.input_dtype(np.zeros(2, np.float32)) == "f32"
+
+
 # ---------------------------------------------------------------------------
 # NVFP4 quantize: hand-computed blocks
 # ---------------------------------------------------------------------------
@@ -359,8 +446,15 @@ def test_nvfp4_global_scales():
     s, d = R.nvfp4_global_scales(f32([12.0, 0.0, np.inf, 2688.0, 1e-45, 6.0]))
     assert s.tolist() == [224.0, 1.0, 1.0, 1.0, float(np.finfo(np.float32).max), 448.0]
     assert bits_of(d[0]) == 0x3B924925 and bits_of(d[5]) == 0x3B124925
-    s, d = R.nvfp4_global_scales(f32(6.0), four_over_six=True)
+    s, d = R.nvfp4_global_scales(f32(6.0), e4m3_max=256)
     assert s == 256.0 and bits_of(d) == 0x3B800000
+    # four_over_six reports fp32(amax / C), no guards: 10/2688 = 0x3B73CF3D
+    # (fp32(1/fp32(2688/10)) = 0x3B73CF3E), 0 -> 0, Inf -> Inf.
+    d = R.four_over_six_decode_scale(f32([10.0, 0.0, np.inf, 6.0]))
+    assert [bits_of(v) for v in d[:2]] == [0x3B73CF3D, 0] and d[2] == np.inf
+    assert bits_of(R.four_over_six_decode_scale(f32(6.0), e4m3_max=256)) == 0x3B800000
+    with pytest.raises(ValueError):
+        R.four_over_six_decode_scale(f32(6.0), e4m3_max=240)
 
 
 def test_nvfp4_caller_amax_and_batch():
@@ -435,7 +529,8 @@ def test_nvfp4_2d_repeats_scale():
 # ---------------------------------------------------------------------------
 
 def _four_six_input():
-    # amax supplied 1536 -> S_enc = 1536/1536 = 1, S_dec = 1.
+    # amax supplied 1536 with e4m3_max 256 -> C = 1536, S_enc = S_dec = 1, and
+    # the error-domain values fp32(fp32(fp32(q * sf) * 1536) / 1536) = q * sf.
     x = np.zeros((4, 16), np.float32)
     x[0] = [6.0] + [5.0] * 15          # picks 4
     x[1, 0] = 6.0                        # tie (both exact) -> 6
@@ -443,13 +538,17 @@ def _four_six_input():
     return x                             # row 3: zero block, tie -> 6
 
 
+def _four_six(x, **kw):
+    return R.quantize_nvfp4(x, scale_rule="four_over_six", e4m3_max=256, amax=1536.0, **kw)
+
+
 def test_four_over_six_mse():
-    # cand 6: sf = 6*fp32(1/6) = 1.0 (0x38), enc 1: 5 -> 4 (tie to even), err 1 each.
-    # cand 4: pre 1.0*1.5 = 1.5 (0x3C), enc = fp32(1/1.5) = 0.6666667:
+    # base = fp32(6/6) * 1 = 1: sf6 = 1.0 (0x38), enc 1: 5 -> 4 (tie to even), err 1 each.
+    # sf4 = e4m3(1.5) (0x3C), enc = fp32(1/1.5) = 0.6666667:
     #   6 -> 4.0000002 -> 4 (xhat 6), 5 -> 3.3333335 -> 3 (xhat 4.5), err 0.5 each.
     # row 0: mse 15 vs 3.75 -> 4.  row 2: cand 6: 1 + 14*0.01 = 1.14; cand 4: 1.1 ->
     #   0.7333 -> 0.5 (xhat 0.75): 0.25 + 14*0.1225 = 1.965 -> 6.
-    q, s, d = R.quantize_nvfp4(_four_six_input(), scale_rule="four_over_six", amax=1536.0)
+    q, s, d = _four_six(_four_six_input(), error_metric="mse")
     assert d == 1.0
     assert s[:, 0].tolist() == [0x3C, 0x38, 0x38, 0x00]
     codes = R.unpack_fp4(q)
@@ -461,26 +560,138 @@ def test_four_over_six_mse():
 
 def test_four_over_six_metrics():
     x = _four_six_input()
-    _, s_mae, _ = R.quantize_nvfp4(x, scale_rule="four_over_six", error_metric="mae",
-                                   amax=1536.0)
+    _, s_mae, _ = _four_six(x, error_metric="mae")
     # mae row 2: 2.4 vs 5.4 -> 6
     assert s_mae[:, 0].tolist() == [0x3C, 0x38, 0x38, 0x00]
-    q, s_max, _ = R.quantize_nvfp4(x, scale_rule="four_over_six", error_metric="abs_max",
-                                   amax=1536.0)
+    assert np.array_equal(_four_six(x)[1], s_mae)  # mae is the default (TE's)
+    q, s_max, _ = _four_six(x, error_metric="abs_max")
     # abs_max row 2: 1.0 vs 0.5 -> 4; codes 6 -> 4 (6), 5 -> 3 (5), 1.1 -> 0.5 (1)
     assert s_max[:, 0].tolist() == [0x3C, 0x38, 0x3C, 0x00]
     assert R.unpack_fp4(q)[2].tolist() == [6, 5] + [1] * 14
 
 
+def test_four_over_six_near_ties():
+    # Same setting (xhat = q * sf exactly).  Per element, (cand 6 error, cand 4 error):
+    #   6      -> (0, 0)              1.75 -> 2 | 1.5:  (0.25, 0.25)
+    #   4 + a  -> 4 | 4.5: (a, 0.5 - a)   4.5 - b -> 4 | 4.5: (0.5 - b, b)
+    # (cand 4 codes: 4.5 - b -> 2.9999998 -> 3, 4 + a -> 2.6666675 -> 3.)
+    # Row 0, a = b = 2^-21: mae 0.25 + 2^-21 + (0.5 - 2^-21) = 0.75 for both,
+    #   mse 0.0625 + 2^-42 (lost) + fp32(0.25 - 2^-21 + 2^-42) = 0.3125 - 2^-21
+    #   for both: exact ties -> 6 (0x38), codes 7, 4, 6, 6.
+    # Row 1, a = 2^-20, b = 2^-21: mae 0.75 + 2^-21 vs 0.75 - 2^-21; mse
+    #   0.3125 - 2^-21 vs 0.3125 - 2^-20: candidate 4 better by one or two
+    #   ulp -> 4 (0x3C), codes 6, 2, 5, 5.
+    x = np.zeros((2, 16), np.float32)
+    x[0, :4] = [6.0, 1.75, 4.0 + 2.0 ** -21, 4.5 - 2.0 ** -21]
+    x[1, :4] = [6.0, 1.75, 4.0 + 2.0 ** -20, 4.5 - 2.0 ** -21]
+    for metric in ("mae", "mse"):
+        q, s, d = _four_six(x, error_metric=metric)
+        assert s[:, 0].tolist() == [0x38, 0x3C], metric
+        assert R.unpack_fp4(q)[:, :4].tolist() == [[7, 4, 6, 6], [6, 2, 5, 5]], metric
+
+
+def test_four_over_six_block_scale_order():
+    # TE's base = fp32(fp32(amax_b / 6) * S_enc), not amax_b * fp32(S_enc * fp32(1/6)).
+    # amax 10, e4m3_max 256: S_enc = fp32(1536/10) = 153.6000061; amax_b = 4.53125
+    # (4.53125 * 1536 / 60 = 116 exactly, the E4M3 midpoint of 112 and 120):
+    #   fp32(4.53125/6) = 0.7552083 (0.75520831 - 2e-8), * S_enc = 116.0000016
+    #   -> 116.0 -> tie -> 112 (0x6E, even mantissa); the other order gives
+    #   fp32(S_enc * fp32(1/6)) = 25.600002, * 4.53125 = 116.00001 -> 120.
+    # sf4 = e4m3(174.0) = 176 (0x73).  S_dec = fp32(1/S_enc) = 0.0065104165:
+    #   enc6 = 1.3714286: 4.53125 -> 6.214 -> 6, 2.1875 -> 3, 1.09375 -> 1.5;
+    #   xhat = q * 112 * 10 / 1536 = 4.375, 2.1875, 1.09375: mae 0.15625;
+    #   enc4 = 0.8727273: -> 4, 2, 1; xhat 4.5833335, 2.2916667, 1.1458334:
+    #   mae 0.0520835 + 0.1041667 + 0.0520834 = 0.2083336 -> 6 (0x6E).
+    x = np.zeros((1, 16), np.float32)
+    x[0, :3] = [4.53125, 2.1875, 1.09375]
+    q, s, d = R.quantize_nvfp4(x, scale_rule="four_over_six", e4m3_max=256, amax=10.0)
+    assert s.tolist() == [[0x6E]]
+    assert R.unpack_fp4(q)[0, :4].tolist() == [7, 5, 3, 0]
+    assert bits_of(d) == bits_of(f32(10.0) / f32(1536.0))
+
+
+def test_four_over_six_error_domain_tie():
+    # The candidate errors are measured on fp32(fp32(fp32(q * sf) * amax) / C),
+    # not on q * sf * S_dec.  amax 10, e4m3_max 448 (default): S_enc =
+    # fp32(268.8) = 268.79999, S_dec = fp32(1/S_enc) = 0.0037202383.
+    # Block [5, 4.625]: base = fp32(fp32(5/6) * S_enc) = 223.99998 -> sf6 = 224
+    # (0x76), sf4 = e4m3(335.99997) = 320 (0x7A, 336 is the 320|352 tie).
+    #   cand 6: enc 1.1999999: 5.9999995, 5.5499997 -> 6, 6; xhat =
+    #     6 * 224 * 10 / 2688 = 5 exactly: errors 0, 0.375 -> 0.375.
+    #   cand 4: enc 0.8399999: 4.2, 3.885 -> 4, 4; xhat = fp32(12800/2688) =
+    #     4.7619047: errors 0.23809528, 0.13690472 (exact differences, whose
+    #     sum is 5 - 4.625) -> 0.375.
+    # An exact tie: 6 is kept.  (With xhat = q*sf*S_dec, cand 6 = 4.999999
+    # gives 0.3750010 and candidate 4 would win.)  S_dec = fp32(10/2688).
+    x = np.zeros((1, 16), np.float32)
+    x[0, :2] = [5.0, 4.625]
+    bits = R.f32_to_bf16_bits(x)
+    q, s, d = R.quantize_nvfp4(bits, scale_rule="four_over_six", amax=10.0)
+    assert s.tolist() == [[0x76]]
+    assert R.unpack_fp4(q)[0, :3].tolist() == [7, 7, 0]
+    assert bits_of(d) == 0x3B73CF3D
+
+
+def test_four_over_six_16x16_tree_order():
+    # 16x16 tile, xhat = q * sf exactly (as _four_six).  Row 0: fifteen 5.25
+    # (cand 6: -> 6, cand 4: 3.5 -> 4 -> 6: error 0.75 for both) and one 6:
+    # r0 = 11.25 for both.  Row 1: 4 + 2^-20 -> (2^-20, 0.5 - 2^-20);
+    # row 2: 4.5 - 2^-21 -> (0.5 - 2^-21, 2^-21); other rows 0.  ulp(11.25) = 2^-20.
+    # TE's tree: a_l = r_l + r_(l+8), b_l = a_l + a_(l+4), c_l = b_l + b_(l+2),
+    # e = c_0 + c_1 = (r0 + r2) + r1 here:
+    #   cand 6: (11.25 + (0.5 - 2^-21)) -> 11.75 (tie, even), + 2^-20 = 11.75 + 2^-20
+    #   cand 4: (11.25 + 2^-21) -> 11.25 (tie, even), + (0.5 - 2^-20) = 11.75 - 2^-20
+    # -> 4 (0x3C).  Row-major sequential sums would give 11.75 for both -> 6.
+    x = np.zeros((16, 16), np.float32)
+    x[0, :15] = 5.25
+    x[0, 15] = 6.0
+    x[1, 0] = 4.0 + 2.0 ** -20
+    x[2, 0] = 4.5 - 2.0 ** -21
+    q, s, d = _four_six(x, error_metric="mae", block=(16, 16))
+    assert (s == 0x3C).all()
+    codes = R.unpack_fp4(q)
+    assert codes[0].tolist() == [6] * 16  # 5.25 -> 3.5 -> 4 (tie, even); 6 -> 4
+    assert codes[1, 0] == 5 and codes[2, 0] == 5  # -> 3 (x 1.5 = 4.5)
+    # Rows past the matrix count as 0: the same tile cut to 3 rows.
+    _, s3, _ = _four_six(x[:3], error_metric="mae", block=(16, 16))
+    assert (s3 == 0x3C).all()
+
+
 def test_four_over_six_global_scale():
-    # amax computed = 6 -> S_enc = 1536/6 = 256, S_dec = 2^-8 exactly.
+    # amax computed = 6.  e4m3_max 448 (default): S_enc = 448, S_dec = 6/2688 =
+    # fp32(1/448) = 0x3B124925; base = fp32(fp32(6/6) * 448) = 448 (0x7E), and
+    # sf4 = e4m3(672) saturates to 448 too: equal candidates -> 6.
     x = np.zeros((1, 16), np.float32)
     x[0, 0] = 6.0
     _, s, d = R.quantize_nvfp4(x, scale_rule="four_over_six")
-    assert bits_of(d) == 0x3B800000
-    # pre6 = 6*fp32(256*fp32(1/6)) = 256.0000076 -> 256 (0x78); tie with cand 4
-    # (384, exact too) -> keep 6.
-    assert s.tolist() == [[0x78]]
+    assert bits_of(d) == 0x3B124925 and s.tolist() == [[0x7E]]
+    # e4m3_max 256: S_enc = 256, S_dec = 6/1536 = 2^-8; base 256 (0x78), sf4 384:
+    # both exact (xhat 6) -> tie -> 6.
+    _, s, d = R.quantize_nvfp4(x, scale_rule="four_over_six", e4m3_max=256)
+    assert bits_of(d) == 0x3B800000 and s.tolist() == [[0x78]]
+
+
+def test_four_over_six_decode_scale_is_amax_over_c():
+    # S_dec = fp32(amax / C) without guards: an all-zero tensor reports 0 (max6
+    # reports 1), and a caller amax of 0 makes every error-domain value 0.
+    z = np.zeros((2, 32), np.float32)
+    q, s, d = R.quantize_nvfp4(z, scale_rule="four_over_six")
+    assert d == 0.0 and not s.any() and not q.any()
+    assert R.quantize_nvfp4(z)[2] == 1.0
+    x = R.make_test_tensor((32, 64), seed=4)
+    for e in (448, 256):
+        _, _, d = R.quantize_nvfp4(x, scale_rule="four_over_six", e4m3_max=e)
+        assert bits_of(d) == bits_of(np.abs(x).max() / f32(6 * e))
+
+
+def test_four_over_six_options_rejected():
+    x = np.zeros((1, 16), np.float32)
+    with pytest.raises(ValueError):
+        R.quantize_nvfp4(x, scale_rule="four_over_six", e4m3_max=240)
+    with pytest.raises(ValueError):
+        R.quantize_nvfp4(x, e4m3_max=448)
+    with pytest.raises(ValueError):
+        R.quantize_nvfp4(x, error_metric="mae")
 
 
 def test_four_over_six_2d_and_nan():
@@ -746,8 +957,8 @@ def test_make_test_tensor_kinds():
     zero = (seg == 0).all(axis=1)
     assert zero.sum() == round(0.1 * seg.shape[0])
     # NVFP4 block scales: tiny blocks give non-zero subnormal E4M3 (codes 1..7)
-    for rule in ("max6", "four_over_six"):
-        _, s, _ = R.quantize_nvfp4(x, scale_rule=rule)
+    for opts in (dict(), dict(scale_rule="four_over_six", e4m3_max=256)):
+        _, s, _ = R.quantize_nvfp4(x, **opts)
         sub = (s > 0) & (s < 8)
         assert sub.sum() >= 2 * round(0.1 * seg.shape[0])
     # outliers

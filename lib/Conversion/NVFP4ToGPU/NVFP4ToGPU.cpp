@@ -145,7 +145,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
             memref::LoadOp::create(b, loc, amaxBits, batch ? batch : ix.c(0)));
       else
         amax = nb.f32(0.0);
-      return cg.globalScales(amax);
+      return cg.tensorScales(amax);
     };
     launchLinear(
         b, loc, tiles, [&](Value linear) {
@@ -160,14 +160,15 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           QuantizeCodegen cg(b, loc, spec, adaptor.getInput(), outs[0], outs[1],
                              adaptor.getSeed());
           NumericsBuilder nb(b, loc, b.getF32Type());
-          Value sEnc, sDec;
+          TensorScales scales;
           if (spec.isNVFP4()) {
             SmallVector<Value> bIdx = withBatch(batch, {});
-            std::tie(sEnc, sDec) = globalScales(cg, nb, batch);
+            scales = globalScales(cg, nb, batch);
             Value first = arith::AndIOp::create(b, loc, ix.eq(tileRow, ix.c(0)),
                                                 ix.eq(blockCol, ix.c(0)));
             scf::IfOp::create(b, loc, first, [&](OpBuilder &, Location) {
-              memref::StoreOp::create(b, loc, sDec, outs[2], bIdx);
+              memref::StoreOp::create(b, loc, scales.decodeScale, outs[2],
+                                      bIdx);
               scf::YieldOp::create(b, loc);
             });
           }
@@ -188,7 +189,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           scf::IfOp::create(
               b, loc, real,
               [&](OpBuilder &, Location) {
-                cg.emitTile(batch, tileRow, blockCol, sEnc, sDec);
+                cg.emitTile(batch, tileRow, blockCol, scales);
                 // A 16-row tile crossing the last row: its padded rows.
                 if (spec.swizzled && spec.tileRows > 1)
                   zeroRows(ix.max(firstRow, ix.c(spec.rows)), tileEnd);
@@ -208,7 +209,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
         QuantizeCodegen cg(b, loc, spec, adaptor.getInput(), outs[0], outs[1],
                            adaptor.getSeed());
         NumericsBuilder nb(b, loc, b.getF32Type());
-        Value sDec = globalScales(cg, nb, batch).second;
+        Value sDec = globalScales(cg, nb, batch).decodeScale;
         memref::StoreOp::create(b, loc, sDec, outs[2], withBatch(batch, {}));
       });
     if (amaxBits)

@@ -238,7 +238,7 @@ struct QuantizeLowering : BufferizedOpPattern<QuantizeOp> {
     if (spec.swizzled)
       fillZeros(rewriter, loc, outs[1]);
     forEachBatch(rewriter, loc, spec.batched, spec.batch, [&](Value batch) {
-      Value sEnc, sDec;
+      TensorScales scales;
       if (spec.isNVFP4()) {
         Value amax = adaptor.getAmax()
                          ? memref::LoadOp::create(rewriter, loc,
@@ -246,13 +246,13 @@ struct QuantizeLowering : BufferizedOpPattern<QuantizeOp> {
                                                   withBatch(batch, {}))
                                .getResult()
                          : cg.emitTensorAmax(batch);
-        std::tie(sEnc, sDec) = cg.globalScales(amax);
-        memref::StoreOp::create(rewriter, loc, sDec, outs[2],
+        scales = cg.tensorScales(amax);
+        memref::StoreOp::create(rewriter, loc, scales.decodeScale, outs[2],
                                 withBatch(batch, {}));
       }
       forLoop(rewriter, loc, 0, spec.numTileRows(), [&](Value tileRow) {
         forLoop(rewriter, loc, 0, spec.scaleCols(), [&](Value blockCol) {
-          cg.emitTile(batch, tileRow, blockCol, sEnc, sDec);
+          cg.emitTile(batch, tileRow, blockCol, scales);
         });
       });
     });

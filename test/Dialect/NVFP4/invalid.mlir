@@ -189,6 +189,22 @@ func.func @q11_decode_scale_shape(%x: tensor<2x16x32xbf16>) {
 
 // -----
 
+func.func @q12_e4m3_max_value(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected e4m3_max 448 or 256, got 240}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x {scale_rule = #nvfp4.scale_rule<four_over_six>, e4m3_max = 240} : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q13_e4m3_max_without_four_over_six(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected e4m3_max only with scale_rule four_over_six}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x {e4m3_max = 448} : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
 func.func @q_input_element_type(%x: tensor<16x32xi8>) {
   // expected-error @+1 {{operand #0 must be Tensor or MemRef of bfloat16 type or 16-bit float or 32-bit float values, but got 'tensor<16x32xi8>'}}
   %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<16x32xi8> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>

@@ -19,6 +19,20 @@ func.func @quantize_variants(%x: tensor<200x64xbf16>, %y: tensor<2x48x96xf32>, %
 
 // -----
 
+// The Hadamard transform rounded to the input type (bf16, f16) before amax;
+// TransformerEngine's 4over6 (row errors, the 16-row tree, e4m3_max 256).
+// CHECK-LABEL: llvm.func @quantize_hadamard_four_over_six
+// CHECK-COUNT-5: gpu.launch_func
+// CHECK: gpu.binary
+func.func @quantize_hadamard_four_over_six(%x: tensor<64x64xbf16>, %h: tensor<64x64xf16>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<f32>) {
+  %q0, %s0, %d0 = nvfp4.quantize nvfp4 %x {hadamard} : tensor<64x64xbf16> -> tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<f32>
+  %q1, %s1 = nvfp4.quantize mxfp4 %h {hadamard} : tensor<64x64xf16> -> tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
+  %q2, %s2, %d2 = nvfp4.quantize nvfp4 %h {hadamard, block = array<i64: 16, 16>, scale_rule = #nvfp4.scale_rule<four_over_six>, error_metric = #nvfp4.error_metric<mse>, e4m3_max = 256} : tensor<64x64xf16> -> tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<f32>
+  return %q0, %s0, %q1, %s1, %q2, %s2, %d2 : tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<f32>
+}
+
+// -----
+
 // CHECK-LABEL: llvm.func @matmuls
 // CHECK-COUNT-4: gpu.launch_func
 // CHECK: gpu.binary

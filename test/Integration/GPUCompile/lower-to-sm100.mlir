@@ -87,7 +87,9 @@ func.func @variants(%a: tensor<300x7168xf4E2M1FN>, %sa: tensor<3x112x32x4x4xf8E4
   return %c, %m, %d, %x, %i#0, %i#1 : tensor<300x512xbf16>, tensor<4x40x512xf16>, tensor<2048x200xf32>, tensor<256x384xbf16>, tensor<100x256xf32>, tensor<0x256xf32>
 }
 
-func.func @quantize(%x: tensor<256x512xbf16>) -> (tensor<256x512xf4E2M1FN>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+func.func @quantize(%x: tensor<256x512xbf16>) -> (tensor<256x512xf4E2M1FN>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<256x512xf4E2M1FN>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
   %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<256x512xbf16> -> tensor<256x512xf4E2M1FN>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
-  return %q, %s : tensor<256x512xf4E2M1FN>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+  // TransformerEngine's 4over6 after the bf16-rounded Hadamard transform.
+  %q2, %s2, %d2 = nvfp4.quantize nvfp4 %x {hadamard, scale_rule = #nvfp4.scale_rule<four_over_six>} : tensor<256x512xbf16> -> tensor<256x512xf4E2M1FN>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
+  return %q, %s, %q2, %s2 : tensor<256x512xf4E2M1FN>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<256x512xf4E2M1FN>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
 }

@@ -176,7 +176,14 @@ ScaleRule QuantizeOp::getEffectiveScaleRule() {
 }
 
 ErrorMetric QuantizeOp::getEffectiveErrorMetric() {
-  return getErrorMetric().value_or(ErrorMetric::mse);
+  // TransformerEngine's default nvfp4_4over6_err_mode.
+  return getErrorMetric().value_or(ErrorMetric::mae);
+}
+
+int64_t QuantizeOp::getEffectiveE4M3Max() {
+  if (std::optional<uint64_t> max = getE4m3Max())
+    return static_cast<int64_t>(*max);
+  return 448;
 }
 
 bool QuantizeOp::hasSwizzledScales() {
@@ -244,6 +251,16 @@ LogicalResult QuantizeOp::verify() {
   if (getErrorMetric() && rule != ScaleRule::four_over_six)
     return emitOpError("expected error_metric only with "
                        "scale_rule four_over_six");
+
+  // [Q12] the E4M3 maximum of the global scale: TE's two values.
+  if (std::optional<uint64_t> max = getE4m3Max()) {
+    if (*max != 448 && *max != 256)
+      return emitOpError("expected e4m3_max 448 or 256, got ") << *max;
+    // [Q13] only four_over_six has a choice (max6 is 448 by definition).
+    if (rule != ScaleRule::four_over_six)
+      return emitOpError("expected e4m3_max only with "
+                         "scale_rule four_over_six");
+  }
 
   // [Q6] a seed exactly when rounding stochastically.
   bool stochastic = getRounding() == Rounding::stochastic;

@@ -120,7 +120,7 @@ Operation *createBufferized(RewriterBase &rewriter, QuantizeOp op,
       rewriter, op.getLoc(), TypeRange{}, op.getFormatAttr(),
       adaptor.getInput(), adaptor.getAmax(), adaptor.getSeed(), outs,
       op.getBlockAttr(), op.getRoundingAttr(), op.getHadamardAttr(),
-      op.getScaleRuleAttr(), op.getErrorMetricAttr());
+      op.getScaleRuleAttr(), op.getErrorMetricAttr(), op.getE4m3MaxAttr());
 }
 
 template <>

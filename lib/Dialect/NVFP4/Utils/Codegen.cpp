@@ -94,6 +94,7 @@ QuantizeSpec QuantizeSpec::get(QuantizeOp op) {
   spec.stochastic = op.getRounding() == Rounding::stochastic;
   spec.rule = op.getEffectiveScaleRule();
   spec.metric = op.getEffectiveErrorMetric();
+  spec.e4m3Max = op.getEffectiveE4M3Max();
   return spec;
 }
 
@@ -128,6 +129,8 @@ SmallVector<Value> QuantizeCodegen::loadChunk(Value batch, Value row,
   SmallVector<Value> quarter;
   for (Value v : x)
     quarter.push_back(nb.mul(v, nb.f32(0.25)));
+  // The result takes the input's element type (spec 2.2): bf16/f16 inputs
+  // round the fp32 sums, as TransformerEngine does; f32 keeps them.
   SmallVector<Value> out;
   for (int j = 0; j < kChunk; ++j) {
     Value acc = NumericsBuilder::hadamardEntry(0, j) > 0
@@ -137,7 +140,7 @@ SmallVector<Value> QuantizeCodegen::loadChunk(Value batch, Value row,
       acc = NumericsBuilder::hadamardEntry(i, j) > 0
                 ? nb.add(acc, quarter[i])
                 : nb.sub(acc, quarter[i]);
-    out.push_back(acc);
+    out.push_back(nb.roundTo(acc, element));
   }
   return out;
 }
@@ -166,10 +169,16 @@ Value QuantizeCodegen::emitTensorAmax(Value batch) {
   return rowLoop.getResult(0);
 }
 
-std::pair<Value, Value> QuantizeCodegen::globalScales(Value amax) {
-  double globalMax =
-      spec.rule == ScaleRule::four_over_six ? 256.0 * 6.0 : 448.0 * 6.0;
-  return nb.globalScales(amax, globalMax);
+TensorScales QuantizeCodegen::tensorScales(Value amax) {
+  TensorScales scales;
+  scales.amax = amax;
+  std::tie(scales.sEnc, scales.sDec) = nb.globalScales(amax, spec.globalMax());
+  // four_over_six reports the decode factor of its error domain, amax / C,
+  // rounded once and without the S_enc guards (spec 2.5).
+  scales.decodeScale = spec.isFourOverSix()
+                           ? nb.div(amax, nb.f32(spec.globalMax()))
+                           : scales.sDec;
+  return scales;
 }
 
 SmallVector<Value> QuantizeCodegen::randomBytes(Value batch, Value row,
@@ -301,25 +310,21 @@ void QuantizeCodegen::storeScale(Value batch, Value row, Value blockCol,
       scaleIndices(b, loc, spec.swizzled, batch, row, blockCol));
 }
 
+Value QuantizeCodegen::combineErrors(Value a, Value c) {
+  return spec.metric == ErrorMetric::abs_max ? nb.maxNum(a, c) : nb.add(a, c);
+}
+
 Value QuantizeCodegen::accumulateError(ArrayRef<Value> chunk,
                                        ArrayRef<Value> codes, Value sfValue,
-                                       Value sDec, Value acc) {
-  // Spec 2.5: d = fl(x - fl(fl(e2m1(q) * sf) * S_dec)); mse sums fl(d*d),
-  // mae sums |d|, abs_max takes fmaxf of |d|, in increasing element order.
+                                       Value amax, Value acc) {
+  // Spec 2.5: xhat = fl(fl(fl(e2m1(q) * sf) * amax) / C), d = fl(xhat - x);
+  // mse adds fl(d*d), mae adds |d|, abs_max takes fmaxf of |d|, in
+  // increasing element order.
   for (auto [x, code] : llvm::zip(chunk, codes)) {
-    Value xhat = nb.mul(nb.mul(nb.e2m1Decode(code), sfValue), sDec);
-    Value d = nb.sub(x, xhat);
-    switch (spec.metric) {
-    case ErrorMetric::mse:
-      acc = nb.add(acc, nb.mul(d, d));
-      break;
-    case ErrorMetric::mae:
-      acc = nb.add(acc, nb.abs(d));
-      break;
-    case ErrorMetric::abs_max:
-      acc = nb.maxNum(acc, nb.abs(d));
-      break;
-    }
+    Value xhat = nb.fourOverSixValue(code, sfValue, amax, spec.globalMax());
+    Value d = nb.sub(xhat, x);
+    Value term = spec.metric == ErrorMetric::mse ? nb.mul(d, d) : nb.abs(d);
+    acc = combineErrors(acc, term);
   }
   return acc;
 }
@@ -333,7 +338,7 @@ Value QuantizeCodegen::rowIndex(Value tileRow, int64_t r) {
 }
 
 void QuantizeCodegen::emitTile(Value batch, Value tileRow, Value blockCol,
-                               Value sEnc, Value sDec) {
+                               const TensorScales &ts) {
   int64_t chunks = spec.blockWidth / kChunk;
   Value kBase = arith::MulIOp::create(b, loc, blockCol,
                                       indexConst(b, loc, spec.blockWidth));
@@ -392,37 +397,72 @@ void QuantizeCodegen::emitTile(Value batch, Value tileRow, Value blockCol,
 
   // The scale byte and the multiplier applied before encoding.
   Value scaleByte, multiplier;
-  if (spec.isNVFP4()) {
-    Value p = nb.blockScaleInput(amax, sEnc);
-    Value sf6 = nb.e4m3EncodeSatFinite(p);
-    Value sfv6 = nb.e4m3Decode(sf6);
-    Value enc6 = nb.blockEncodeScale(sfv6, sDec);
-    scaleByte = sf6;
-    multiplier = enc6;
-    if (fourSix) {
-      Value sf4 = nb.e4m3EncodeSatFinite(nb.mul(p, nb.f32(1.5)));
-      Value sfv4 = nb.e4m3Decode(sf4);
-      Value enc4 = nb.blockEncodeScale(sfv4, sDec);
-      // Pass 2: errors of both candidates, in row-major order.
-      SmallVector<Value> errors = overRows(
-          ValueRange{nb.f32(0.0), nb.f32(0.0)},
-          [&](Value row, ValueRange acc) {
-            Value e6 = acc[0], e4 = acc[1];
-            for (auto [c, chunk] : llvm::enumerate(loadRow(row))) {
-              SmallVector<Value> r = random(row, c);
-              e6 = accumulateError(chunk, encodeChunk(chunk, enc6, r), sfv6,
-                                   sDec, e6);
-              e4 = accumulateError(chunk, encodeChunk(chunk, enc4, r), sfv4,
-                                   sDec, e4);
-            }
-            return SmallVector<Value>{e6, e4};
-          });
-      // Candidate 4 only when strictly better (ties and NaN keep 6).
-      Value pick4 = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                          errors[1], errors[0]);
-      scaleByte = nb.select(pick4, sf4, sf6);
-      multiplier = nb.select(pick4, enc4, enc6);
+  if (spec.isNVFP4() && !fourSix) {
+    Value sf = nb.e4m3EncodeSatFinite(nb.blockScaleInput(amax, ts.sEnc));
+    scaleByte = sf;
+    multiplier = nb.blockEncodeScale(nb.e4m3Decode(sf), ts.sDec);
+  } else if (fourSix) {
+    // TransformerEngine's 4over6 (spec 2.5): the map-to-6 scale and the
+    // map-to-4 one, 1.5 times its input.
+    Value base = nb.fourOverSixBlockScaleInput(amax, ts.sEnc);
+    Value sf6 = nb.e4m3EncodeSatFinite(base);
+    Value sf4 = nb.e4m3EncodeSatFinite(nb.mul(base, nb.f32(1.5)));
+    Value sfv6 = nb.e4m3Decode(sf6), sfv4 = nb.e4m3Decode(sf4);
+    Value enc6 = nb.blockEncodeScale(sfv6, ts.sDec);
+    Value enc4 = nb.blockEncodeScale(sfv4, ts.sDec);
+    // Pass 2: each row's error per candidate, summed from +0 in element
+    // order (one thread's loop in TE's kernel).
+    auto rowErrors = [&](Value row) {
+      Value e6 = nb.f32(0.0), e4 = nb.f32(0.0);
+      for (auto [c, chunk] : llvm::enumerate(loadRow(row))) {
+        SmallVector<Value> r = random(row, c);
+        e6 = accumulateError(chunk, encodeChunk(chunk, enc6, r), sfv6,
+                             ts.amax, e6);
+        e4 = accumulateError(chunk, encodeChunk(chunk, enc4, r), sfv4,
+                             ts.amax, e4);
+      }
+      return std::make_pair(e6, e4);
+    };
+    Value err6, err4;
+    if (spec.tileRows == 1) {
+      std::tie(err6, err4) = rowErrors(first);
+    } else {
+      // A 16x16 tile: keep the 16 row errors of each candidate (rows past
+      // the matrix stay +0), then reduce them as TE's __shfl_down tree over
+      // offsets 8, 4, 2, 1: a_l = r_l + r_(l+8), b_l = a_l + a_(l+4), ...
+      int64_t n = spec.tileRows;
+      SmallVector<Value> init(2 * n, nb.f32(0.0));
+      SmallVector<Value> rows = overRows(init, [&](Value row,
+                                                   ValueRange acc) {
+        auto [e6, e4] = rowErrors(row);
+        Value local = arith::SubIOp::create(b, loc, row, first);
+        SmallVector<Value> next(acc);
+        for (int64_t j = 0; j < n; ++j) {
+          Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             local, indexConst(b, loc, j));
+          next[j] = nb.select(here, e6, acc[j]);
+          next[n + j] = nb.select(here, e4, acc[n + j]);
+        }
+        return next;
+      });
+      auto tree = [&](ArrayRef<Value> r) {
+        SmallVector<Value> level(r);
+        while (level.size() > 1) {
+          size_t half = level.size() / 2;
+          for (size_t l = 0; l < half; ++l)
+            level[l] = combineErrors(level[l], level[l + half]);
+          level.resize(half);
+        }
+        return level.front();
+      };
+      err6 = tree(ArrayRef<Value>(rows).take_front(n));
+      err4 = tree(ArrayRef<Value>(rows).drop_front(n));
     }
+    // Candidate 4 only when strictly better (ties and NaN keep 6).
+    Value pick4 = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                        err4, err6);
+    scaleByte = nb.select(pick4, sf4, sf6);
+    multiplier = nb.select(pick4, enc4, enc6);
   } else {
     scaleByte = spec.rule == ScaleRule::floor ? nb.mxScaleCodeFloor(amax)
                                               : nb.mxScaleCodeRceil(amax);

@@ -78,6 +78,17 @@ Value NumericsBuilder::isNaN(Value a) {
 Value NumericsBuilder::select(Value cond, Value t, Value f) {
   return arith::SelectOp::create(b, loc, cond, t, f);
 }
+Value NumericsBuilder::roundTo(Value x, Type element) {
+  if (element.isF32())
+    return x;
+  Type narrow = element;
+  if (auto vec = dyn_cast<VectorType>(floatType))
+    narrow = VectorType::get(vec.getShape(), element);
+  // Plain truncf/extf: IEEE round to nearest even on every target (the CPU
+  // pipeline expands the bf16 casts to integer ops, NVPTX has cvt.rn).
+  Value truncated = arith::TruncFOp::create(b, loc, narrow, x);
+  return arith::ExtFOp::create(b, loc, floatType, truncated);
+}
 
 Value NumericsBuilder::cmpF(unsigned predicate, Value a, Value c) {
   return arith::CmpFOp::create(b, loc, static_cast<CmpFPredicate>(predicate),
@@ -264,6 +275,18 @@ std::pair<Value, Value> NumericsBuilder::globalScales(Value amax,
 
 Value NumericsBuilder::blockScaleInput(Value blockAmax, Value sEnc) {
   return mul(blockAmax, mul(sEnc, f32(kOneSixth)));
+}
+
+Value NumericsBuilder::fourOverSixBlockScaleInput(Value blockAmax,
+                                                  Value sEnc) {
+  // IEEE division by 6 first, then the encode scale (TransformerEngine's
+  // `block_amax / fp4_max * S_enc`), unlike max6's fp32(1/6) product.
+  return mul(div(blockAmax, f32(6.0)), sEnc);
+}
+
+Value NumericsBuilder::fourOverSixValue(Value code, Value sfValue, Value amax,
+                                        double globalMax) {
+  return div(mul(mul(e2m1Decode(code), sfValue), amax), f32(globalMax));
 }
 
 Value NumericsBuilder::blockEncodeScale(Value sfValue, Value sDec) {

@@ -70,10 +70,16 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
       `#nvfp4.rounding<stochastic>`; stochastic rounding takes an i64 `seed`
       operand and is deterministic for a given seed.
     * `hadamard`: apply the 16-point random Hadamard transform to the last
-      dimension before computing amax and quantizing.
-    * `scale_rule`: nvfp4: `max6` (default) or `four_over_six` (with
-      `error_metric` `mse` (default), `mae` or `abs_max`); mxfp4: `rceil`
-      (default) or `floor`.
+      dimension before computing amax and quantizing; the transformed values
+      are rounded to the input's element type (bf16, f16), as
+      TransformerEngine does, and stay fp32 for f32 input.
+    * `scale_rule`: nvfp4: `max6` (default) or `four_over_six`
+      (TransformerEngine's 4over6: each block scaled to 6 and to 4, the one
+      with the smaller error kept); mxfp4: `rceil` (default) or `floor`.
+    * `error_metric` (four_over_six only): `mae` (default) or `mse`, TE's
+      two modes, or `abs_max` (an extension TE does not offer).
+    * `e4m3_max` (four_over_six only): 448 (default) or 256, TE's
+      `nvfp4_e4m3_max`; the global constant is `6 * e4m3_max`.
     * an optional `amax` operand (nvfp4 only) replaces the computed
       per-tensor absolute maximum (`tensor<f32>` or `tensor<Bxf32>`).
 
@@ -99,7 +105,8 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
     DefaultValuedAttr<NVFP4_RoundingAttr, "Rounding::nearest_even">:$rounding,
     UnitAttr:$hadamard,
     OptionalAttr<NVFP4_ScaleRuleAttr>:$scale_rule,
-    OptionalAttr<NVFP4_ErrorMetricAttr>:$error_metric);
+    OptionalAttr<NVFP4_ErrorMetricAttr>:$error_metric,
+    OptionalAttr<I64Attr>:$e4m3_max);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $format $input (`amax` $amax^ `:` type($amax))? (`seed` $seed^)?
@@ -118,10 +125,13 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
     ::mlir::Value getDecodeScaleTarget() {
       return getTargets().size() > 2 ? getTargets()[2] : ::mlir::Value();
     }
-    /// Block shape, scale rule and error metric with format defaults applied.
+    /// Block shape, scale rule and error metric with defaults applied.
     ::llvm::SmallVector<int64_t, 2> getEffectiveBlock();
     ScaleRule getEffectiveScaleRule();
     ErrorMetric getEffectiveErrorMetric();
+    /// The E4M3 maximum of the global scale (448 unless four_over_six
+    /// asks for 256).
+    int64_t getEffectiveE4M3Max();
     /// Elements of the last dimension sharing one scale (16 or 32).
     int64_t getBlockWidth() { return getEffectiveBlock()[1]; }
     bool hasSwizzledScales();

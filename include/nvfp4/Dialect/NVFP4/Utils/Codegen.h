@@ -62,11 +62,27 @@ struct QuantizeSpec {
   bool hardwareStochastic = false;
   ScaleRule rule;
   ErrorMetric metric;
+  /// E4M3 maximum of the global scale (448; four_over_six may ask for 256).
+  int64_t e4m3Max = 448;
 
   static QuantizeSpec get(QuantizeOp op);
   bool isNVFP4() const { return format == Format::nvfp4; }
+  bool isFourOverSix() const { return rule == ScaleRule::four_over_six; }
+  /// C = 6 * e4m3Max: 2688 or 1536.
+  double globalMax() const { return 6.0 * static_cast<double>(e4m3Max); }
   int64_t scaleCols() const { return k / blockWidth; }
   int64_t numTileRows() const { return ceilDiv(rows, tileRows); }
+};
+
+/// The per-tensor (per batch entry) values of an NVFP4 quantize.
+struct TensorScales {
+  /// The tensor amax (or the caller's).
+  Value amax;
+  /// S_enc and S_dec = fl(1/S_enc) (spec 2.2 step 2): what blocks encode with.
+  Value sEnc, sDec;
+  /// The decode_scale result: S_dec, or fl(amax / C) for four_over_six
+  /// (spec 2.5).
+  Value decodeScale;
 };
 
 /// Emits the work of an nvfp4.quantize over byte-storage memrefs: `input`
@@ -78,7 +94,7 @@ public:
                   Value input, Value values, Value scales, Value seed);
 
   /// The 16 elements [batch, row, k0 .. k0+15] as f32, after the Hadamard
-  /// transform when enabled.
+  /// transform when enabled (rounded to the input's element type).
   SmallVector<Value> loadChunk(Value batch, Value row, Value k0);
 
   /// max(acc, |x_i|) over a chunk, NaN ignored.
@@ -87,14 +103,14 @@ public:
   /// The tensor amax of one batch entry, as an scf.for loop nest.
   Value emitTensorAmax(Value batch);
 
-  /// (S_enc, S_dec) from the tensor amax (NVFP4 only).
-  std::pair<Value, Value> globalScales(Value amax);
+  /// The NVFP4 per-tensor scales from the tensor amax.
+  TensorScales tensorScales(Value amax);
 
   /// Quantizes one tile (tileRows x blockWidth elements at tile row
   /// `tileRow`, block column `blockCol`): writes its codes and its scale(s).
-  /// `sEnc`, `sDec` are the NVFP4 global scales (null for MXFP4).
-  void emitTile(Value batch, Value tileRow, Value blockCol, Value sEnc,
-                Value sDec);
+  /// `scales` are the NVFP4 per-tensor values (empty for MXFP4).
+  void emitTile(Value batch, Value tileRow, Value blockCol,
+                const TensorScales &scales);
 
 
 private:
@@ -106,10 +122,12 @@ private:
   /// Packs and stores 16 codes at [batch, row, k0/2].
   void storeCodes(Value batch, Value row, Value k0, ArrayRef<Value> codes);
   void storeScale(Value batch, Value row, Value blockCol, Value byte);
-  /// Adds the 4/6 error terms of a chunk for one candidate to `acc`
-  /// (`first` starts the sum with the chunk's first term).
+  /// Adds the 4/6 error terms of a chunk for one candidate to `acc`, one
+  /// after the other (spec 2.5).
   Value accumulateError(ArrayRef<Value> chunk, ArrayRef<Value> codes,
-                        Value sfValue, Value sDec, Value acc);
+                        Value sfValue, Value amax, Value acc);
+  /// fp32 addition, or fmaxf for abs_max: how 4/6 errors combine.
+  Value combineErrors(Value a, Value c);
   /// Row `r` of tile row `tileRow`.
   Value rowIndex(Value tileRow, int64_t r);
 

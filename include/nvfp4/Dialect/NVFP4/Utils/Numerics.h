@@ -68,6 +68,9 @@ public:
   Value minNum(Value a, Value c);
   Value isNaN(Value a);
   Value select(Value cond, Value t, Value f);
+  /// x rounded to `element` (bf16 or f16: RNE, overflow to +-Inf, NaN kept)
+  /// and widened back to f32; x itself when `element` is f32.
+  Value roundTo(Value x, Type element);
 
   //===--------------------------------------------------------------------===//
   // Casts (spec 2.1); codes and bytes are i32
@@ -90,10 +93,19 @@ public:
   //===--------------------------------------------------------------------===//
   // Scale rules (spec 2.2, 2.3, 2.5)
   //===--------------------------------------------------------------------===//
-  /// (S_enc, S_dec) from the tensor amax; `globalMax` is 448*6 or 256*6.
+  /// (S_enc, S_dec) from the tensor amax; `globalMax` is C = 6 * E4M3 max
+  /// (2688, or 1536 for four_over_six with e4m3_max 256).
   std::pair<Value, Value> globalScales(Value amax, double globalMax);
-  /// fp32(amax_b * fp32(S_enc * fp32(1/6))): the value cast to the E4M3 scale.
+  /// max6: fp32(amax_b * fp32(S_enc * fp32(1/6))), the value cast to the
+  /// E4M3 scale.
   Value blockScaleInput(Value blockAmax, Value sEnc);
+  /// four_over_six: fp32(fp32(amax_b / 6) * S_enc), the value cast to the
+  /// map-to-6 scale (the map-to-4 one is fp32(this * 1.5)), TE's order.
+  Value fourOverSixBlockScaleInput(Value blockAmax, Value sEnc);
+  /// four_over_six: a candidate's value in the error domain,
+  /// fp32(fp32(fp32(e2m1(code) * sf) * amax) / C).
+  Value fourOverSixValue(Value code, Value sfValue, Value amax,
+                         double globalMax);
   /// enc_b = fminf(fp32(1 / fp32(fp32(sf) * S_dec)), FLT_MAX).
   Value blockEncodeScale(Value sfValue, Value sDec);
   /// MXFP4 scale codes.
