@@ -301,7 +301,9 @@ def short_error(e):
 def run_peer(torch, res, name, call, out, refs, ms, reps=REPS, own_refs=None, timed=True):
     """Check one peer, then time it; writes res[name + '_us'] and
     res[name + '_relerr'] (res[name + '_relerr_own'] with own_refs), or
-    res[name + '_us'] = None and res[name + '_err'] when it fails."""
+    res[name + '_us'] = None and res[name + '_err'] when it fails (after a
+    good check, the error starts with "timing")."""
+    timing = False
     try:
         if out is not None:
             out.fill_(float("nan"))
@@ -315,10 +317,11 @@ def run_peer(torch, res, name, call, out, refs, ms, reps=REPS, own_refs=None, ti
             res[f"{name}_relerr_own"] = group_relerr(torch, c, own_refs, ms)
         c.fill_(float("nan"))  # a later peer that reuses this memory cannot pass unwritten
         del c
+        timing = timed
         res[f"{name}_us"] = time_graph(torch, call, reps) if timed else None
     except Exception as e:
         res[f"{name}_us"] = None
-        res[f"{name}_err"] = short_error(e)
+        res[f"{name}_err"] = ("timing (CUDA graph): " if timing else "") + short_error(e)
 
 
 # ---------------------------------------------------------------------------
@@ -466,8 +469,9 @@ def table_lines(rows):
 
 
 def machine_line(machine):
+    wrong = "" if machine.get("copy_ok", True) else " (the copy's result was WRONG)"
     return (f"peers: torch {machine['torch']} on {machine['device']}: copy bandwidth "
-            f"{machine['copy_bw_Bps'] / 1e12:.2f} TB/s (kernel-driven), bf16 matmul "
+            f"{machine['copy_bw_Bps'] / 1e12:.2f} TB/s (kernel-driven){wrong}, bf16 matmul "
             f"{machine['peak_bf16_tflops']:.0f} TFLOP/s")
 
 

@@ -424,3 +424,30 @@ def test_check_shared_failing_script(tmp_path, capsys):
     assert bench.run_shared(str(bad), ["gpumode1"]) is None
     out = capsys.readouterr().out
     assert "starting" in out and "ImportError: no triton here" in out
+
+
+def test_timing_failure_keeps_the_check():
+    """Where the graph timing fails (here: no CUDA), the check's result stays
+    and the error says it was the timing."""
+    torch = _torch()
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    ms, n, k = [4, 20], 32, 64
+    a, b = peers.case_operands(ms, n, k, np.random.default_rng(4))
+    A, B, refs = peers.device_operands(torch, a, b, "cpu")
+    res = {"case": "tiny"}
+    peers.run_peer(torch, res, "grouped_mm_bf16",
+                   lambda: torch._grouped_mm(A, B.transpose(-2, -1),
+                                             offs=torch.tensor([4, 24], dtype=torch.int32)),
+                   None, refs, ms, timed=True)
+    assert res["grouped_mm_bf16_relerr"] <= peers.BF16_RELERR_BAR
+    assert res["grouped_mm_bf16_us"] is None
+    assert res["grouped_mm_bf16_err"].startswith("timing (CUDA graph): ")
+
+
+def test_machine_line():
+    m = dict(copy_bw_Bps=4.1e12, peak_bf16_tflops=789.6, torch="2.9", device="H200",
+             copy_ok=True)
+    assert peers.machine_line(m) == ("peers: torch 2.9 on H200: copy bandwidth 4.10 TB/s "
+                                     "(kernel-driven), bf16 matmul 790 TFLOP/s")
+    assert "WRONG" in peers.machine_line(dict(m, copy_ok=False))
