@@ -23,10 +23,11 @@ Runs, in this order and in the same process:
 
 --check-shared also runs the team's shared peer script (PATH, by default
 ROOT/../shared/bench/peers_h200.py or else ROOT/shared/bench/peers_h200.py)
-in this process after the machine limits, and prints its numbers next to
-peers.py's at the end (and in bench.md): the one-time check of the project's
-peers against it. A device copy may lack the script; then it says so and
-skips the comparison.
+in this process after the cases (so that a CUDA error of its own cannot
+cost peers.py's numbers), and prints its numbers next to peers.py's at the
+end (and in bench.md): the one-time check of the project's peers against
+it. A device copy may lack the script; then it says so and skips the
+comparison.
 
 Every timed output is checked: sampled rows of each group against the fp64
 reference of the dequantized operands (numerics bar plus the fp32 summation
@@ -332,7 +333,6 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     start = time.time()
     machine = None if args.no_peers else peer_machine()
-    shared = run_shared(args.check_shared, cases) if args.check_shared is not None else None
     rng = np.random.default_rng(2026)
     rows, peer_rows = [], []
     for name in cases:
@@ -343,6 +343,7 @@ def main(argv=None):
         for r in bench_case(name, args.reps, rng, operands=(a, b)):
             r.update({k: pr.get(k) for k in PEER_KEYS})
             rows.append(r)
+    shared = run_shared(args.check_shared, cases) if args.check_shared is not None else None
     bw = machine and machine["copy_bw_Bps"]
     peak = machine and machine["peak_bf16_tflops"] * 1e12
     rows += bench_quantize(args.reps, rng, bw)
