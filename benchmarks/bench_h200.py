@@ -1,35 +1,51 @@
 """nvfp4-mlir next to its peers on one GPU, in one process (one device call).
 
     python3 benchmarks/bench_h200.py [--out DIR] [--cases gpumode1,dense_8k]
-                                     [--no-peers] [--reps N]
+                                     [--no-peers] [--reps N] [--check-shared [PATH]]
 
 Runs, in this order and in the same process:
-  1. benchmarks/peers/peers_h200.py (a verbatim copy of the team's peer
-     script): the measured copy bandwidth and bf16 matmul peak, and per case
-     cuBLAS bf16, torch._grouped_mm, dequantize-then-matmul, and two Triton
-     FP4 kernels, each timed as CUDA-graph replays;
-  2. nvfp4-mlir on the same cases: the program is compiled by nvfp4-runner for
-     this GPU (sm_90a: convert-nvfp4-to-sm90), timed as CUDA-graph replays of
-     one call (--graph, comparable with the peers) and as plain back-to-back
-     calls (what a caller without graphs sees: host launch overhead
-     included); the grouped cases both as a list of problems (GPU-mode's
-     form, `independent`) and in the MoE layout (`contiguous`);
+  1. benchmarks/peers.py, the project's peer measurements (its docstring
+     says how they are made and checked): the copy bandwidth (kernel-driven)
+     and the bf16 matmul peak, then per case, on the same NVFP4 operands
+     that step 2 times, cuBLAS bf16 (one call per group writing its output
+     slice), torch._grouped_mm, FP8 rowwise torch._scaled_mm per group and
+     torch._scaled_grouped_mm, each timed as CUDA-graph replays and checked
+     against the fp64 product; without torch or CUDA it says so and the rest
+     runs without peers;
+  2. nvfp4-mlir on the same cases, each right after its peers: the program
+     is compiled by nvfp4-runner for this GPU (sm_90a:
+     convert-nvfp4-to-sm90), timed as CUDA-graph replays of one call
+     (--graph, comparable with the peers) and as plain back-to-back calls
+     (what a caller without graphs sees: host launch overhead included); the
+     grouped cases both as a list of problems (GPU-mode's form,
+     `independent`) and in the MoE layout (`contiguous`);
   3. nvfp4 quantize of an 8192 x 8192 bf16 tensor against its HBM floor.
+
+--check-shared also runs the team's shared peer script (PATH, by default
+ROOT/../shared/bench/peers_h200.py or else ROOT/shared/bench/peers_h200.py)
+in this process after the cases (so that a CUDA error of its own cannot
+cost peers.py's numbers), and prints its numbers next to peers.py's at the
+end (and in bench.md): the one-time check of the project's peers against
+it. A device copy may lack the script; then it says so and skips the
+comparison.
 
 Every timed output is checked: sampled rows of each group against the fp64
 reference of the dequantized operands (numerics bar plus the fp32 summation
 bound), on random data with zero blocks and E4M3-subnormal scales.
 
-Writes DIR/bench.json (one object per measurement) and DIR/bench.md.
+Writes DIR/bench.json (one object per measurement; the peers' own rows under
+"peers") and DIR/bench.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -38,12 +54,15 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
+if str(ROOT / "benchmarks") not in sys.path:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import peers  # noqa: E402  (numpy only until it measures)
 from nvfp4 import compiler  # noqa: E402
 from nvfp4 import reference as ref  # noqa: E402
-from nvfp4.selfcheck import _tolerance, random_operand, summation_bound  # noqa: E402
+from nvfp4.selfcheck import _tolerance, summation_bound  # noqa: E402
 
-# The peers' cases (peers_h200.py CASES): group rows, N, K.
+# Group rows, N, K (benchmarks/peers.py has the same table; a test keeps them equal).
 CASES = {
     "gpumode1": ([80, 176, 128, 72, 64, 248, 96, 160], 4096, 7168),
     "gpumode2": ([40, 76, 168, 72, 164, 148, 196, 160], 7168, 2048),
@@ -55,27 +74,124 @@ CASES = {
 SAMPLE_ROWS = 16
 
 
-def run_peers(cases):
-    """peers_h200.main(), its printed JSON lines parsed."""
-    sys.path.insert(0, str(ROOT / "benchmarks" / "peers"))
-    import peers_h200  # noqa: E402  (torch, triton)
+# Where the team's shared peer script may be (the first that exists is run).
+SHARED_PEERS = (ROOT.parent / "shared" / "bench" / "peers_h200.py",
+                ROOT / "shared" / "bench" / "peers_h200.py")
+# Peer numbers copied into every row of bench.json / bench.md.
+PEER_KEYS = ("floor_us", "hbm_floor_us", "mma_floor_us", "cublas_bf16_us", "grouped_mm_bf16_us",
+             "fp8_rowwise_us", "fp8_grouped_us")
+COMPARE_KEYS = ("floor_us", "cublas_bf16_us", "grouped_mm_bf16_us", "fp8_rowwise_us",
+                "fp8_grouped_us")
 
-    assert all(peers_h200.CASES[c] == CASES[c] for c in cases), "peer cases changed"
-    peers_h200.CASES = {c: peers_h200.CASES[c] for c in cases}
+
+def peer_machine():
+    """peers.measure_machine(), or None (the reason printed): without torch or
+    CUDA, or if it fails, the benchmark goes on without peers."""
+    try:
+        machine = peers.measure_machine()
+    except peers.Unavailable as e:
+        print(f"peers: skipped: {e}", flush=True)
+        return None
+    except Exception as e:
+        print(f"peers: machine limits failed ({peers.short_error(e)}); no peers", flush=True)
+        return None
+    print(peers.machine_line(machine), flush=True)
+    return machine
+
+
+def measure_peers(name, a, b, machine):
+    """peers.measure_case() on this case's operands; {} if it fails."""
+    try:
+        pr = peers.measure_case(name, a, b, machine)
+    except Exception as e:
+        print(f"peers {name}: failed ({peers.short_error(e)})", flush=True)
+        return {}
+    print("\n".join(peers.check_lines(pr)), flush=True)
+    print(json.dumps(pr), flush=True)
+    return pr
+
+
+def _release_torch():
+    try:
+        peers.release(peers.load_torch())
+    except peers.Unavailable:
+        pass
+
+
+def run_shared(path, cases):
+    """The team's shared peer script (path, or the first of SHARED_PEERS that
+    exists when path is ""), run in this process on its own random data:
+    dict(rows={case: its JSON row}, copy_bw_Bps, peak_bf16_tflops, path), or
+    None with the reason printed."""
+    tried = [Path(path)] if path else list(SHARED_PEERS)
+    found = [t for t in tried if t.is_file()]
+    if not found:
+        print(f"check-shared: no shared peer script at {', '.join(map(str, tried))} "
+              "(a device copy may lack it); no comparison", flush=True)
+        return None
+    path = found[0]
     text = io.StringIO()
-    with contextlib.redirect_stdout(text):
-        peers_h200.main()
+    try:
+        with contextlib.redirect_stdout(text):
+            spec = importlib.util.spec_from_file_location("shared_peers_h200", path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)  # torch, triton
+            theirs = dict(mod.CASES)
+            mod.CASES = {c: theirs[c] for c in cases if c in theirs}
+            mod.main()
+    except Exception as e:
+        print(text.getvalue(), flush=True)
+        print(f"check-shared: {path} failed ({peers.short_error(e)}); no comparison", flush=True)
+        _release_torch()
+        return None
+    _release_torch()
     out = text.getvalue()
     print(out, flush=True)
+    differ = [c for c in cases if theirs.get(c) != CASES[c]]
+    if differ:
+        print(f"check-shared: its cases lack or differ from bench_h200.CASES for {differ}: "
+              "those are not compared", flush=True)
     rows = {}
     for line in out.splitlines():
         if line.startswith("{"):
             r = json.loads(line)
-            rows[r["case"]] = r
-    first = out.splitlines()[0]  # measured copy bandwidth X TB/s, bf16 matmul Y TFLOP/s
-    bw = float(first.split("bandwidth")[1].split("TB/s")[0]) * 1e12
-    peak = float(first.split("bf16 matmul")[1].split("TFLOP/s")[0]) * 1e12
-    return rows, bw, peak
+            if r.get("case") in CASES and r["case"] not in differ:
+                rows[r["case"]] = r
+    m = re.search(r"bandwidth ([0-9.]+) TB/s, bf16 matmul ([0-9.]+) TFLOP/s", out)
+    return dict(path=str(path), rows=rows, copy_bw_Bps=m and float(m.group(1)) * 1e12,
+                peak_bf16_tflops=m and float(m.group(2)))
+
+
+def compare_lines(machine, peer_rows, shared):
+    """Markdown: peers.py's numbers next to the shared script's."""
+    def cell(v, err=None):
+        if v is None:
+            return f"failed: {err[:80]}" if err else "-"
+        return f"{v:.2f}" if v < 100 else f"{v:.1f}"
+
+    def ratio(ours, theirs):
+        return f"{theirs / ours:.2f}" if ours and theirs else "-"
+
+    lines = [f"peers.py next to {shared['path']} (same process, same shapes, its own "
+             "random data and unit FP8 scales: times compare, errors do not); times in us.",
+             "", "| case | quantity | peers.py | shared | shared / peers.py |",
+             "|---|---|---|---|---|"]
+    bw = machine and machine["copy_bw_Bps"] / 1e12
+    sbw = shared["copy_bw_Bps"] and shared["copy_bw_Bps"] / 1e12
+    pk = machine and machine["peak_bf16_tflops"]
+    spk = shared["peak_bf16_tflops"]
+    lines.append(f"| machine | copy bandwidth TB/s | {cell(bw)} | {cell(sbw)} | {ratio(bw, sbw)} |")
+    lines.append(f"| machine | bf16 matmul peak TFLOP/s | {cell(pk)} | {cell(spk)} | "
+                 f"{ratio(pk, spk)} |")
+    ours_by_case = {r["case"]: r for r in peer_rows}
+    for case in [c for c in CASES if c in ours_by_case or c in shared["rows"]]:
+        pr, sr = ours_by_case.get(case, {}), shared["rows"].get(case, {})
+        for key in COMPARE_KEYS:
+            err_key = key[:-3] + "_err"
+            ours, theirs = pr.get(key), sr.get(key)
+            lines.append(f"| {case} | {key} | {cell(ours, pr.get(err_key))} | "
+                         f"{cell(theirs, sr.get(err_key))} | {ratio(ours, theirs)} |")
+    return lines
 
 
 def check(name, got, a, b, rows_of):
@@ -126,10 +242,10 @@ def time_ours(label, fn, reps, graph_only=False):
 
 
 def bench_case(name, reps, rng, forms=("matmul", "independent", "contiguous"),
-               graph_only=False):
+               graph_only=False, operands=None):
+    """operands: (a, b) from peers.case_operands(); drawn from rng when None."""
     ms, n, k = CASES[name]
-    a = [random_operand(m, k, "nvfp4", rng, modest=True) + (m,) for m in ms]
-    b = [random_operand(n, k, "nvfp4", rng, modest=True) for _ in ms]
+    a, b = operands if operands is not None else peers.case_operands(ms, n, k, rng)
     flops = sum(2 * m * n * k for m in ms)
     results = []
     if len(ms) == 1:
@@ -204,46 +320,66 @@ def main(argv=None):
     p.add_argument("--cases", default=",".join(CASES))
     p.add_argument("--no-peers", action="store_true")
     p.add_argument("--reps", type=int, default=30)
+    p.add_argument("--check-shared", nargs="?", const="", default=None, metavar="PATH",
+                   help="also run the shared peer script (default ROOT/../shared/bench/"
+                   "peers_h200.py, else ROOT/shared/bench/peers_h200.py) and print its "
+                   "numbers next to peers.py's")
     args = p.parse_args(argv)
     cases = [c for c in args.cases.split(",") if c]
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        p.error(f"unknown cases {unknown}; known: {', '.join(CASES)}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.time()
-    peers, bw, peak = ({}, None, None) if args.no_peers else run_peers(cases)
+    machine = None if args.no_peers else peer_machine()
     rng = np.random.default_rng(2026)
-    rows = []
+    rows, peer_rows = [], []
     for name in cases:
-        for r in bench_case(name, args.reps, rng):
-            pr = peers.get(name, {})
-            r.update({k: pr.get(k) for k in ("floor_us", "hbm_floor_us", "mma_floor_us",
-                                              "cublas_bf16_us", "grouped_mm_bf16_us",
-                                              "torch_dequant_us", "triton_fp4_us",
-                                              "dot_scaled_us")})
+        a, b = peers.case_operands(*CASES[name], rng)
+        pr = measure_peers(name, a, b, machine) if machine else {}
+        if pr:
+            peer_rows.append(pr)
+        for r in bench_case(name, args.reps, rng, operands=(a, b)):
+            r.update({k: pr.get(k) for k in PEER_KEYS})
             rows.append(r)
+    shared = run_shared(args.check_shared, cases) if args.check_shared is not None else None
+    bw = machine and machine["copy_bw_Bps"]
+    peak = machine and machine["peak_bf16_tflops"] * 1e12
     rows += bench_quantize(args.reps, rng, bw)
     meta = dict(commit=os.environ.get("NVFP4_COMMIT", "unknown"),
                 date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 copy_bandwidth_tbs=bw and bw / 1e12, bf16_peak_tflops=peak and peak / 1e12,
+                torch=machine and machine["torch"], gpu=machine and machine["device"],
                 seconds=round(time.time() - start, 1))
+    result = dict(meta=meta, rows=rows, peers=peer_rows)
+    if shared:
+        result["shared_peers"] = shared
     with open(out / "bench.json", "w") as f:
-        json.dump(dict(meta=meta, rows=rows), f, indent=1)
+        json.dump(result, f, indent=1)
     lines = [f"# nvfp4-mlir vs peers, {meta['date']}, commit {meta['commit']}", ""]
     if bw:
-        lines.append(f"Measured in the same process: copy bandwidth {bw / 1e12:.2f} TB/s, "
-                     f"bf16 matmul peak {peak / 1e12:.0f} TFLOP/s. Times are medians in us.")
+        lines.append(f"Measured in the same process (torch {machine['torch']}): copy bandwidth "
+                     f"{bw / 1e12:.2f} TB/s (kernel-driven), bf16 matmul peak "
+                     f"{peak / 1e12:.0f} TFLOP/s. Times are medians in us; peers from "
+                     "benchmarks/peers.py (FP8: e4m3 rowwise, not the same numbers).")
         lines.append("")
     head = ("| case | form | ours (graph) | ours (calls) | ours TFLOP/s | floor | cuBLAS bf16 | "
-            "grouped_mm bf16 | Triton FP4 | dot_scaled | torch dequant | check |")
-    lines += [head, "|" + "---|" * 12]
+            "grouped_mm bf16 | FP8 rowwise | FP8 grouped | check |")
+    lines += [head, "|" + "---|" * 11]
     fmt = lambda v: "-" if v is None else f"{v:.1f}"
     for r in rows:
         lines.append(
             f"| {r['case']} | {r['form']} | {fmt(r['graph_us'])} | {fmt(r['calls_us'])} | "
             f"{fmt(r.get('tflops'))} | "
             f"{fmt(r.get('floor_us') or r.get('hbm_floor_us'))} | {fmt(r.get('cublas_bf16_us'))} | "
-            f"{fmt(r.get('grouped_mm_bf16_us'))} | {fmt(r.get('triton_fp4_us'))} | "
-            f"{fmt(r.get('dot_scaled_us'))} | {fmt(r.get('torch_dequant_us'))} | "
-            f"{r['check']:.2g} |")
+            f"{fmt(r.get('grouped_mm_bf16_us'))} | {fmt(r.get('fp8_rowwise_us'))} | "
+            f"{fmt(r.get('fp8_grouped_us'))} | {r['check']:.2g} |")
+    if peer_rows:
+        lines += ["", "Peer checks (sampled rows against the fp64 product):", ""]
+        lines += [f"- {line}" for pr in peer_rows for line in peers.check_lines(pr)]
+    if shared:
+        lines += [""] + compare_lines(machine, peer_rows, shared)
     (out / "bench.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines), flush=True)
     bad = [r for r in rows if not r["check"] <= 1.0]
