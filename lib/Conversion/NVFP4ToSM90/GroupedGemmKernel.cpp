@@ -89,6 +89,10 @@ private:
   Raw loadRaw(Value weightBase, Value scaleBase, Value row0, Value kb,
               Value lane4);
   Raw validScales(Raw raw, Value row0, Value kb, Value lane4);
+  /// Whether K is whole blocks and a whole number of prefetch groups: the
+  /// K loop then never loads past the last block but in its last
+  /// iteration, whose loads are redirected to the last group and unused.
+  bool blocksInRange() const;
   SmallVector<SmallVector<Value>> dequant(const Raw &raw, Value scaleSelector);
   Value stageDescriptor(const ConsumerFrame &f, Value stage);
   /// One K block's four k16 wgmmas of width n into the first n/2 of the
@@ -203,17 +207,24 @@ void GemmKernelBuilder::emitProducer(Value bars, Value stageBase) {
 // Consumers
 //===----------------------------------------------------------------------===//
 
+bool GemmKernelBuilder::blocksInRange() const {
+  return cfg.k % kSM90BlockK == 0 && cfg.kBlocks() % cfg.weightPrefetch == 0;
+}
+
 GemmKernelBuilder::Raw GemmKernelBuilder::loadRaw(Value weightBase,
                                                   Value scaleBase, Value row0,
                                                   Value kb, Value lane4) {
-  // Every load is unconditional, from an address clamped into the operand
-  // (rows past N to the last row, chunks past K and blocks past the last to
-  // the last chunk): a load under a condition becomes a predicated load and
-  // a select of zero, a move that waits for the load. What lies outside is
-  // zeroed where it is consumed (validScales).
+  // Every load is unconditional, from an address inside the operand (rows
+  // past N clamped to the last row; blocks, and chunks past K, to the last
+  // ones): a load under a condition becomes a predicated load and a select
+  // of zero, a move that waits for the load. What lies outside is zeroed
+  // where it is consumed (validScales). With blocksInRange() the caller
+  // passes blocks inside K and the address is the plain induction.
   Value kChunk, kbClamped;
-  if (cfg.k % kSM90BlockK == 0) {
-    // Whole blocks: clamping the block (uniform) is enough.
+  if (blocksInRange()) {
+    kbClamped = kb;
+    kChunk = e.add(e.mul(kb, e.c(4)), lane4);
+  } else if (cfg.k % kSM90BlockK == 0) {
     kbClamped = e.minsi(kb, e.c(cfg.kBlocks() - 1));
     kChunk = e.add(e.mul(kbClamped, e.c(4)), lane4);
   } else {
@@ -576,6 +587,10 @@ void GemmKernelBuilder::emitTile(Value which, const ConsumerFrame &f,
         // raws: blocks depth*i .. depth*i + depth - 1.
         SmallVector<Value> raws(st.drop_front(carried));
         SmallVector<Value> loaded;
+        // The blocks loaded this iteration start here (see blocksInRange).
+        Value nextGroup = e.mul(e.add(i, e.c(1)), e.c(depth));
+        if (blocksInRange())
+          nextGroup = e.minsi(nextGroup, e.c(cfg.kBlocks() - depth));
         for (int64_t slot = 0; slot < depth; ++slot) {
           Value kb = e.add(e.mul(i, e.c(depth)), e.c(slot));
           Raw raw = validScales(rawOf(ValueRange(raws).slice(4 * slot, 4)),
@@ -585,7 +600,7 @@ void GemmKernelBuilder::emitTile(Value which, const ConsumerFrame &f,
           // iteration).
           llvm::append_range(
               loaded, rawValues(loadRaw(weightBase, scaleBase, row0,
-                                        e.add(kb, e.c(depth)), f.lane4)));
+                                        e.add(nextGroup, e.c(slot)), f.lane4)));
           Value it = e.add(it0, kb);
           RingPos p = ringAt(it);
           waitFull(p);
