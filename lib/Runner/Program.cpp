@@ -48,9 +48,18 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
 
   PassManager pm(module.getContext());
   switch (options.target) {
-  case Target::CPU:
-    buildLowerToCPUPipeline(pm, LowerToCPUOptions());
+  case Target::CPU: {
+    // nvfp4-lower-to-cpu takes no options today: anything given is an error
+    // rather than silently ignored.
+    std::unique_ptr<LowerToCPUOptions> cpu =
+        LowerToCPUOptions::createFromString(options.pipelineOptions);
+    if (!cpu)
+      return makeError("bad --pipeline-options for nvfp4-lower-to-cpu: '" +
+                       options.pipelineOptions +
+                       "' (the CPU pipeline takes no options)");
+    buildLowerToCPUPipeline(pm, *cpu);
     break;
+  }
   case Target::GPU: {
     if (options.chip == "sm_100a" && !options.portableKernels) {
       std::unique_ptr<LowerToSM100Options> sm100 =

@@ -103,8 +103,9 @@ static cl::opt<bool> portable(
     cl::cat(category));
 static cl::opt<std::string> pipelineOptions(
     "pipeline-options",
-    cl::desc("GPU: options of the pipeline the runner picks, as nvfp4-opt "
-             "takes them (e.g. \"token-tile=128 stages=4\" on sm_90a)"),
+    cl::desc("options of the pipeline the runner picks, as nvfp4-opt takes "
+             "them (e.g. \"token-tile=128 stages=4\" on sm_90a; the CPU "
+             "pipeline takes none, so any is an error there)"),
     cl::cat(category));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module"),
@@ -323,7 +324,6 @@ int main(int argc, char **argv) {
       options.target = Target::GPU;
       options.chip = chipName.empty() ? getCudaChip() : chipName.getValue();
       options.portableKernels = portable;
-      options.pipelineOptions = pipelineOptions;
       options.ctas = getCudaMultiprocessorCount();
       prepareCudaToolkit();
     } else if (targetName == "gpu") {
@@ -337,6 +337,7 @@ int main(int argc, char **argv) {
     options.target = Target::CPU;
     device = createHostDevice();
   }
+  options.pipelineOptions = pipelineOptions;
   options.dumpLowered = dumpLowered ? &llvm::outs() : nullptr;
   llvm::Expected<std::unique_ptr<Program>> program =
       Program::compile(*module, entryName, options);
