@@ -10,7 +10,8 @@
 //
 // Compiles the entry function for the target, checks each input against the
 // entry's signature (docs/spec.md section 1 gives the .npy storage of every
-// type), runs it once on poisoned outputs, writes/prints the outputs and,
+// type) and the group tables of its grouped matmuls against docs/spec.md
+// section 3, runs it once on poisoned outputs, writes/prints the outputs and,
 // with --benchmark, times repeated calls. Bad input is reported with a
 // message and exit code 1.
 //
@@ -19,6 +20,7 @@
 #include "nvfp4/InitAll.h"
 #include "nvfp4/Runner/CudaRuntime.h"
 #include "nvfp4/Runner/Device.h"
+#include "nvfp4/Runner/Inputs.h"
 #include "nvfp4/Runner/Npy.h"
 #include "nvfp4/Runner/Program.h"
 #include "nvfp4/Runner/Signature.h"
@@ -286,23 +288,18 @@ int main(int argc, char **argv) {
                 llvm::Twine(signature->outputs.size()) + " result(s), got " +
                 llvm::Twine(outputFiles.size()) + " --output file(s)");
   std::vector<NpyArray> inputs;
-  for (auto [i, spec] : llvm::enumerate(signature->inputs)) {
-    llvm::Expected<NpyArray> array = readNpy(inputFiles[i]);
+  for (auto [i, path] : llvm::enumerate(inputFiles)) {
+    llvm::Expected<NpyArray> array = readNpy(path);
     if (!array)
       return fail("input #" + llvm::Twine(i) + ": " +
                   toString(array.takeError()));
-    if (!spec.accepts(array->descr) ||
-        array->shape != (spec.isScalar ? std::vector<int64_t>{}
-                                       : spec.storageShape))
-      return fail("input #" + llvm::Twine(i) + " (" + inputFiles[i] +
-                  "): argument type " + str(spec.type) +
-                  " expects " + spec.what + " '" + spec.descr + "' " +
-                  formatShape(spec.isScalar ? std::vector<int64_t>{}
-                                            : spec.storageShape) +
-                  ", got '" + array->descr + "' " +
-                  formatShape(array->shape));
     inputs.push_back(std::move(*array));
   }
+  // dtype, shape and the group tables' contracts (docs/spec.md 1 and 3).
+  if (llvm::Error err = checkInputs(entry, *signature, inputs,
+                                    std::vector<std::string>(
+                                        inputFiles.begin(), inputFiles.end())))
+    return fail(toString(std::move(err)));
   std::optional<uint8_t> poison;
   if (poisonByte != "none") {
     unsigned value;
