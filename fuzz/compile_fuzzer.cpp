@@ -111,6 +111,20 @@ bool hasKnownIssue(ModuleOp module) {
   return found;
 }
 
+/// MLIR 22.1's parser crashes on a dense array of `index` elements
+/// (`array<index: 1>`: llvm/llvm-project#179045, fixed upstream after
+/// 22.1): not ours to fix, and it would stop every run, so such text is
+/// not parsed.
+bool hitsUpstreamParserBug(llvm::StringRef text) {
+  for (size_t pos = text.find("array"); pos != llvm::StringRef::npos;
+       pos = text.find("array", pos + 1)) {
+    llvm::StringRef rest = text.drop_front(pos + 5).ltrim();
+    if (rest.consume_front("<") && rest.ltrim().starts_with("index"))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
@@ -144,6 +158,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   // Parse and verify.
   std::string text(reinterpret_cast<const char *>(data), size);
+  if (hitsUpstreamParserBug(text))
+    return 0;
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, ParserConfig(&context));
   if (!module)
