@@ -200,13 +200,6 @@ void printSummary(llvm::raw_ostream &os, unsigned index, const ValueSpec &spec,
   os << "\n";
 }
 
-std::string str(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << type;
-  return s;
-}
-
 /// MLIR's NVVM target finds ptxas and libdevice through CUDA_ROOT /
 /// CUDA_HOME / CUDA_PATH or PATH: point them at the toolkit if unset.
 void prepareCudaToolkit() {
