@@ -4,8 +4,9 @@
 #
 #   scripts/fuzz.sh [build-dir]            (default: build-fuzz)
 #
-#   FUZZ_SECONDS=50      seconds per target (the smoke run of scripts/test.sh;
-#                        fuzz/README.md gives the longer run)
+#   FUZZ_SECONDS=50      seconds per target (fuzz/README.md gives the longer
+#                        run); FUZZ_SECONDS_COMPILE / FUZZ_SECONDS_INPUTS
+#                        override it for one target
 #   FUZZ_TARGETS="compile inputs"
 #   FUZZ_WORK=dir        where new corpus entries and crash artifacts go
 #                        (default: a fresh temporary directory)
@@ -48,14 +49,16 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
 status=0
 for t in $targets; do
   case "$t" in
-    compile) dict="$root/fuzz/mlir.dict"; maxlen=8192; timeout=120 ;;
-    inputs)  dict="$root/fuzz/npy.dict";  maxlen=4096; timeout=30 ;;
+    compile) dict="$root/fuzz/mlir.dict"; maxlen=8192; timeout=120
+             secs="${FUZZ_SECONDS_COMPILE:-$seconds}" ;;
+    inputs)  dict="$root/fuzz/npy.dict";  maxlen=4096; timeout=30
+             secs="${FUZZ_SECONDS_INPUTS:-$seconds}" ;;
     *) echo "unknown target $t" >&2; exit 2 ;;
   esac
   corpus="$work/corpus-$t"
   mkdir -p "$corpus"
-  echo "== nvfp4-fuzz-$t: ${seconds}s, corpus $corpus (seeds: fuzz/corpus/$t)"
-  args=(-max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=4096
+  echo "== nvfp4-fuzz-$t: ${secs}s, corpus $corpus (seeds: fuzz/corpus/$t)"
+  args=(-max_total_time="$secs" -timeout="$timeout" -rss_limit_mb=4096
         -max_len="$maxlen" -dict="$dict" -print_final_stats=1
         -artifact_prefix="$work/artifacts/$t-")
   if [ "$jobs" -gt 1 ]; then
