@@ -9,7 +9,8 @@
 #                        override it for one target
 #   FUZZ_TARGETS="compile inputs"
 #   FUZZ_WORK=dir        where new corpus entries and crash artifacts go
-#                        (default: a fresh temporary directory)
+#                        (default: a fresh temporary directory, removed
+#                        when nothing was found)
 #   FUZZ_JOBS=1          parallel fuzzing jobs per target
 #   NVFP4_FUZZ_SKIP_KNOWN=1 (default here) skips the pipelines on programs
 #                        that hit bugs fixed on another branch (see
@@ -79,4 +80,8 @@ for t in $targets; do
     echo "== nvfp4-fuzz-$t: no crash, abort, leak or timeout"
   fi
 done
+# A temporary work directory is only worth keeping for its findings.
+if [ $status -eq 0 ] && [ -z "${FUZZ_WORK:-}" ]; then
+  rm -rf "$work"
+fi
 exit $status
