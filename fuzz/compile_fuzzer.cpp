@@ -89,7 +89,8 @@ bool hasKnownIssue(ModuleOp module) {
   };
   auto zeroSize = [](Type t) {
     auto shaped = dyn_cast<ShapedType>(t);
-    return shaped && shaped.hasRank() && llvm::is_contained(shaped.getShape(), 0);
+    return shaped && shaped.hasRank() &&
+           llvm::is_contained(shaped.getShape(), 0);
   };
   module.walk([&](Operation *op) {
     for (Type t : op->getResultTypes())

@@ -116,16 +116,16 @@ std::vector<Entry> *entries;
 
 /// A valid array for an argument: small codes, unit scales, in-contract
 /// group tables.
-NpyArray validArray(const ValueSpec &spec, const std::vector<GroupTable> &tables,
-                    unsigned argument) {
+NpyArray validArray(const ValueSpec &spec,
+                    const std::vector<GroupTable> &tables, unsigned argument) {
   NpyArray array;
   array.descr = spec.descr;
   if (!spec.isScalar)
     array.shape = spec.storageShape;
   int64_t bytes = spec.isScalar ? spec.elementBytes : spec.numBytes();
   array.data.assign(bytes, 0x22);
-  Type element = spec.isScalar ? spec.type
-                               : cast<ShapedType>(spec.type).getElementType();
+  Type element =
+      spec.isScalar ? spec.type : cast<ShapedType>(spec.type).getElementType();
   if (element.isF32()) {
     float one = 1.0f;
     for (int64_t i = 0; i < bytes; i += 4)
@@ -313,11 +313,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The shape and dtype decide whether the program can run at all.
   std::vector<int64_t> shape =
       spec.isScalar ? std::vector<int64_t>{} : spec.storageShape;
-  bool fits = spec.accepts(inputs[argument].descr) &&
-              inputs[argument].shape == shape;
+  bool fits =
+      spec.accepts(inputs[argument].descr) && inputs[argument].shape == shape;
   int64_t bytesNeeded = spec.isScalar ? spec.elementBytes : spec.numBytes();
-  if (accepted && (!fits || int64_t(inputs[argument].data.size()) !=
-                                bytesNeeded))
+  if (accepted &&
+      (!fits || int64_t(inputs[argument].data.size()) != bytesNeeded))
     abort(); // accepted an input of the wrong size
   if (!fits)
     return 0;

@@ -1,4 +1,4 @@
-//===- mutator.h - a mutator that knows the nvfp4 dialect's text -*- C++ -*-===//
+//===- mutator.h - a mutator that knows nvfp4 programs -------*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -28,7 +28,6 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t maxSize);
 
 namespace nvfp4_fuzz {
 
-
 inline const std::vector<std::vector<const char *>> &tokenClasses() {
   static const std::vector<std::vector<const char *>> classes = {
       // element types
@@ -55,9 +54,9 @@ inline const std::vector<std::vector<const char *>> &tokenClasses() {
 
 inline const std::vector<const char *> &interestingNumbers() {
   static const std::vector<const char *> numbers = {
-      "0",   "1",   "2",   "3",    "4",    "8",          "15",
-      "16",  "17",  "31",  "32",   "33",   "64",         "127",
-      "128", "129", "255", "256",  "512",  "1024",       "4096",
+      "0",     "1",          "2",          "3",          "4",   "8",    "15",
+      "16",    "17",         "31",         "32",         "33",  "64",   "127",
+      "128",   "129",        "255",        "256",        "512", "1024", "4096",
       "65536", "2147483647", "2147483648", "4294967296", "-1"};
   return numbers;
 }
@@ -162,7 +161,6 @@ inline size_t mutateMLIR(uint8_t *data, size_t size, size_t maxSize,
   std::memcpy(data, text.data(), text.size());
   return text.size();
 }
-
 
 } // namespace nvfp4_fuzz
 

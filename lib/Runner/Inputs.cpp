@@ -1,4 +1,5 @@
-//===- Inputs.cpp - check a program's inputs before running it -------------===//
+//===- Inputs.cpp - check a program's inputs before running it
+//-------------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -103,8 +104,9 @@ llvm::Error mlir::nvfp4::checkGroupTable(const GroupTable &table,
                 contract);
   for (size_t g = 1; g < values.size(); ++g)
     if (values[g] < values[g - 1])
-      return fail("group_offsets" + at(g, values[g]) + " is below group_offsets" +
-                  at(g - 1, values[g - 1]) + " " + contract);
+      return fail("group_offsets" + at(g, values[g]) +
+                  " is below group_offsets" + at(g - 1, values[g - 1]) + " " +
+                  contract);
   if (values.back() != table.rows)
     return fail("group_offsets" + at(values.size() - 1, values.back()) +
                 ", expected " + llvm::Twine(table.rows) + " " + contract);
@@ -117,10 +119,9 @@ llvm::Error mlir::nvfp4::checkInputs(func::FuncOp entry,
                                      llvm::ArrayRef<std::string> names) {
   std::string entryName = ("@" + entry.getSymName()).str();
   if (inputs.size() != signature.inputs.size() || names.size() != inputs.size())
-    return makeError(entryName + " takes " +
-                     llvm::Twine(signature.inputs.size()) +
-                     " argument(s), got " + llvm::Twine(inputs.size()) +
-                     " input(s)");
+    return makeError(
+        entryName + " takes " + llvm::Twine(signature.inputs.size()) +
+        " argument(s), got " + llvm::Twine(inputs.size()) + " input(s)");
   auto describe = [&](size_t i) {
     return ("input #" + llvm::Twine(i) + " (" + names[i] + ")").str();
   };

@@ -1,4 +1,4 @@
-//===- Inputs.h - check a program's inputs before running it ------*- C++ -*-===//
+//===- Inputs.h - check a program's inputs before running it ---*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
