@@ -51,5 +51,9 @@ endforeach()
 # A static tool only needs the shared libraries some pulled-in object really
 # uses (LLVMSupport names libz3 and libxml2, which the GPU machine lacks).
 add_link_options("LINKER:--as-needed")
-# The GPU machine's libstdc++ may differ from this one's.
-add_link_options("-static-libstdc++" "-static-libgcc")
+# The GPU machine's libstdc++ may differ from this one's. (Not for the
+# fuzzers: AddressSanitizer must see libstdc++'s operator new, and a static
+# libstdc++ hides it behind malloc.)
+if(NOT NVFP4_ENABLE_FUZZERS)
+  add_link_options("-static-libstdc++" "-static-libgcc")
+endif()

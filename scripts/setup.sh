@@ -6,8 +6,10 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
 
+# clang-22 and libclang-rt-22-dev (libFuzzer, AddressSanitizer) build the
+# fuzz targets of scripts/fuzz.sh.
 pkgs=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
-      ninja-build cmake g++ libzstd-dev zlib1g-dev)
+      ninja-build cmake g++ libzstd-dev zlib1g-dev clang-22 libclang-rt-22-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

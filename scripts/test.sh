@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the lit suite (check-nvfp4: dialect,
 # conversion, compile-only ptxas tests, CPU integration; GPU tests run only
-# where a GPU is found) and the python tests.
+# where a GPU is found), a fuzz smoke run (scripts/fuzz.sh, under 2 minutes)
+# and the python tests.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
@@ -9,6 +10,14 @@ build="${1:-$root/build}"
 
 echo "== lit: check-nvfp4"
 ninja -C "$build" check-nvfp4
+
+# The fuzz smoke run (fuzz/README.md): both libFuzzer targets on the seed
+# corpus, 105 s in all (the compile target spends ~20 s of its 75 on the
+# seeds), in their own clang build directory.
+echo "== fuzz smoke run"
+FUZZ_SECONDS_COMPILE="${FUZZ_SECONDS_COMPILE:-75}" \
+FUZZ_SECONDS_INPUTS="${FUZZ_SECONDS_INPUTS:-30}" \
+  "$root/scripts/fuzz.sh" "${build%/}-fuzz"
 
 echo "== pytest: python/tests"
 set +e

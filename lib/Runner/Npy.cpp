@@ -9,6 +9,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -45,7 +46,10 @@ Expected<NpyArray> mlir::nvfp4::readNpy(StringRef path) {
                                     /*RequiresNullTerminator=*/false);
   if (!file)
     return npyError(path, "cannot read: " + file.getError().message());
-  StringRef bytes = (*file)->getBuffer();
+  return parseNpy((*file)->getBuffer(), path);
+}
+
+Expected<NpyArray> mlir::nvfp4::parseNpy(StringRef bytes, StringRef path) {
   if (!bytes.starts_with("\x93NUMPY") || bytes.size() < 10)
     return npyError(path, "not a .npy file (no \\x93NUMPY magic)");
   uint8_t major = bytes[6];
@@ -99,12 +103,16 @@ Expected<NpyArray> mlir::nvfp4::readNpy(StringRef path) {
   if (array.descr.size() < 3 ||
       StringRef(array.descr).drop_front(2).getAsInteger(10, itemSize))
     return npyError(path, "unsupported dtype '" + array.descr + "'");
-  uint64_t elements = 1;
+  // The byte count of the shape, checked for overflow: a header such as
+  // (2**32, 2**31) of bf16 must not wrap around to a small size.
+  int64_t expected = itemSize;
   for (int64_t d : array.shape)
-    elements *= d;
-  uint64_t expected = elements * itemSize;
+    if (MulOverflow<int64_t>(expected, d, expected))
+      return npyError(path, "shape " + formatShape(array.shape) + " of " +
+                                array.descr +
+                                " is too large (its byte count overflows)");
   StringRef payload = bytes.drop_front(offset + headerLen);
-  if (payload.size() != expected)
+  if (uint64_t(payload.size()) != uint64_t(expected))
     return npyError(path, "holds " + Twine(payload.size()) +
                               " bytes of data, expected " + Twine(expected) +
                               " for " + array.descr + " " +

@@ -55,9 +55,18 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
   };
   LogicalResult built = success();
   switch (options.target) {
-  case Target::CPU:
-    buildLowerToCPUPipeline(pm, LowerToCPUOptions());
+  case Target::CPU: {
+    // nvfp4-lower-to-cpu takes no options today: anything given is an error
+    // rather than silently ignored.
+    std::unique_ptr<LowerToCPUOptions> cpu =
+        LowerToCPUOptions::createFromString(options.pipelineOptions);
+    if (!cpu)
+      return makeError("bad --pipeline-options for nvfp4-lower-to-cpu: '" +
+                       options.pipelineOptions +
+                       "' (the CPU pipeline takes no options)");
+    buildLowerToCPUPipeline(pm, *cpu);
     break;
+  }
   case Target::GPU: {
     // The chip's own lowering where it has one (GPUTarget.h knows which
     // chips have tcgen05 and wgmma), the portable kernels otherwise.
@@ -124,9 +133,13 @@ Program::compile(ModuleOp module, llvm::StringRef entry,
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  // ExecutionEngineOptions::transformer is a function_ref: the function it
+  // refers to must outlive ExecutionEngine::create (a temporary did not).
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(**lowered, engineOptions);
   if (!engine)

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -87,6 +88,13 @@ llvm::Expected<ValueSpec> mlir::nvfp4::getValueSpec(Type type) {
         return unsupported("FP4 tensors need an even last dimension");
       spec.storageShape.back() /= 2;
     }
+    // Every size the runner computes from the type (elements, bytes, the
+    // buffers it allocates) must fit: a type such as tensor<2^32 x 2^31 x
+    // bf16> would otherwise wrap around to a small or zero byte count.
+    int64_t bytes = spec.elementBytes;
+    for (int64_t d : spec.storageShape)
+      if (llvm::MulOverflow<int64_t>(bytes, d, bytes))
+        return unsupported("its byte count overflows 64 bits");
     return spec;
   }
   if (isa<TensorType, MemRefType>(type))

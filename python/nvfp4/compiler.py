@@ -335,7 +335,9 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
     returns a list of C_g. contiguous: a [S, K], b [G, N, K],
     group_offsets [G+1]; returns C [S, N]. masked: a [G, maxM, K], b [G, N, K],
     masked_m [G]; returns C [G, maxM, N]. a_decode/b_decode: scalar or [G];
-    alpha: [G].
+    alpha: [G]. group_offsets must start at 0, never decrease and end at S;
+    0 <= masked_m[g] <= maxM (docs/spec.md section 3): the runner checks
+    them and RunnerError carries its message otherwise.
     """
     independent = mode == "independent"
     if mode not in ("independent", "contiguous", "masked"):

@@ -10,7 +10,8 @@
 //
 // Compiles the entry function for the target, checks each input against the
 // entry's signature (docs/spec.md section 1 gives the .npy storage of every
-// type), runs it once on poisoned outputs, writes/prints the outputs and,
+// type) and the group tables of its grouped matmuls against docs/spec.md
+// section 3, runs it once on poisoned outputs, writes/prints the outputs and,
 // with --benchmark, times repeated calls. Bad input is reported with a
 // message and exit code 1.
 //
@@ -19,6 +20,7 @@
 #include "nvfp4/InitAll.h"
 #include "nvfp4/Runner/CudaRuntime.h"
 #include "nvfp4/Runner/Device.h"
+#include "nvfp4/Runner/Inputs.h"
 #include "nvfp4/Runner/Npy.h"
 #include "nvfp4/Runner/Program.h"
 #include "nvfp4/Runner/Signature.h"
@@ -103,8 +105,9 @@ static cl::opt<bool> portable(
     cl::cat(category));
 static cl::opt<std::string> pipelineOptions(
     "pipeline-options",
-    cl::desc("GPU: options of the pipeline the runner picks, as nvfp4-opt "
-             "takes them (e.g. \"token-tile=128 stages=4\" on sm_90a)"),
+    cl::desc("options of the pipeline the runner picks, as nvfp4-opt takes "
+             "them (e.g. \"token-tile=128 stages=4\" on sm_90a; the CPU "
+             "pipeline takes none, so any is an error there)"),
     cl::cat(category));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module"),
@@ -197,13 +200,6 @@ void printSummary(llvm::raw_ostream &os, unsigned index, const ValueSpec &spec,
   os << "\n";
 }
 
-std::string str(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << type;
-  return s;
-}
-
 /// MLIR's NVVM target finds ptxas and libdevice through CUDA_ROOT /
 /// CUDA_HOME / CUDA_PATH or PATH: point them at the toolkit if unset.
 void prepareCudaToolkit() {
@@ -285,23 +281,18 @@ int main(int argc, char **argv) {
                 llvm::Twine(signature->outputs.size()) + " result(s), got " +
                 llvm::Twine(outputFiles.size()) + " --output file(s)");
   std::vector<NpyArray> inputs;
-  for (auto [i, spec] : llvm::enumerate(signature->inputs)) {
-    llvm::Expected<NpyArray> array = readNpy(inputFiles[i]);
+  for (auto [i, path] : llvm::enumerate(inputFiles)) {
+    llvm::Expected<NpyArray> array = readNpy(path);
     if (!array)
       return fail("input #" + llvm::Twine(i) + ": " +
                   toString(array.takeError()));
-    if (!spec.accepts(array->descr) ||
-        array->shape != (spec.isScalar ? std::vector<int64_t>{}
-                                       : spec.storageShape))
-      return fail("input #" + llvm::Twine(i) + " (" + inputFiles[i] +
-                  "): argument type " + str(spec.type) +
-                  " expects " + spec.what + " '" + spec.descr + "' " +
-                  formatShape(spec.isScalar ? std::vector<int64_t>{}
-                                            : spec.storageShape) +
-                  ", got '" + array->descr + "' " +
-                  formatShape(array->shape));
     inputs.push_back(std::move(*array));
   }
+  // dtype, shape and the group tables' contracts (docs/spec.md 1 and 3).
+  if (llvm::Error err = checkInputs(entry, *signature, inputs,
+                                    std::vector<std::string>(
+                                        inputFiles.begin(), inputFiles.end())))
+    return fail(toString(std::move(err)));
   std::optional<uint8_t> poison;
   if (poisonByte != "none") {
     unsigned value;
@@ -323,7 +314,6 @@ int main(int argc, char **argv) {
       options.target = Target::GPU;
       options.chip = chipName.empty() ? getCudaChip() : chipName.getValue();
       options.portableKernels = portable;
-      options.pipelineOptions = pipelineOptions;
       options.ctas = getCudaMultiprocessorCount();
       prepareCudaToolkit();
     } else if (targetName == "gpu") {
@@ -337,6 +327,7 @@ int main(int argc, char **argv) {
     options.target = Target::CPU;
     device = createHostDevice();
   }
+  options.pipelineOptions = pipelineOptions;
   options.dumpLowered = dumpLowered ? &llvm::outs() : nullptr;
   llvm::Expected<std::unique_ptr<Program>> program =
       Program::compile(*module, entryName, options);

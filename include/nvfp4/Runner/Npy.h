@@ -35,6 +35,10 @@ struct NpyArray {
 /// Reads a C-order .npy file; fails with a message naming the file.
 llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
 
+/// Parses the bytes of a C-order .npy file; `path` names it in messages.
+/// Every size is checked (with overflow in mind) against the bytes present.
+llvm::Expected<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef path);
+
 /// Writes a C-order .npy file.
 llvm::Error writeNpy(llvm::StringRef path, llvm::StringRef descr,
                      llvm::ArrayRef<int64_t> shape,

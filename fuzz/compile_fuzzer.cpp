@@ -1,0 +1,210 @@
+//===- compile_fuzzer.cpp - parse, verify, canonicalize, lower ------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// libFuzzer target over the compiler: the input is MLIR text. It is parsed
+// and verified; a program that verifies is canonicalized and then run
+// through every pipeline down to PTX (nvfp4-lower-to-cpu to the LLVM
+// dialect; nvfp4-lower-to-gpu, -sm90 and -sm100 with format=isa). The
+// contract checked, besides "no crash, no abort, no hang":
+//
+//   every verified program compiles or gets a diagnostic
+//
+// i.e. a pipeline that fails must have reported an error. A failure without
+// one traps (a finding).
+//
+// The mutator knows the dialect: besides libFuzzer's byte mutations it
+// swaps element types, enum keywords, op names and dimension sizes of the
+// text for others of the dialect (fuzz/README.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/InitAll.h"
+#include "nvfp4/Pipelines/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mutator.h"
+
+using namespace mlir;
+
+namespace {
+
+struct Pipeline {
+  const char *name;
+  void (*build)(OpPassManager &);
+};
+
+void lowerToCPU(OpPassManager &pm) {
+  nvfp4::buildLowerToCPUPipeline(pm, nvfp4::LowerToCPUOptions());
+}
+void lowerToGPU(OpPassManager &pm) {
+  auto options = nvfp4::LowerToGPUOptions::createFromString("format=isa");
+  nvfp4::buildLowerToGPUPipeline(pm, *options);
+}
+void lowerToSM90(OpPassManager &pm) {
+  auto options = nvfp4::LowerToSM90Options::createFromString("format=isa");
+  nvfp4::buildLowerToSM90Pipeline(pm, *options);
+}
+void lowerToSM100(OpPassManager &pm) {
+  auto options = nvfp4::LowerToSM100Options::createFromString("format=isa");
+  nvfp4::buildLowerToSM100Pipeline(pm, *options);
+}
+
+const Pipeline pipelines[] = {{"nvfp4-lower-to-cpu", lowerToCPU},
+                              {"nvfp4-lower-to-gpu", lowerToGPU},
+                              {"nvfp4-lower-to-sm90", lowerToSM90},
+                              {"nvfp4-lower-to-sm100", lowerToSM100}};
+
+DialectRegistry *registry;
+bool verbose = false;
+
+/// Known pipeline bugs being fixed on another branch (narrow-float constants,
+/// zero-size dimensions): with NVFP4_FUZZ_SKIP_KNOWN=1 programs that hit
+/// them are only parsed, verified and canonicalized, so that the smoke run
+/// reports new findings. Unset (the default) fuzzes everything.
+bool skipKnown = false;
+
+bool hasKnownIssue(ModuleOp module) {
+  bool found = false;
+  auto narrowFloat = [](Type t) {
+    return isa<Float4E2M1FNType, Float8E4M3FNType, Float8E8M0FNUType>(t);
+  };
+  auto zeroSize = [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && shaped.hasRank() &&
+           llvm::is_contained(shaped.getShape(), 0);
+  };
+  module.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      found |= zeroSize(t);
+    for (Type t : op->getOperandTypes())
+      found |= zeroSize(t);
+    for (Region &r : op->getRegions())
+      for (Block &b : r)
+        for (BlockArgument a : b.getArguments())
+          found |= zeroSize(a.getType());
+    // Constants of narrow float element types.
+    if (op->getName().getStringRef().ends_with(".constant")) {
+      for (Type t : op->getResultTypes()) {
+        auto shaped = dyn_cast<ShapedType>(t);
+        found |= narrowFloat(shaped ? shaped.getElementType() : t);
+      }
+    }
+  });
+  return found;
+}
+
+/// MLIR 22.1's parser crashes on a dense array of `index` elements
+/// (`array<index: 1>`: llvm/llvm-project#179045, fixed upstream after
+/// 22.1): not ours to fix, and it would stop every run, so such text is
+/// not parsed.
+bool hitsUpstreamParserBug(llvm::StringRef text) {
+  for (size_t pos = text.find("array"); pos != llvm::StringRef::npos;
+       pos = text.find("array", pos + 1)) {
+    llvm::StringRef rest = text.drop_front(pos + 5).ltrim();
+    if (rest.consume_front("<") && rest.ltrim().starts_with("index"))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  registry = new DialectRegistry();
+  nvfp4::registerAllDialects(*registry);
+  nvfp4::registerAllPasses();
+  verbose = std::getenv("NVFP4_FUZZ_VERBOSE") != nullptr;
+  const char *skip = std::getenv("NVFP4_FUZZ_SKIP_KNOWN");
+  skipKnown = skip && std::strcmp(skip, "0") != 0;
+  // MLIR finds ptxas/libdevice through CUDA_ROOT; format=isa needs neither.
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size > 16384)
+    return 0;
+  MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
+  context.allowUnregisteredDialects(false);
+  int errors = 0;
+  std::string lastError;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error) {
+      ++errors;
+      if (verbose) {
+        llvm::raw_string_ostream os(lastError);
+        os << diag.getLocation() << ": " << diag << "\n";
+      }
+    }
+    return success();
+  });
+
+  // Parse and verify.
+  std::string text(reinterpret_cast<const char *>(data), size);
+  if (hitsUpstreamParserBug(text))
+    return 0;
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(text, ParserConfig(&context));
+  if (!module)
+    return 0;
+  if (failed(verify(*module)))
+    return 0;
+
+  // Canonicalize (the folds and patterns of the dialect).
+  {
+    PassManager pm(&context);
+    pm.addPass(createCanonicalizerPass());
+    errors = 0;
+    if (failed(pm.run(*module))) {
+      if (errors == 0) {
+        llvm::errs() << "canonicalize failed without a diagnostic\n";
+        __builtin_trap();
+      }
+      return 0;
+    }
+  }
+  if (skipKnown && hasKnownIssue(*module))
+    return 0;
+
+  // Every pipeline, each on its own clone.
+  for (const Pipeline &pipeline : pipelines) {
+    OwningOpRef<ModuleOp> clone(cast<ModuleOp>((*module)->clone()));
+    PassManager pm(&context);
+    pipeline.build(pm);
+    errors = 0;
+    lastError.clear();
+    bool ok = succeeded(pm.run(*clone));
+    if (verbose)
+      llvm::errs() << pipeline.name << ": "
+                   << (ok ? "compiled" : "diagnostic: " + lastError) << "\n";
+    if (!ok && errors == 0) {
+      llvm::errs() << pipeline.name
+                   << " failed on a verified program without a diagnostic\n";
+      __builtin_trap();
+    }
+  }
+  return 0;
+}
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size,
+                                          size_t maxSize, unsigned int seed) {
+  return nvfp4_fuzz::mutateMLIR(data, size, maxSize, seed);
+}

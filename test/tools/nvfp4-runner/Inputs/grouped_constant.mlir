@@ -1,0 +1,16 @@
+// The group table is a constant of the program, and out of contract: it
+// ends past the 8 rows of A.
+func.func @main(%a: tensor<8x32xf4E2M1FN>,
+                %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                %b: tensor<2x8x32xf4E2M1FN>,
+                %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<8x8xf32> {
+  %offsets = arith.constant dense<[0, 4, 12]> : tensor<3xi32>
+  %c = nvfp4.grouped_matmul contiguous
+      a(%a : tensor<8x32xf4E2M1FN>)
+      a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>)
+      b(%b : tensor<2x8x32xf4E2M1FN>)
+      b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>)
+      group_offsets(%offsets : tensor<3xi32>)
+      -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
