@@ -50,9 +50,36 @@ namespace {
 
 /// The widest token tile (wgmma N). Each tile runs the narrowest wgmma N in
 /// steps of 32 that covers its tokens, so small groups waste little at any
-/// width, and wider tiles dequantize each weight block for more tokens.
-int64_t chooseTokenTile(const SM90KernelOptions &options) {
-  return options.tokenTile ? options.tokenTile : 128;
+/// width, and wider tiles dequantize each weight block for more tokens. The
+/// choice weighs the waves of persistent CTAs against a tile's cost: a K
+/// block's dequantization and loads cost about as much as a 128-wide
+/// block's MMAs, so a tile of width T costs about (1 + T/128) / 2 of a
+/// 128-wide one (device calls of 2026-11-24: 128-wide tiles beat 64-wide
+/// ones on every GPU-mode shape, where both fill the GPU; with 4 weight
+/// tiles, as in docs/examples/moe_grouped.mlir, 128-wide tiles leave most
+/// SMs idle). Group sizes are static for independent groups and estimated
+/// as the mean (contiguous) or the maximum (masked) otherwise.
+int64_t chooseTokenTile(const SM90KernelOptions &options,
+                        const SM90GemmConfig &cfg) {
+  if (options.tokenTile)
+    return options.tokenTile;
+  int64_t best = 128;
+  double bestTime = 0;
+  for (int64_t tile : {128, 64, 32}) {
+    int64_t tokenTiles = 0;
+    if (cfg.mode == Grouping::independent)
+      for (int64_t rows : cfg.rowsPerGroup)
+        tokenTiles += ceilDiv(rows, tile);
+    else
+      tokenTiles = cfg.groups * ceilDiv(cfg.typicalRows(), tile);
+    int64_t tiles = std::max<int64_t>(tokenTiles * cfg.nTiles(), 1);
+    double time = double(ceilDiv(tiles, cfg.ctas)) * (1.0 + tile / 128.0);
+    if (tile == 128 || time < bestTime) {
+      best = tile;
+      bestTime = time;
+    }
+  }
+  return best;
 }
 
 /// dst[rowBase + r, :] = the exact f16 values of A[r, :] (no decode scale),
@@ -241,9 +268,9 @@ template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
       return failure();
     SM90GemmConfig cfg;
     static_cast<GemmShape &>(cfg) = problem.shape;
-    cfg.tokenTile = chooseTokenTile(options);
     cfg.stages = options.stages;
     cfg.ctas = options.ctas;
+    cfg.tokenTile = chooseTokenTile(options, cfg);
     cfg.promoteEvery = options.promoteEvery;
     cfg.weightPrefetch = chooseWeightPrefetch(options);
     emitSM90Gemm(rewriter, op, cfg, problem,

@@ -1,7 +1,7 @@
 // NVFP4 matmuls on the sm_90a kernel: the host side (token pre-pass, TMA
 // descriptor, one persistent launch) and the kernel's structure. What the
 // kernel computes is checked on the GPU (test/Integration/GPU).
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=128" | FileCheck %s
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=64 stages=4 ctas=8 promote-every=0" | FileCheck %s --check-prefix=OPTS
 
 // CHECK-LABEL: func.func @dense(
