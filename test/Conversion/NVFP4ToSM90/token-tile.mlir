@@ -1,7 +1,7 @@
 // The widest token tile the sm_90a kernel is built for (the TMA box and the
 // widest wgmma N), chosen by the pass: the width whose persistent waves
-// times tile cost ((1 + T/128) / 2 of a 128-wide tile) is least, with the
-// GPU's 132 CTAs.
+// times tile cost ((1 + T/128) / 2 of a 128-wide tile) is least, of 128
+// and 64, with the GPU's 132 CTAs.
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 | FileCheck %s
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="ctas=4" | FileCheck %s --check-prefix=FEW
 
@@ -26,14 +26,14 @@ func.func @wide_n(%a: memref<1024x64xf4E2M1FN>, %sa: memref<8x1x32x4x4xf8E4M3FN>
 // -----
 
 // The same tokens against N = 512 (4 weight tiles): 128-wide tiles would
-// be 32, one wave on a quarter of the GPU; 32-wide ones are 128 (one wave,
-// each cheaper).
+// be 32, one wave on a quarter of the GPU; 64-wide ones are 64 (one wave,
+// each cheaper). 32 is never the default.
 // CHECK-LABEL: func.func @narrow_n(
-// CHECK:         nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<32x64xf16
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<64x64xf16
 // CHECK:         gpu.func @nvfp4_sm90_gemm_0
-// CHECK-NOT:       m64n64k16
-// CHECK:           m64n32k16
-// CHECK-NOT:       m64n64k16
+// CHECK-NOT:       m64n96k16
+// CHECK:           m64n64k16
+// CHECK-NOT:       m64n96k16
 // With 4 CTAs every width takes many waves: the widest wins.
 // FEW-LABEL: func.func @narrow_n(
 // FEW:         tensor = memref<128x64xf16
