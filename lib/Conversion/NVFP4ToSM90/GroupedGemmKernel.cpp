@@ -257,6 +257,9 @@ GemmKernelBuilder::Raw GemmKernelBuilder::validScales(Raw raw, Value row0,
                                                       Value kb, Value lane4) {
   // A zero scale makes the block's values +-0 whatever its codes are: rows
   // past N, chunks past K and blocks past the last contribute nothing.
+  // With whole weight tiles and K in whole prefetch groups there are none.
+  if (blocksInRange() && cfg.n % kSM90TileRows == 0)
+    return raw;
   Value inK = e.lt(e.add(e.mul(kb, e.c(4)), lane4), e.c(cfg.k / 16));
   Value zero = e.ci(e.i32, 0);
   raw.scale0 = e.select(e.land(inK, e.lt(row0, e.c(cfg.n))), raw.scale0, zero);
