@@ -103,6 +103,13 @@ static cl::opt<bool> portable(
     cl::desc("GPU: use the portable SIMT kernels even where the chip has its "
              "own lowering (sm_90a wgmma GEMMs)"),
     cl::cat(category));
+static cl::opt<bool> uncheckedGroupTables(
+    "unchecked-group-tables", cl::Hidden,
+    cl::desc("testing only: pass group_offsets / masked_m inputs to the "
+             "kernels without checking their contract (the kernels must stay "
+             "inside their operands; test/Integration/GPU/"
+             "sanitizer-group-tables.test)"));
+
 static cl::opt<std::string> pipelineOptions(
     "pipeline-options",
     cl::desc("options of the pipeline the runner picks, as nvfp4-opt takes "
@@ -289,9 +296,10 @@ int main(int argc, char **argv) {
     inputs.push_back(std::move(*array));
   }
   // dtype, shape and the group tables' contracts (docs/spec.md 1 and 3).
-  if (llvm::Error err = checkInputs(entry, *signature, inputs,
-                                    std::vector<std::string>(
-                                        inputFiles.begin(), inputFiles.end())))
+  if (llvm::Error err = checkInputs(
+          entry, *signature, inputs,
+          std::vector<std::string>(inputFiles.begin(), inputFiles.end()),
+          /*checkTables=*/!uncheckedGroupTables))
     return fail(toString(std::move(err)));
   std::optional<uint8_t> poison;
   if (poisonByte != "none") {

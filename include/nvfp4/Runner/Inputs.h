@@ -67,11 +67,14 @@ llvm::Error checkGroupTable(const GroupTable &table,
 
 /// Checks `inputs` (one per entry argument; `names[i]` names input i in
 /// messages, e.g. its file) against `entry` and its signature: dtype and
-/// shape of each, then the group tables. Fails with a message naming the
-/// input and the violated rule; nothing should run then.
+/// shape of each, then the group tables (unless `checkTables` is false:
+/// only for testing the kernels' own bounds on out-of-contract tables).
+/// Fails with a message naming the input and the violated rule; nothing
+/// should run then.
 llvm::Error checkInputs(func::FuncOp entry, const EntrySignature &signature,
                         llvm::ArrayRef<NpyArray> inputs,
-                        llvm::ArrayRef<std::string> names);
+                        llvm::ArrayRef<std::string> names,
+                        bool checkTables = true);
 
 } // namespace nvfp4
 } // namespace mlir

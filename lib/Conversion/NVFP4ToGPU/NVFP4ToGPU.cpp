@@ -25,6 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
@@ -690,10 +691,42 @@ void mlir::nvfp4::configureNVFP4ToGPULegality(ConversionTarget &target,
   });
 }
 
+/// Host code cannot read or write device memory element by element: the
+/// entry's arguments and the buffers it allocates are device memory on GPU
+/// targets, so a host-side load or store of one (a tensor.extract or
+/// tensor.from_elements in the program) would fault at run time. Such
+/// programs get a diagnostic instead.
+static LogicalResult checkNoHostElementAccess(Operation *root) {
+  WalkResult result = root->walk([&](Operation *op) {
+    Value memref;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      memref = load.getMemref();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      memref = store.getMemref();
+    else
+      return WalkResult::advance();
+    if (op->getParentOfType<gpu::LaunchOp>() ||
+        op->getParentOfType<gpu::GPUModuleOp>())
+      return WalkResult::advance();
+    while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+      memref = view.getViewSource();
+    if (!isa<BlockArgument>(memref) && !memref.getDefiningOp<memref::AllocOp>())
+      return WalkResult::advance();
+    op->emitError("element-wise access to a device buffer in host code: on "
+                  "GPU targets the entry's arguments and intermediate buffers "
+                  "are device memory (compute the value inside an nvfp4 op, "
+                  "or run on the CPU target)");
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 LogicalResult mlir::nvfp4::applyNVFP4ToGPUConversion(
     Operation *root, const GPUKernelOptions &options,
     function_ref<void(const TypeConverter &, RewritePatternSet &)>
         populateChip) {
+  if (failed(checkNoHostElementAccess(root)))
+    return failure();
   MLIRContext *ctx = root->getContext();
   StorageTypeConverter converter;
   RewritePatternSet patterns(ctx);

@@ -1,6 +1,5 @@
-"""Writes the inputs of computed-tables.mlir into DIR: random operands and,
-for each out-of-contract table, the (in-contract) table input and the bias
-that the program adds to it."""
+"""Writes the inputs of computed-tables.mlir into DIR: random operands and
+out-of-contract group tables (offsets<i>.npy, masked<i>.npy)."""
 import sys
 from pathlib import Path
 
@@ -21,12 +20,10 @@ save("b", rng.integers(0, 256, (2, 128, 32), dtype=np.uint8))
 save("sb", rng.integers(0, 0x70, (2, 1, 1, 32, 4, 4), dtype=np.uint8))
 save("am", rng.integers(0, 256, (2, 128, 32), dtype=np.uint8))
 save("sam", rng.integers(0, 0x70, (2, 1, 1, 32, 4, 4), dtype=np.uint8))
-save("off", np.array([0, 100, 256], dtype=np.int32))
-save("mm", np.array([10, 20], dtype=np.int32))
 # Offsets: not starting at 0, decreasing, past the rows, negative, huge.
-for i, bias in enumerate([[7, 0, 0], [0, 150, -200], [0, 0, 5000],
-                          [-50, -300, 0], [2**30, 2**30, 2**30]]):
-    save(f"offbias{i}", np.array(bias, dtype=np.int32))
+for i, table in enumerate([[7, 100, 256], [0, 250, 56], [0, 100, 5256],
+                           [-50, -200, 256], [2**30, 2**30 + 100, 2**31 - 1]]):
+    save(f"offsets{i}", np.array(table, dtype=np.int32))
 # masked_m: negative, above the group's rows, huge.
-for i, bias in enumerate([[-30, 0], [0, 500], [2**30, -2**30]]):
-    save(f"mmbias{i}", np.array(bias, dtype=np.int32))
+for i, table in enumerate([[-20, 20], [10, 520], [2**30, -2**30]]):
+    save(f"masked{i}", np.array(table, dtype=np.int32))
