@@ -1,4 +1,4 @@
-"""Tests for nvfp4.ptx_decode: an independent decoder of tcgen05 operands.
+"""Tests for nvfp4_testing.ptx_decode: an independent decoder of tcgen05 operands.
 
 Expected values are written out from the PTX ISA tables (9.7.16.4.1 shared
 memory descriptor, 9.7.16.4.2 instruction descriptor, 9.7.16.1.1 TMEM
@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from nvfp4.ptx_decode import (
+from nvfp4_testing.ptx_decode import (
     KnownBits,
     check_kernel,
     decode_idesc,

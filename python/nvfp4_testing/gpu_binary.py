@@ -1,8 +1,8 @@
 """PTX out of `gpu.binary` ops: the text MLIR embeds with
 `--gpu-module-to-binary="format=isa"` (or a pipeline's cubin-format=isa).
 
-    python3 -m nvfp4.gpu_binary MODULE.mlir [--name NAME | --prefix P] [-o OUT]
-    python3 -m nvfp4.gpu_binary MODULE.mlir --name NAME --cubin -o OUT.cubin
+    python3 -m nvfp4_testing.gpu_binary MODULE.mlir [--name NAME | --prefix P] [-o OUT]
+    python3 -m nvfp4_testing.gpu_binary MODULE.mlir --name NAME --cubin -o OUT.cubin
 
 Prints (or writes) the PTX of the gpu.binary named NAME, or of every one
 whose symbol starts with P (all of them by default), concatenated; with

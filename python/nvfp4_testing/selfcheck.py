@@ -1,6 +1,6 @@
 """Checks the compiler against the reference on fresh random data.
 
-    python3 -m nvfp4.selfcheck quantize|dequantize|swizzle|matmul|grouped|empty|all
+    python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|matmul|grouped|empty|all
                                [--target cpu|gpu|auto] [--size ci|full]
 
 Every case runs a generated program through nvfp4-runner (outputs poisoned
@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from . import compiler
-from . import reference as ref
+from nvfp4 import compiler
+from nvfp4 import reference as ref
 
 GPU_MODE_CASES = [
     ("gpumode1", [80, 176, 128, 72, 64, 248, 96, 160], 4096, 7168),

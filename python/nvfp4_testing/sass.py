@@ -1,6 +1,6 @@
 """SASS of the kernels the compiler builds for a chip, and what must be in it.
 
-    python3 -m nvfp4.sass PROGRAM.mlir --entry NAME [--chip sm_100a] --out DIR
+    python3 -m nvfp4_testing.sass PROGRAM.mlir --entry NAME [--chip sm_100a] --out DIR
                           [--require-gemm]
 
 Compiles PROGRAM with ``nvfp4-runner --compile-only --target=gpu --chip``
@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import compiler
+from nvfp4 import compiler
 from .gpu_binary import extract_cubin
 
 # SASS opcodes (mnemonic prefixes) worth counting in a block-scaled GEMM.

@@ -1220,7 +1220,7 @@ def _fmt_kb(v: KnownBits) -> str:
 
 
 def summarize(records: List[Dict]) -> str:
-    """Human-readable report (used by the README and `python -m nvfp4.ptx_decode`)."""
+    """Human-readable report (used by the README and `python -m nvfp4_testing.ptx_decode`)."""
     lines = []
     for r in records:
         head = f"{r['kernel']}:{r['line']}: tcgen05.{r['op']}"
@@ -1269,7 +1269,7 @@ def summarize(records: List[Dict]) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":   # python3 -m nvfp4.ptx_decode file.ptx
+if __name__ == "__main__":   # python3 -m nvfp4_testing.ptx_decode file.ptx
     import sys
     recs = extract_tcgen05(open(sys.argv[1]).read())
     print(summarize(recs))
