@@ -2,6 +2,7 @@
 
     python3 -m nvfp4_testing.sass PROGRAM.mlir --entry NAME [--chip sm_100a] --out DIR
                           [--require-gemm]
+    python3 -m nvfp4_testing.sass --where     # the cuobjdump it uses
 
 Compiles PROGRAM with ``nvfp4-runner --compile-only --target=gpu --chip``
 (no GPU needed; ptxas comes from the CUDA toolkit), takes every cubin out of
@@ -13,12 +14,15 @@ addresses (--full: the whole SASS as DIR/<kernel>.sass). With
 contain the instructions of a block-scaled tcgen05 pipeline (UTCOMMA -- .4X
 for NVFP4's scale_vec::4X --, UTCCP, UTCBAR, LDTM, UTMALDG, UBLKCP) and no
 UTCQMMA / UTCHMMA (the FP8 and 16-bit MMAs): exit status 1 otherwise.
-Nothing is run on the GPU.
+Nothing is run on the GPU, and no GPU is needed: cuobjdump comes from
+$CUOBJDUMP, PATH or the nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm
+wheels (find_cuobjdump).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import shutil
@@ -27,7 +31,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from nvfp4 import compiler
 from .gpu_binary import extract_cubin
 
 # SASS opcodes (mnemonic prefixes) worth counting in a block-scaled GEMM.
@@ -38,6 +41,33 @@ INTERESTING = ["UTCOMMA.4X", "UTCOMMA.2X", "UTCOMMA", "UTCQMMA", "UTCHMMA",
 # plain for scale_vec::2X (MXFP4, block32).
 REQUIRED_GEMM = ["UTCOMMA", "UTCCP", "UTCBAR", "LDTM", "UTMALDG", "UBLKCP"]
 FORBIDDEN_GEMM = ["UTCQMMA", "UTCHMMA"]
+
+
+def find_cuobjdump() -> str | None:
+    """cuobjdump: $CUOBJDUMP, else the one on PATH, else the one of the
+    nvidia-cuda-cuobjdump wheel (PyPI), which installs it as
+    site-packages/nvidia/cu<major>/bin/cuobjdump (the `nvidia` namespace
+    package). `cuobjdump -sass` runs nvdisasm, which it looks for next to
+    itself or on PATH: the wheel's needs the nvidia-cuda-nvdisasm wheel
+    (same directory) or an nvdisasm on PATH, else it is not used. None when
+    there is none."""
+    env = os.environ.get("CUOBJDUMP")
+    if env:
+        return env
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        spec = None
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        for cand in sorted(Path(root).glob("cu*/bin/cuobjdump"), reverse=True):
+            nvdisasm = cand.with_name("nvdisasm")
+            if os.access(cand, os.X_OK) and (os.access(nvdisasm, os.X_OK) or
+                                             shutil.which("nvdisasm")):
+                return str(cand)
+    return None
 
 
 def count_opcodes(sass: str) -> dict[str, int]:
@@ -56,6 +86,8 @@ def count_opcodes(sass: str) -> dict[str, int]:
 
 
 def lower(program: Path, entry: str, chip: str) -> str:
+    # Imported here: `--where` (the lit probe) must not need numpy.
+    from nvfp4 import compiler
     cmd = [compiler.find_runner(), str(program), f"--entry={entry}",
            "--compile-only", "--target=gpu", f"--chip={chip}", "--dump-lowered"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -72,8 +104,12 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--require-gemm", action="store_true")
     p.add_argument("--full", action="store_true", help="also write the whole SASS")
-    p.add_argument("--cuobjdump", default=os.environ.get("CUOBJDUMP") or
-                   shutil.which("cuobjdump") or "cuobjdump")
+    p.add_argument("--cuobjdump", default=find_cuobjdump() or "cuobjdump")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--where"]:   # the cuobjdump that would be used (lit probes it)
+        found = find_cuobjdump()
+        print(found or "")
+        return 0 if found else 1
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     version = subprocess.run([args.cuobjdump, "--version"], capture_output=True,
