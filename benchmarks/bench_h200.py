@@ -60,7 +60,7 @@ if str(ROOT / "benchmarks") not in sys.path:
 import peers  # noqa: E402  (numpy only until it measures)
 from nvfp4 import compiler  # noqa: E402
 from nvfp4 import reference as ref  # noqa: E402
-from nvfp4.selfcheck import _tolerance, summation_bound  # noqa: E402
+from nvfp4_testing.selfcheck import _tolerance, summation_bound  # noqa: E402
 
 # Group rows, N, K (benchmarks/peers.py has the same table; a test keeps them equal).
 CASES = {

@@ -79,7 +79,7 @@ if str(ROOT / "python") not in sys.path:
     sys.path.insert(0, str(ROOT / "python"))
 
 from nvfp4 import reference as ref  # noqa: E402
-from nvfp4.selfcheck import random_operand  # noqa: E402
+from nvfp4_testing.selfcheck import random_operand  # noqa: E402
 
 # Group rows, N, K: the cases of benchmarks/bench_h200.py (a test keeps the two equal).
 CASES = {

@@ -28,6 +28,20 @@ python3 -c "import numpy, pytest, ml_dtypes" 2>/dev/null || {
     python3 -m pip install -q --break-system-packages numpy pytest ml_dtypes
 }
 
+# cuobjdump for the CI SASS check of the sm_100a kernels
+# (test/Integration/GPUCompile/sm100-sass.test): the nvidia-cuda-cuobjdump
+# wheel installs site-packages/nvidia/cu13/bin/cuobjdump, and `cuobjdump
+# -sass` runs the nvdisasm that nvidia-cuda-nvdisasm installs next to it;
+# python/nvfp4_testing/sass.py finds them (`python3 -m nvfp4_testing.sass
+# --where`).
+if ! command -v cuobjdump >/dev/null 2>&1 &&
+   ! PYTHONPATH="$root/python" python3 -m nvfp4_testing.sass --where >/dev/null 2>&1; then
+  echo "== installing nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm"
+  python3 -m pip install -q nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm ||
+    python3 -m pip install -q --break-system-packages nvidia-cuda-cuobjdump \
+      nvidia-cuda-nvdisasm
+fi
+
 if [ ! -f "$build/build.ninja" ]; then
   echo "== configuring $build"
   cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release

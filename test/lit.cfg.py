@@ -55,6 +55,26 @@ if config.have_cuda and config.ptxas and os.path.exists(config.ptxas):
     config.substitutions.append(("%ptxas", config.ptxas))
     config.substitutions.append(("%cuda_root", config.cuda_root))
 
+# Tier 2b: SASS inspection of the ptxas-built cubins (sm_100a) needs
+# cuobjdump: on PATH, or from the nvidia-cuda-cuobjdump wheel that
+# scripts/setup.sh installs (python/nvfp4_testing/sass.py finds it, with the
+# python the tests run).
+def probe_cuobjdump():
+    try:
+        out = subprocess.run(
+            [config.python_executable, "-m", "nvfp4_testing.sass", "--where"],
+            capture_output=True, text=True, timeout=60,
+            env=dict(os.environ, PYTHONPATH=config.environment["PYTHONPATH"]))
+    except (OSError, subprocess.SubprocessError):
+        return None
+    path = out.stdout.strip()
+    return path if out.returncode == 0 and path and os.path.exists(path) else None
+
+cuobjdump = probe_cuobjdump()
+if cuobjdump:
+    config.available_features.add("cuobjdump")
+    config.substitutions.append(("%cuobjdump", cuobjdump))
+
 # Tier 3: tests that run on a GPU, gated by what the machine has.
 def probe_compute_capabilities():
     smi = shutil.which("nvidia-smi")

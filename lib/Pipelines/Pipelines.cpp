@@ -154,7 +154,7 @@ mlir::nvfp4::buildLowerToSM100Pipeline(OpPassManager &pm,
   GPUPipelineNeeds needs;
   needs.pipeline = "nvfp4-lower-to-sm100";
   // Without .block16 / .block32 on tcgen05.mma, LLVM cannot select the
-  // block-scaled MMA (docs/design/sm100/README.md).
+  // block-scaled MMA (test/Canary/tcgen05-block16-ptx-version.mlir).
   needs.minPTXVersion = 88;
   needs.minPTXReason = "tcgen05.mma .block16/.block32";
   needs.features = ChipFeature::tcgen05;

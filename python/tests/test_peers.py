@@ -21,7 +21,7 @@ if str(ROOT / "benchmarks") not in sys.path:
 import bench_h200 as bench  # noqa: E402
 import peers  # noqa: E402
 from nvfp4 import reference as ref  # noqa: E402
-from nvfp4.selfcheck import random_operand  # noqa: E402
+from nvfp4_testing.selfcheck import random_operand  # noqa: E402
 
 
 def _torch():

@@ -194,7 +194,7 @@ def ConvertNVFP4ToSM100 : Pass<"convert-nvfp4-to-sm100", "ModuleOp"> {
     Nothing this pass emits has run on Blackwell hardware: its output is
     checked by ptxas -arch=sm_100a, by an independent decoder of the
     instruction and shared-memory descriptors and TMEM addresses in the
-    PTX (python/nvfp4/ptx_decode.py), and by SASS inspection.
+    PTX (python/nvfp4_testing/ptx_decode.py), and by SASS inspection.
 
     Post-condition: as for `convert-nvfp4-to-gpu`, plus gpu.modules holding
     the GEMM kernels (nvvm tcgen05 / TMA / mbarrier ops) and host

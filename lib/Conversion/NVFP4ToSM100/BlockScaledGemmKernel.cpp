@@ -5,8 +5,8 @@
 //
 // Builds the kernel described in BlockScaledGemmKernel.h out of NVVM ops
 // (tcgen05.*, cp.async.bulk(.tensor), mbarrier). The op spellings, the
-// descriptor encodings and the TMEM layout follow docs/design/sm100 (whose
-// single-tile prototypes were compiled and decoded first) and
+// descriptor encodings and the TMEM layout follow the sm_100a prototypes
+// (single tiles, compiled and decoded first; docs/design/findings.md) and
 // shared/docs/tcgen05.md.
 //
 //===----------------------------------------------------------------------===//
@@ -49,7 +49,8 @@ uint32_t SM100GemmConfig::instructionDescriptor(int64_t sfId) const {
 nvgpu::TensorMapDescriptorType mlir::nvfp4::sm100CodesMapType(MLIRContext *ctx,
                                                               int64_t boxRows) {
   // A byte view: nvgpu cannot express CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B
-  // (docs/design/sm100, finding 6), and UINT8 moves the same packed bytes.
+  // (test/Canary/nvgpu-tma-fp4-datatype.mlir), and UINT8 moves the same
+  // packed bytes.
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   return nvgpu::TensorMapDescriptorType::get(

@@ -7,7 +7,8 @@
 // GroupedGemmKernel.h and docs/design/sm90-gemm.md. The op sequences (RS
 // wgmma through inline asm with tied accumulators, the 128B-swizzle smem
 // descriptor, the mbarrier ring, the shuffle epilogue, the extern dynamic
-// shared memory) follow the compile-checked prototypes in docs/design/hopper.
+// shared memory) follow the compile-checked prototypes
+// (docs/design/findings.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -50,5 +50,17 @@ if shutil.which("compute-sanitizer"):
     config.available_features.add("compute-sanitizer")
 # SASS inspection of cubins compiled for other chips (sm_100a): the runner
 # compiles without a GPU of that kind; cuobjdump disassembles.
-if shutil.which("cuobjdump") and shutil.which("ptxas"):
+# cuobjdump: on PATH or from the nvidia-cuda-cuobjdump wheel
+# (nvfp4_testing.sass.find_cuobjdump, asked with the python the tests run).
+def have_cuobjdump():
+    if shutil.which("cuobjdump"):
+        return True
+    try:
+        return subprocess.run([sys.executable, "-m", "nvfp4_testing.sass", "--where"],
+                              capture_output=True, timeout=60,
+                              env=dict(os.environ, PYTHONPATH=config.environment["PYTHONPATH"])
+                              ).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+if shutil.which("ptxas") and have_cuobjdump():
     config.available_features.add("cuobjdump")

@@ -1,28 +1,28 @@
 // The sm_100a pipeline down to PTX and cubins, verified without the chip:
 // ptxas -arch=sm_100a assembles every GEMM kernel with no spills, and the
-// independent decoder of python/nvfp4/ptx_decode.py (written from the PTX
+// independent decoder of python/nvfp4_testing/ptx_decode.py (written from the PTX
 // ISA tables) reads back every instruction descriptor, shared-memory
 // descriptor and TMEM address the compiler emitted and finds no violation.
 // None of this has run on Blackwell hardware.
 // REQUIRES: ptxas
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm100 | FileCheck %s
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm100="format=isa" -o %t.isa.mlir
-// RUN: %PYTHON -m nvfp4.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_0 -o %t.0.ptx
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_0 -o %t.0.ptx
 // RUN: %ptxas -arch=sm_100a -O3 -v %t.0.ptx -o %t.0.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
-// RUN: %PYTHON -m nvfp4.ptx_decode %t.0.ptx | FileCheck %s --check-prefix=DECODE0 --implicit-check-not="violations=['"
-// RUN: %PYTHON -m nvfp4.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_1 -o %t.1.ptx
+// RUN: %PYTHON -m nvfp4_testing.ptx_decode %t.0.ptx | FileCheck %s --check-prefix=DECODE0 --implicit-check-not="violations=['"
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_1 -o %t.1.ptx
 // RUN: %ptxas -arch=sm_100a -O3 -v %t.1.ptx -o %t.1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
-// RUN: %PYTHON -m nvfp4.ptx_decode %t.1.ptx | FileCheck %s --check-prefix=DECODE1 --implicit-check-not="violations=['"
-// RUN: %PYTHON -m nvfp4.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_2 -o %t.2.ptx
+// RUN: %PYTHON -m nvfp4_testing.ptx_decode %t.1.ptx | FileCheck %s --check-prefix=DECODE1 --implicit-check-not="violations=['"
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_2 -o %t.2.ptx
 // RUN: %ptxas -arch=sm_100a -O3 -v %t.2.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
-// RUN: %PYTHON -m nvfp4.ptx_decode %t.2.ptx | FileCheck %s --check-prefix=DECODE2 --implicit-check-not="violations=['"
-// RUN: %PYTHON -m nvfp4.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_3 -o %t.3.ptx
+// RUN: %PYTHON -m nvfp4_testing.ptx_decode %t.2.ptx | FileCheck %s --check-prefix=DECODE2 --implicit-check-not="violations=['"
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_3 -o %t.3.ptx
 // RUN: %ptxas -arch=sm_100a -O3 -v %t.3.ptx -o %t.3.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
-// RUN: %PYTHON -m nvfp4.ptx_decode %t.3.ptx | FileCheck %s --check-prefix=DECODE3 --implicit-check-not="violations=['"
-// RUN: %PYTHON -m nvfp4.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_4 -o %t.4.ptx
+// RUN: %PYTHON -m nvfp4_testing.ptx_decode %t.3.ptx | FileCheck %s --check-prefix=DECODE3 --implicit-check-not="violations=['"
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_4 -o %t.4.ptx
 // RUN: %ptxas -arch=sm_100a -O3 -v %t.4.ptx -o %t.4.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
-// RUN: %PYTHON -m nvfp4.ptx_decode %t.4.ptx | FileCheck %s --check-prefix=DECODE4 --implicit-check-not="violations=['"
-// RUN: %PYTHON -m nvfp4.gpu_binary %t.isa.mlir --prefix quantize -o %t.q.ptx
+// RUN: %PYTHON -m nvfp4_testing.ptx_decode %t.4.ptx | FileCheck %s --check-prefix=DECODE4 --implicit-check-not="violations=['"
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --prefix quantize -o %t.q.ptx
 // RUN: FileCheck %s --check-prefix=QUANT < %t.q.ptx
 
 // CHECK-LABEL: llvm.func @variants

@@ -8,11 +8,11 @@
 // REQUIRES: ptxas
 // RUN: nvfp4-opt %s --nvfp4-bufferize --convert-nvfp4-to-sm100="hardware-stochastic=true" | FileCheck %s --check-prefix=IR
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm100="format=isa hardware-stochastic=true" -o %t.rs.mlir
-// RUN: %PYTHON -m nvfp4.gpu_binary %t.rs.mlir --name sr_kernel_0 -o %t.rs.ptx
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.rs.mlir --name sr_kernel_0 -o %t.rs.ptx
 // RUN: FileCheck %s --check-prefix=RS < %t.rs.ptx
 // RUN: %ptxas -arch=sm_100a -O3 %t.rs.ptx -o %t.rs.cubin
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm100="format=isa" -o %t.exact.mlir
-// RUN: %PYTHON -m nvfp4.gpu_binary %t.exact.mlir --name sr_kernel_0 -o %t.exact.ptx
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.exact.mlir --name sr_kernel_0 -o %t.exact.ptx
 // RUN: FileCheck %s --check-prefix=EXACT < %t.exact.ptx
 // RUN: %ptxas -arch=sm_100a -O3 %t.exact.ptx -o %t.exact.cubin
 

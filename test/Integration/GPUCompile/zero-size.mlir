@@ -4,7 +4,7 @@
 // Kernels are launched only where there is something to write: the decode
 // scales of the empty quantizes (the one without rows or batch entries
 // needs none) and the K = 0 matmul (beta * acc, on the portable kernel in
-// every pipeline). python -m nvfp4.selfcheck empty checks the values.
+// every pipeline). python -m nvfp4_testing.selfcheck empty checks the values.
 // REQUIRES: ptxas
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-gpu | FileCheck %s
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90 | FileCheck %s

@@ -24,7 +24,7 @@
 //
 // Nothing here has run on Blackwell hardware: the kernels are checked by
 // ptxas -arch=sm_100a, an independent decoder of the emitted descriptors
-// (python/nvfp4/ptx_decode.py) and SASS inspection.
+// (python/nvfp4_testing/ptx_decode.py) and SASS inspection.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,749 @@
+"""Checks the compiler against the reference on fresh random data.
+
+    python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|matmul|grouped|empty|all
+                               [--target cpu|gpu|auto] [--size ci|full]
+
+Every case runs a generated program through nvfp4-runner (outputs poisoned
+with 0xff before the run, so an unwritten element cannot pass) and compares
+with python/nvfp4/reference.py: quantize/dequantize/swizzle outputs bit for
+bit, matmuls against an fp64 reference of the dequantized operands within
+|c - ref| <= 1e-3 + 1e-3*|ref| (plus half an output ulp for bf16, whose
+rounding alone exceeds 1e-3 relative: 2^-8 |ref|). Data includes zero blocks, outlier
+blocks and E4M3-subnormal block scales; NaN/Inf inputs are separate cases.
+
+Prints one line per case (PASS/FAIL) and a SUMMARY line per family; the lit
+tests in test/Integration check those lines. Exit status 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from nvfp4 import compiler
+from nvfp4 import reference as ref
+
+GPU_MODE_CASES = [
+    ("gpumode1", [80, 176, 128, 72, 64, 248, 96, 160], 4096, 7168),
+    ("gpumode2", [40, 76, 168, 72, 164, 148, 196, 160], 7168, 2048),
+    ("gpumode3", [192, 320], 3072, 4096),
+    ("gpumode4", [128, 384], 4096, 1536),
+]
+
+
+class Report:
+    def __init__(self, family):
+        self.family = family
+        self.cases = 0
+        self.failures = 0
+        self.exact_bytes = 0
+        self.worst_rel = 0.0
+        self.worst_abs = 0.0
+
+    def record(self, name, ok, details):
+        self.cases += 1
+        self.failures += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {self.family} {name}: {details}", flush=True)
+
+    def exact(self, name, pairs):
+        """pairs: (label, got, expected) arrays compared bit for bit."""
+        ok = True
+        parts = []
+        for label, got, want in pairs:
+            got = np.ascontiguousarray(np.atleast_1d(got))
+            want = np.ascontiguousarray(np.atleast_1d(want))
+            if got.shape != want.shape:
+                ok = False
+                parts.append(f"{label} shape {got.shape} != {want.shape}")
+                continue
+            if got.dtype != want.dtype:
+                ok = False
+                parts.append(f"{label} dtype {got.dtype} != {want.dtype}")
+                continue
+            g, w = got.view(np.uint8), want.view(np.uint8)
+            bad = int(np.count_nonzero(g != w))
+            self.exact_bytes += g.size
+            ok &= bad == 0
+            parts.append(f"{label} {bad}/{g.size} bytes differ")
+        self.record(name, ok, ", ".join(parts))
+
+    def close(self, name, got, want, out, bound=None):
+        """Matmul check: the numerics bar, plus (when `bound` is given) the
+        worst-case fp32 summation error K * 2^-24 * sum|a_k b_k| that any
+        summation order may make. Without a bound the bar alone applies."""
+        got64 = _as_f64(got, out)
+        bar = _tolerance(want, out)
+        tol = bar if bound is None else bar + bound
+        err = np.abs(got64 - want)
+        with np.errstate(invalid="ignore"):
+            ok_mask = err <= tol
+            beyond_bar = int(np.count_nonzero(err > bar))
+        rel = err / np.maximum(np.abs(want), 1e-3)
+        worst_rel = float(np.nanmax(rel)) if rel.size else 0.0
+        worst_tol = float(np.nanmax(err / tol)) if err.size else 0.0
+        self.worst_rel = max(self.worst_rel, worst_rel)
+        bad = int(np.count_nonzero(~ok_mask))
+        details = (f"{bad}/{got64.size} outside tolerance, max |err|/tolerance {worst_tol:.3g}, "
+                   f"max |err|/max(|ref|,1e-3) {worst_rel:.3g}")
+        if bound is not None:
+            details += f", {beyond_bar} beyond the 1e-3 bar (within the fp32 summation bound)"
+        self.record(name, bad == 0, details)
+
+    def summary(self):
+        line = (f"SUMMARY {self.family}: {self.cases} cases, {self.failures} failures, "
+                f"{self.exact_bytes} bytes compared bit for bit")
+        if self.worst_rel:
+            line += f", worst relative error {self.worst_rel:.3g}"
+        print(line, flush=True)
+
+
+def _as_f64(c, out):
+    if out == "bf16":
+        return ref.bf16_bits_to_f32(c).astype(np.float64)
+    return np.asarray(c).astype(np.float64)
+
+
+def _tolerance(want, out):
+    """The numerics bar; bf16 outputs may also be off by their own rounding
+    (half an ulp: up to 2^-8 relative just above a power of two)."""
+    tol = ref.TOL_ABS + ref.TOL_REL * np.abs(want)
+    if out == "bf16":
+        tol = tol + np.abs(want) * 2.0 ** -8
+    return tol
+
+
+def _abs_codes(q):
+    """Packed codes with both sign bits cleared: |e2m1| values."""
+    return q & np.uint8(0x77)
+
+
+def summation_bound(a_q, a_s, b_q, b_s, k, *, fmt="nvfp4", alpha=1.0, **kw):
+    """K * 2^-24 * |alpha| * sum_k |a_k b_k|: the worst-case error of summing
+    the K exact fp32 products in fp32 in any order (Higham, gamma_K)."""
+    terms = ref.matmul_reference(_abs_codes(a_q), a_s, _abs_codes(b_q), b_s, fmt=fmt,
+                                 alpha=abs(float(alpha)), **kw)
+    return terms * (k * 2.0 ** -24)
+
+
+# ---------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------
+
+def high_precision(shape, seed, dtype, kind="mixed"):
+    """(array as passed to the compiler, same values as float32)."""
+    if dtype == "bf16":
+        bits, xf = ref.make_test_tensor(shape, seed, kind=kind, dtype="bf16")
+        return bits, xf
+    x = ref.make_test_tensor(shape, seed, kind=kind, dtype=dtype)
+    x = x[0] if isinstance(x, tuple) else x
+    x = x.astype(np.float16 if dtype == "f16" else np.float32)
+    return x, x.astype(np.float32)
+
+
+def random_operand(rows, k, fmt, rng, *, modest=False):
+    """Packed E2M1 codes and swizzled scales of a [rows, K] operand.
+
+    Codes are uniform random bytes with ~5% zero blocks. NVFP4 scales are
+    E4M3 bytes around 1.0 with ~1% zero scales, ~2% subnormal scales
+    (0x01..0x07) and ~1% outliers up to 448 (unless `modest`, for f16
+    outputs whose range is small). MXFP4 scales are 2^-3..2^3 with rare
+    2^-20 / 2^10 blocks.
+    """
+    bs = 16 if fmt == "nvfp4" else 32
+    q = rng.integers(0, 256, size=(rows, k // 2), dtype=np.uint8)
+    blocks = q.reshape(rows, k // bs, bs // 2)
+    blocks[rng.random((rows, k // bs)) < 0.05] = 0
+    shape = (rows, k // bs)
+    u = rng.random(shape)
+    if fmt == "nvfp4":
+        s = rng.integers(0x28, 0x48, size=shape, dtype=np.uint8)
+        s[u < 0.01] = 0
+        s[(u >= 0.01) & (u < 0.03)] = rng.integers(1, 8, size=int(((u >= 0.01) & (u < 0.03)).sum()))
+        if not modest:
+            big = (u >= 0.03) & (u < 0.04)
+            s[big] = rng.integers(0x60, 0x7F, size=int(big.sum()))
+    else:
+        s = rng.integers(124, 131, size=shape, dtype=np.uint8)
+        s[u < 0.01] = 107
+        if not modest:
+            s[(u >= 0.01) & (u < 0.02)] = 137
+    return q, ref.swizzle_scales(s)
+
+
+# ---------------------------------------------------------------------------
+# Families
+# ---------------------------------------------------------------------------
+
+def e2m1_boundary_data(rows, k, seed):
+    """f32 [rows, k] whose NVFP4 quantize with amax=448*6 casts every value
+    to E2M1 as it is (S_enc = 1; each 16-block holds +-6, so sf = 1 and
+    enc_b = 1): the E2M1 grid, every rounding threshold and tie, their fp32
+    neighbours, values just below 6, subnormals, +-0 and NaNs of both signs,
+    with random signs."""
+    grid = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+    ties = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0]
+    pool = []
+    for v in grid + ties:
+        v = np.float32(v)
+        pool += [v, np.nextafter(v, np.float32(0)), np.nextafter(v, np.float32(7))]
+    pool += [np.float32(5.9999995), np.float32(1e-40), np.float32(1.4e-45),
+             np.float32(2.0 ** -126), np.float32(np.nan),
+             np.float32(-np.nan)]
+    pool = np.array([p for p in pool if not (p > 6)], np.float32)
+    rng = np.random.default_rng(seed)
+    x = rng.choice(pool, size=(rows, k))
+    sign = rng.random((rows, k)) < 0.5
+    x = np.where(sign, -x, x).astype(np.float32)
+    blocks = x.reshape(rows, k // 16, 16)
+    lead = rng.integers(0, 16, size=(rows, k // 16))
+    np.put_along_axis(blocks, lead[..., None],
+                      np.where(rng.random((rows, k // 16, 1)) < 0.5, 6.0, -6.0)
+                      .astype(np.float32), axis=2)
+    return x
+
+
+# 16-chunks (x_0, x_1, x_2, 0, ...) whose Hadamard transform lands on ties of
+# the input type (python/tests/test_reference.py derives them): the sums
+# (x_0 + x_1 + x_2, x_0 - x_1 + x_2, x_0 + x_1 - x_2, x_0 - x_1 - x_2) / 4.
+RHT_TIE_CHUNKS = {
+    "bf16": [(22.0, 1.96875, 0.03125), (22.0, 2.0, 0.0625)],
+    "f16": [(22.0, 1.99609375, 2.0 ** -8), (22.0, 2.0, 2.0 ** -7)],
+    "f32": [(22.0, 1.96875, 0.03125)],
+}
+
+
+def rht_tie_data(shape, seed, dtype):
+    """[rows, k] input (as passed to the compiler) where half of the
+    16-chunks are RHT_TIE_CHUNKS scaled by 2^-4..2^4 with random signs (their
+    transforms are exact fp32 sums on ties of bf16/f16) and half gaussian."""
+    rng = np.random.default_rng(seed)
+    rows, k = shape
+    x = rng.standard_normal((rows * k // 16, 16)).astype(np.float32)
+    pick = rng.random(x.shape[0]) < 0.5
+    for n in np.nonzero(pick)[0]:
+        a, b, c = RHT_TIE_CHUNKS[dtype][rng.integers(len(RHT_TIE_CHUNKS[dtype]))]
+        scale = np.float32(2.0 ** int(rng.integers(-4, 5))) * np.float32(rng.choice([-1, 1]))
+        x[n] = 0
+        x[n, :3] = np.float32([a, b, c]) * scale
+    x = x.reshape(rows, k)
+    if dtype == "bf16":
+        return ref.f32_to_bf16_bits(x)
+    if dtype == "f16":
+        return x.astype(np.float16)
+    return x
+
+
+def four_six_tie_data(shape, seed):
+    """f32 [rows, k] of 16-blocks with |max| 6 whose 4/6 candidate errors
+    are exact ties or differ by a few ulp when quantized with amax = C =
+    1536 (e4m3_max 256: S_enc = 1, error-domain values e2m1 * sf exactly):
+    6, 1.75 (error 0.25 for both candidates), 4 + a (6: a, 4: 0.5 - a) and
+    4.5 - b (6: 0.5 - b, 4: b) with a, b in {1, 2, 3} * 2^-21 (python/tests
+    derives such blocks), 5.25 (0.75 for both), random signs and positions;
+    a quarter of the blocks gaussian with one +-6."""
+    rng = np.random.default_rng(seed)
+    rows, k = shape
+    blocks = np.zeros((rows * k // 16, 16), np.float32)
+    for n in range(blocks.shape[0]):
+        u = rng.random()
+        if u < 0.25:
+            v = np.clip(rng.standard_normal(16) * 2, -6, 6).astype(np.float32)
+            v[rng.integers(16)] = 6.0
+        else:
+            a, b = (int(rng.integers(1, 4)) * 2.0 ** -21 for _ in range(2))
+            pool = [6.0, 1.75, 4.0 + a, 4.5 - b] + [5.25] * int(rng.integers(0, 3))
+            v = np.zeros(16, np.float32)
+            v[:len(pool)] = pool
+            v = rng.permutation(v)
+        blocks[n] = v * np.where(rng.random(16) < 0.5, -1, 1)
+    return blocks.reshape(rows, k)
+
+
+def check_quantize(target, size):
+    rep = Report("quantize")
+    nv_shapes = [(256, 272), (304, 304), (320, 256), (16, 128), (100, 112), (200, 80), (157, 48)]
+    mx_shapes = [(256, 288), (100, 96), (157, 160), (16, 128)]
+    cases = []
+    for i, shape in enumerate(nv_shapes):
+        dtype = ("bf16", "f16", "f32")[i % 3]
+        cases.append(("nvfp4", shape, dtype, dict()))
+        cases.append(("nvfp4", shape, dtype, dict(swizzle=False)))
+    for shape in [(256, 272), (157, 48)]:
+        cases += [
+            ("nvfp4", shape, "bf16", dict(block="16x16")),
+            ("nvfp4", shape, "bf16", dict(rounding="stochastic", seed=2024)),
+            ("nvfp4", shape, "f32", dict(rounding="stochastic", seed=2 ** 63 + 12345)),
+            ("nvfp4", shape, "bf16", dict(hadamard=True)),
+            ("nvfp4", shape, "bf16", dict(scale_rule="four_over_six")),
+            ("nvfp4", shape, "bf16", dict(scale_rule="four_over_six", error_metric="mae")),
+            ("nvfp4", shape, "f16", dict(scale_rule="four_over_six", error_metric="abs_max")),
+            ("nvfp4", shape, "bf16", dict(block="16x16", scale_rule="four_over_six", hadamard=True)),
+            ("nvfp4", shape, "bf16", dict(rounding="stochastic", seed=9, hadamard=True,
+                                          scale_rule="four_over_six")),
+            ("nvfp4", shape, "bf16", dict(amax=1.5)),
+        ]
+    cases.append(("nvfp4", (3, 100, 48), "bf16", dict()))
+    cases.append(("nvfp4", (2, 130, 64), "f32", dict(block="16x16", swizzle=False)))
+    cases.append(("nvfp4", (2, 64, 32), "bf16", dict(amax=[2.0, 0.25])))
+    cases.append(("nvfp4", (64, 96), "f32", dict(kind="nonfinite")))
+    cases.append(("nvfp4", (64, 96), "bf16", dict(kind="nonfinite", scale_rule="four_over_six")))
+    cases.append(("nvfp4", (64, 96), "bf16", dict(kind="zeros")))
+    for shape in mx_shapes:
+        cases.append(("mxfp4", shape, "bf16", dict()))
+        cases.append(("mxfp4", shape, "f32", dict(scale_rule="floor", swizzle=False)))
+    cases += [
+        ("mxfp4", (256, 288), "bf16", dict(rounding="stochastic", seed=77)),
+        ("mxfp4", (256, 288), "bf16", dict(hadamard=True)),
+        ("mxfp4", (2, 100, 96), "f16", dict()),
+        ("mxfp4", (64, 96), "f32", dict(kind="nonfinite")),
+    ]
+    # Hadamard: the transform is rounded to bf16/f16 (f32 keeps it).
+    cases += [
+        ("nvfp4", (256, 272), "f16", dict(hadamard=True)),
+        ("nvfp4", (157, 48), "f32", dict(hadamard=True, block="16x16")),
+        ("nvfp4", (64, 256), "bf16", dict(kind="rht_ties", hadamard=True)),
+        ("nvfp4", (64, 256), "f16", dict(kind="rht_ties", hadamard=True, amax=2688.0)),
+        ("mxfp4", (100, 96), "f16", dict(hadamard=True)),
+    ]
+    # four_over_six: TE's error modes, both E4M3 maxima, both tile shapes;
+    # coarse bf16 data (an amax of few significant bits); near-tie blocks.
+    for j, (metric, e4m3_max, blk) in enumerate(
+            [(m, e, bl) for m in ("mae", "mse") for e in (448, 256) for bl in ("1x16", "16x16")]):
+        shape = [(157, 48), (100, 112), (256, 272), (48, 64)][j % 4]
+        dtype = ("bf16", "f16", "f32")[j % 3]
+        cases.append(("nvfp4", shape, dtype, dict(scale_rule="four_over_six", error_metric=metric,
+                                                 e4m3_max=e4m3_max, block=blk)))
+    cases += [
+        ("nvfp4", (128, 256), "bf16", dict(kind="coarse", scale_rule="four_over_six")),
+        ("nvfp4", (128, 256), "bf16", dict(kind="coarse", scale_rule="four_over_six",
+                                           error_metric="mse", e4m3_max=256, block="16x16")),
+    ]
+    for metric, blk in (("mae", "1x16"), ("mse", "1x16"), ("mae", "16x16")):
+        cases.append(("nvfp4", (64, 128), "f32", dict(kind="four_six_ties",
+                                                     scale_rule="four_over_six",
+                                                     error_metric=metric, e4m3_max=256,
+                                                     amax=1536.0, block=blk)))
+    cases.append(("nvfp4", (64, 256), "f32", dict(kind="boundaries", amax=448.0 * 6)))
+    if size == "full":
+        cases.append(("nvfp4", (8192, 8192), "bf16", dict()))
+    else:
+        cases.append(("nvfp4", (1024, 1024), "bf16", dict()))
+
+    for i, (fmt, shape, dtype, opts) in enumerate(cases):
+        opts = dict(opts)
+        kind = opts.pop("kind", "mixed")
+        if kind == "zeros":
+            x = np.zeros(shape, np.uint16 if dtype == "bf16" else
+                         (np.float16 if dtype == "f16" else np.float32))
+        elif kind == "boundaries":
+            x = e2m1_boundary_data(*shape, 1000 + i)
+        elif kind == "rht_ties":
+            x = rht_tie_data(shape, 1000 + i, dtype)
+        elif kind == "four_six_ties":
+            x = four_six_tie_data(shape, 1000 + i)
+        elif kind == "coarse":
+            g = np.random.default_rng(1000 + i).standard_normal(shape)
+            xf = (np.clip(np.round(g * 16), -112, 112) / 16).astype(np.float32)
+            x = ref.f32_to_bf16_bits(xf) if dtype == "bf16" else xf
+        else:
+            x, _ = high_precision(shape, 1000 + i, dtype, kind=kind)
+        swizzle = opts.pop("swizzle", True)
+        name = f"{fmt} {dtype} {shape} {'swizzled' if swizzle else 'row-major'}" + \
+               ("" if kind == "mixed" else f" {kind} data") + \
+               "".join(f" {k}={v}" for k, v in opts.items())
+        if fmt == "nvfp4":
+            got = compiler.quantize(x, fmt, swizzle=swizzle, target=target, **opts)
+            want = ref.quantize_nvfp4(x, swizzle=swizzle, **opts)
+            rep.exact(name, [("codes", got[0], want[0]), ("scales", got[1], want[1]),
+                             ("s_dec", got[2], np.asarray(want[2], np.float32))])
+        else:
+            got = compiler.quantize(x, fmt, swizzle=swizzle, target=target, **opts)
+            want = ref.quantize_mxfp4(x, swizzle=swizzle, **opts)
+            rep.exact(name, [("codes", got[0], want[0]), ("scales", got[1], want[1])])
+    rep.summary()
+    return rep
+
+
+def check_dequantize(target, size):
+    rep = Report("dequantize")
+    rng = np.random.default_rng(5)
+    for i, (fmt, shape, swizzle, out, decode) in enumerate([
+            ("nvfp4", (200, 96), True, "f32", True),
+            ("nvfp4", (200, 96), False, "bf16", True),
+            ("nvfp4", (3, 64, 48), True, "f16", True),
+            ("nvfp4", (130, 32), True, "f32", False),
+            ("mxfp4", (100, 128), True, "f32", False),
+            ("mxfp4", (2, 50, 64), False, "bf16", False)]):
+        x, _ = high_precision(shape, 2000 + i, "bf16")
+        if fmt == "nvfp4":
+            q, s, d = ref.quantize_nvfp4(x, swizzle=swizzle)
+        else:
+            (q, s), d = ref.quantize_mxfp4(x, swizzle=swizzle), None
+        d_arg = d if decode else None
+        got = compiler.dequantize(q, s, d_arg, fmt=fmt, out=out, target=target)
+        want = ref.dequantize(q, s, d_arg, fmt=fmt, rows=shape[-2], cols=shape[-1] // (16 if fmt == "nvfp4" else 32),
+                              swizzled=swizzle)
+        want = ref.cast_output(want, out)
+        rep.exact(f"{fmt} {shape} {'swizzled' if swizzle else 'row-major'} -> {out}"
+                  f"{' with decode scale' if decode else ''}", [("values", got, want)])
+    del rng
+    rep.summary()
+    return rep
+
+
+def check_swizzle(target, size):
+    rep = Report("swizzle")
+    rng = np.random.default_rng(6)
+    for fmt, shape in [("nvfp4", (200, 28)), ("nvfp4", (128, 4)), ("nvfp4", (1, 1)),
+                       ("mxfp4", (300, 9)), ("nvfp4", (2, 130, 5)), ("mxfp4", (3, 64, 16))]:
+        s = rng.integers(1, 256, size=shape, dtype=np.uint8)
+        sw = compiler.swizzle_scales(s, fmt, target=target)
+        rep.exact(f"swizzle {fmt} {shape}", [("swizzled", sw, ref.swizzle_scales(s))])
+        back = compiler.unswizzle_scales(ref.swizzle_scales(s), shape[-2], shape[-1], fmt,
+                                         target=target)
+        rep.exact(f"unswizzle {fmt} {shape}", [("row-major", back, s)])
+    rep.summary()
+    return rep
+
+
+def _alpha(da, db, alpha=None):
+    a = np.float32(1.0)
+    for f in (da, db, alpha):
+        if f is not None:
+            a = np.float32(a * np.float32(f))
+    return float(a)
+
+
+def check_matmul(target, size):
+    rep = Report("matmul")
+    rng = np.random.default_rng(7)
+    shapes = [(128, 128, 128), (256, 64, 256), (1024, 1024, 1024), (4096, 512, 3072),
+              (112, 128, 96), (304, 640, 304), (1008, 3072, 992), (128, 128, 112)]
+    outs = ["bf16", "f32", "f16"]
+    cases = [(shape, outs[i % 3], False) for i, shape in enumerate(shapes)]
+    # Without outlier scales the numerics bar must hold with no allowance.
+    cases += [((1024, 1024, 1024), "f32", True), ((1008, 3072, 992), "f16", True)]
+    for (m, k, n), out, tame in cases:
+        modest = tame or out == "f16"
+        a_q, a_s = random_operand(m, k, "nvfp4", rng, modest=modest)
+        b_q, b_s = random_operand(n, k, "nvfp4", rng, modest=modest)
+        da, db = np.float32(rng.uniform(0.5, 2)), np.float32(rng.uniform(0.5, 2))
+        got = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db, out=out, target=target)
+        alpha = _alpha(da, db)
+        kw = dict(a_rows=m, b_rows=n, swizzled=True)
+        want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, **kw)
+        bound = None if tame else summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw)
+        rep.close(f"nvfp4 M={m} K={k} N={n} -> {out}{' (no outliers, bar only)' if tame else ''}",
+                  got, want, out, bound)
+    # MXFP4, accumulate, alpha operand.
+    m, k, n = 200, 256, 136
+    kw = dict(a_rows=m, b_rows=n, swizzled=True)
+    a_q, a_s = random_operand(m, k, "mxfp4", rng)
+    b_q, b_s = random_operand(n, k, "mxfp4", rng)
+    got = compiler.matmul(a_q, a_s, b_q, b_s, fmt="mxfp4", out="f32", target=target)
+    want = ref.matmul_reference(a_q, a_s, b_q, b_s, fmt="mxfp4", **kw)
+    rep.close(f"mxfp4 M={m} K={k} N={n} -> f32", got, want, "f32",
+              summation_bound(a_q, a_s, b_q, b_s, k, fmt="mxfp4", **kw))
+    a_q, a_s = random_operand(m, k, "nvfp4", rng)
+    b_q, b_s = random_operand(n, k, "nvfp4", rng)
+    acc = rng.standard_normal((m, n)).astype(np.float32) * 100
+    got = compiler.matmul(a_q, a_s, b_q, b_s, alpha=0.75, acc=acc, beta=-0.5, out="f32",
+                          target=target)
+    want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=0.75, beta=-0.5, c_in=acc, **kw)
+    rep.close(f"nvfp4 M={m} K={k} N={n} alpha=0.75 acc beta=-0.5 -> f32", got, want, "f32",
+              summation_bound(a_q, a_s, b_q, b_s, k, alpha=0.75, **kw))
+    rep.summary()
+    return rep
+
+
+def _grouped_operands(ms, n, k, fmt, rng, modest=False):
+    A = [random_operand(m, k, fmt, rng, modest=modest) for m in ms]
+    B = [random_operand(n, k, fmt, rng, modest=modest) for _ in ms]
+    return A, B
+
+
+def _flat(arrays):
+    return np.concatenate([np.asarray(a).reshape(-1) for a in arrays])
+
+
+def check_grouped(target, size):
+    rep = Report("grouped")
+    rng = np.random.default_rng(8)
+    cases = [(name, ms, n, k, False) for name, ms, n, k in GPU_MODE_CASES]
+    # The first GPU-mode case again without outlier scales: bar only.
+    cases.append(("gpumode1", GPU_MODE_CASES[0][1], GPU_MODE_CASES[0][2], GPU_MODE_CASES[0][3],
+                  True))
+    for name, ms, n, k, tame in cases:
+        G = len(ms)
+        A, B = _grouped_operands(ms, n, k, "nvfp4", rng, modest=tame)
+        da = rng.uniform(0.5, 2, G).astype(np.float32)
+        db = rng.uniform(0.5, 2, G).astype(np.float32)
+        alphas = [_alpha(da[g], db[g]) for g in range(G)]
+        label = f"{name} M={ms} N={n} K={k}" + (" (no outliers, bar only)" if tame else "")
+        bounds = None if tame else [
+            summation_bound(a[0], a[1], b[0], b[1], k, alpha=alphas[g], a_rows=m, b_rows=n,
+                            swizzled=True)
+            for g, (a, b, m) in enumerate(zip(A, B, ms))]
+        # independent (GPU-mode list of problems)
+        got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
+                                      [b[0] for b in B], [b[1] for b in B], a_decode=da,
+                                      b_decode=db, out="bf16", target=target)
+        wants = ref.grouped_matmul_independent(
+            [(a[0], a[1], b[0], b[1], alphas[g]) for g, (a, b) in enumerate(zip(A, B))],
+            swizzled=True)
+        rep.close(f"independent {label} -> bf16", _flat(got), _flat(wants), "bf16",
+                  None if tame else _flat(bounds))
+        if tame:
+            continue
+        # contiguous (MoE): the same rows concatenated, B stacked.
+        offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
+        a_cat = np.concatenate([a[0] for a in A])
+        a_rm = np.concatenate([ref.unswizzle_scales(a[1], m, k // 16) for a, m in zip(A, ms)])
+        b_stack = np.stack([b[0] for b in B])
+        b_s = np.stack([b[1] for b in B])
+        got = compiler.grouped_matmul("contiguous", a_cat, ref.swizzle_scales(a_rm), b_stack, b_s,
+                                      group_offsets=offsets, b_decode=db, alpha=da, out="f32",
+                                      target=target)
+        want = ref.grouped_matmul_contiguous(a_cat, ref.swizzle_scales(a_rm), b_stack, b_s, offsets,
+                                             da * db, swizzled=True)
+        rep.close(f"contiguous {label} -> f32", got, want, "f32", _flat(bounds).reshape(want.shape))
+        if name in ("gpumode1", "gpumode3"):
+            # masked: [G, maxM, K], valid rows per group; the rows past them
+            # hold data that must be ignored, and get beta * acc.
+            max_m = max(ms) + 8
+            a_pad = np.zeros((G, max_m, k // 2), np.uint8)
+            a_s_rm = np.zeros((G, max_m, k // 16), np.uint8)
+            bound = np.zeros((G, max_m, n))
+            for g, (a, m) in enumerate(zip(A, ms)):
+                a_pad[g, :m] = a[0]
+                a_s_rm[g, :m] = ref.unswizzle_scales(a[1], m, k // 16)
+                a_pad[g, m:] = rng.integers(0, 256, size=(max_m - m, k // 2), dtype=np.uint8)
+                a_s_rm[g, m:] = 0x38
+                bound[g, :m] = bounds[g]
+            a_s_sw = ref.swizzle_scales(a_s_rm)
+            masked = np.asarray(ms, np.int32)
+            acc = rng.standard_normal((G, max_m, n)).astype(np.float32)
+            got = compiler.grouped_matmul("masked", a_pad, a_s_sw, b_stack, b_s, masked_m=masked,
+                                          a_decode=da, b_decode=db, acc=acc, beta=0.5, out="f32",
+                                          target=target)
+            want = ref.grouped_matmul_masked(a_pad, a_s_sw, b_stack, b_s, masked, da * db,
+                                             beta=0.5, c_in=acc, swizzled=True)
+            want = np.where(np.isnan(want), 0.5 * acc.astype(np.float64), want)
+            rep.close(f"masked {label} maxM={max_m} acc beta=0.5 -> f32", got, want, "f32", bound)
+    # MXFP4 grouped, f16 output.
+    ms, n, k = [48, 200, 16], 96, 256
+    A, B = _grouped_operands(ms, n, k, "mxfp4", rng, modest=True)
+    got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
+                                  [b[0] for b in B], [b[1] for b in B], fmt="mxfp4", out="f16",
+                                  target=target)
+    wants = ref.grouped_matmul_independent([(a[0], a[1], b[0], b[1], 1.0) for a, b in zip(A, B)],
+                                           fmt="mxfp4", swizzled=True)
+    rep.close("independent mxfp4 M=[48,200,16] N=96 K=256 -> f16 (bar only)", _flat(got),
+              _flat(wants), "f16")
+    rep.summary()
+    return rep
+
+
+def check_empty(target, size):
+    """Zero-size dimensions (docs/spec.md 2.6): every op takes them, an empty
+    launch where there is nothing to write; what there is (the decode scales
+    of empty tensors, beta * acc of a K = 0 matmul) matches the reference."""
+    rep = Report("empty")
+    rng = np.random.default_rng(9)
+    dtypes = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}
+    for fmt, shape, dtype, opts in [
+            ("nvfp4", (0, 64), "bf16", dict()),
+            ("nvfp4", (0, 64), "f32", dict(swizzle=False)),
+            ("nvfp4", (16, 0), "f32", dict()),
+            ("nvfp4", (16, 0), "bf16", dict(swizzle=False, scale_rule="four_over_six")),
+            ("nvfp4", (0, 64), "bf16", dict(amax=3.0)),
+            ("nvfp4", (2, 0, 32), "f16", dict(amax=[2.0, 0.25])),
+            ("nvfp4", (3, 16, 0), "bf16", dict(block="16x16", swizzle=False)),
+            ("nvfp4", (0, 16, 32), "bf16", dict()),
+            ("mxfp4", (0, 64), "bf16", dict()),
+            ("mxfp4", (16, 0), "f32", dict(swizzle=False))]:
+        x = np.zeros(shape, dtypes[dtype])
+        opts = dict(opts)
+        swizzle = opts.pop("swizzle", True)
+        name = f"quantize {fmt} {dtype} {shape} {'swizzled' if swizzle else 'row-major'}" + \
+               "".join(f" {k}={v}" for k, v in opts.items())
+        got = compiler.quantize(x, fmt, swizzle=swizzle, target=target, **opts)
+        if fmt == "nvfp4":
+            want = ref.quantize_nvfp4(x, swizzle=swizzle, **opts)
+            rep.exact(name, [("codes", got[0], want[0]), ("scales", got[1], want[1]),
+                             ("s_dec", got[2], np.asarray(want[2], np.float32))])
+        else:
+            want = ref.quantize_mxfp4(x, swizzle=swizzle, **opts)
+            rep.exact(name, [("codes", got[0], want[0]), ("scales", got[1], want[1])])
+
+    for shape, swizzle in [((0, 64), True), ((16, 0), False), ((2, 0, 32), True)]:
+        rows, k = shape[-2:]
+        q = np.zeros(shape[:-1] + (k // 2,), np.uint8)
+        s = np.zeros(shape[:-1] + (k // 16,), np.uint8)
+        if swizzle:
+            s = ref.swizzle_scales(s)
+        d = np.full(shape[:-2], 2.0, np.float32)
+        got = compiler.dequantize(q, s, d, out="f32", target=target)
+        want = ref.dequantize(q, s, d, fmt="nvfp4", rows=rows, cols=k // 16, swizzled=swizzle)
+        rep.exact(f"dequantize {shape} {'swizzled' if swizzle else 'row-major'}",
+                  [("values", got, want.astype(np.float32))])
+
+    for shape in [(0, 4), (5, 0), (2, 0, 3)]:
+        sm = np.zeros(shape, np.uint8)
+        rep.exact(f"swizzle {shape}", [("swizzled", compiler.swizzle_scales(sm, target=target),
+                                        ref.swizzle_scales(sm))])
+        back = compiler.unswizzle_scales(ref.swizzle_scales(sm), shape[-2], shape[-1],
+                                         target=target)
+        rep.exact(f"unswizzle {shape}", [("row-major", back, sm)])
+
+    # Matmuls: no token row, no weight row, and K = 0 (beta * acc alone).
+    for m, n, k in [(0, 64, 128), (128, 0, 128), (128, 64, 0), (200, 136, 0)]:
+        a_q, a_s = random_operand(m, k, "nvfp4", rng)
+        b_q, b_s = random_operand(n, k, "nvfp4", rng)
+        acc = rng.standard_normal((m, n)).astype(np.float32) * 100
+        got = compiler.matmul(a_q, a_s, b_q, b_s, alpha=0.75, acc=acc, beta=-0.5, out="f32",
+                              target=target)
+        want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=0.75, beta=-0.5, c_in=acc,
+                                    a_rows=m, b_rows=n, swizzled=True)
+        rep.exact(f"matmul M={m} N={n} K={k} alpha=0.75 acc beta=-0.5 -> f32",
+                  [("c", got, want.astype(np.float32))])
+
+    # Grouped: an empty group among others, no rows at all, K = 0.
+    ms, n, k = [40, 0, 24], 64, 128
+    A, B = _grouped_operands(ms, n, k, "nvfp4", rng, modest=True)
+    got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
+                                  [b[0] for b in B], [b[1] for b in B], out="f32",
+                                  target=target)
+    wants = ref.grouped_matmul_independent([(a[0], a[1], b[0], b[1], 1.0) for a, b in zip(A, B)],
+                                           swizzled=True)
+    rep.close(f"grouped independent M={ms} N={n} K={k} -> f32", _flat(got), _flat(wants),
+              "f32")
+    b_stack = np.stack([b[0] for b in B])
+    b_s = np.stack([b[1] for b in B])
+    a0_q, a0_s = random_operand(0, k, "nvfp4", rng)
+    got = compiler.grouped_matmul("contiguous", a0_q, a0_s, b_stack, b_s,
+                                  group_offsets=np.zeros(4, np.int32), out="f32", target=target)
+    rep.exact(f"grouped contiguous S=0 N={n} K={k} -> f32", [("c", got, np.zeros((0, n),
+                                                                                   np.float32))])
+    a_m = np.zeros((3, 0, k // 2), np.uint8)
+    a_ms = np.zeros((3, 0, k // 64, 32, 4, 4), np.uint8)
+    got = compiler.grouped_matmul("masked", a_m, a_ms, b_stack, b_s,
+                                  masked_m=np.zeros(3, np.int32), out="f32", target=target)
+    rep.exact(f"grouped masked maxM=0 N={n} K={k} -> f32", [("c", got, np.zeros((3, 0, n),
+                                                                                  np.float32))])
+    S, G = 50, 2
+    acc = rng.standard_normal((S, n)).astype(np.float32)
+    got = compiler.grouped_matmul("contiguous", np.zeros((S, 0), np.uint8),
+                                  np.zeros((1, 0, 32, 4, 4), np.uint8),
+                                  np.zeros((G, n, 0), np.uint8),
+                                  np.zeros((G, 1, 0, 32, 4, 4), np.uint8),
+                                  group_offsets=np.array([0, 20, S], np.int32),
+                                  alpha=np.array([2.0, 3.0], np.float32), acc=acc, beta=0.25,
+                                  out="f32", target=target)
+    rep.exact(f"grouped contiguous S={S} N={n} K=0 acc beta=0.25 -> f32",
+              [("c", got, (np.float32(0.25) * acc).astype(np.float32))])
+    rep.summary()
+    return rep
+
+
+def check_sanitize(target, size):
+    """A small case of every op (for runs under compute-sanitizer)."""
+    rep = Report("sanitize")
+    rng = np.random.default_rng(9)
+    for name, opts in [("nvfp4 1x16 swizzled", dict()),
+                       ("nvfp4 16x16 four_over_six", dict(block="16x16", scale_rule="four_over_six")),
+                       ("nvfp4 stochastic hadamard", dict(rounding="stochastic", seed=3, hadamard=True))]:
+        x, _ = high_precision((200, 96), 31, "bf16")
+        got = compiler.quantize(x, target=target, **opts)
+        want = ref.quantize_nvfp4(x, swizzle=True, **opts)
+        rep.exact(f"quantize {name}", [("codes", got[0], want[0]), ("scales", got[1], want[1]),
+                                       ("s_dec", got[2], np.asarray(want[2], np.float32))])
+    x, _ = high_precision((2, 100, 64), 32, "f32")
+    got = compiler.quantize(x, "mxfp4", target=target)
+    want = ref.quantize_mxfp4(x, swizzle=True)
+    rep.exact("quantize mxfp4 batched", [("codes", got[0], want[0]), ("scales", got[1], want[1])])
+    q, s, d = ref.quantize_nvfp4(x[0], swizzle=True)
+    rep.exact("dequantize", [("values", compiler.dequantize(q, s, d, target=target),
+                              ref.dequantize(q, s, d, rows=100, cols=4, swizzled=True))])
+    s_rm = rng.integers(1, 256, size=(130, 5), dtype=np.uint8)
+    rep.exact("swizzle", [("swizzled", compiler.swizzle_scales(s_rm, target=target),
+                           ref.swizzle_scales(s_rm))])
+    rep.exact("unswizzle", [("row-major", compiler.unswizzle_scales(ref.swizzle_scales(s_rm), 130, 5,
+                                                                    target=target), s_rm)])
+    m, n, k = 136, 72, 128
+    a_q, a_s = random_operand(m, k, "nvfp4", rng)
+    b_q, b_s = random_operand(n, k, "nvfp4", rng)
+    kw = dict(a_rows=m, b_rows=n, swizzled=True)
+    rep.close("matmul", compiler.matmul(a_q, a_s, b_q, b_s, out="f32", target=target),
+              ref.matmul_reference(a_q, a_s, b_q, b_s, **kw), "f32",
+              summation_bound(a_q, a_s, b_q, b_s, k, **kw))
+    ms = [40, 0, 100]
+    A, B = _grouped_operands(ms, n, k, "nvfp4", rng)
+    got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
+                                  [b[0] for b in B], [b[1] for b in B], out="bf16", target=target)
+    wants = ref.grouped_matmul_independent([(a[0], a[1], b[0], b[1], 1.0) for a, b in zip(A, B)],
+                                           swizzled=True)
+    rep.close("grouped independent (an empty group)", _flat(got), _flat(wants), "bf16")
+    offsets = np.array([0, 40, 40, 140], np.int32)
+    a_cat = np.concatenate([a[0] for a in A])
+    a_rm = np.concatenate([ref.unswizzle_scales(a[1], mm, k // 16) for a, mm in zip(A, ms)])
+    b_stack, b_s = np.stack([b[0] for b in B]), np.stack([b[1] for b in B])
+    got = compiler.grouped_matmul("contiguous", a_cat, ref.swizzle_scales(a_rm), b_stack, b_s,
+                                  group_offsets=offsets, out="f32", target=target)
+    want = ref.grouped_matmul_contiguous(a_cat, ref.swizzle_scales(a_rm), b_stack, b_s, offsets,
+                                         np.ones(3, np.float32), swizzled=True)
+    rep.close("grouped contiguous", got, want, "f32")
+    a_pad = np.zeros((3, 128, k // 2), np.uint8)
+    a_s_rm = np.zeros((3, 128, k // 16), np.uint8)
+    for g, (a, mm) in enumerate(zip(A, ms)):
+        a_pad[g, :mm] = a[0]
+        a_s_rm[g, :mm] = ref.unswizzle_scales(a[1], mm, k // 16) if mm else 0
+    got = compiler.grouped_matmul("masked", a_pad, ref.swizzle_scales(a_s_rm), b_stack, b_s,
+                                  masked_m=np.array(ms, np.int32), out="f32", target=target)
+    want = ref.grouped_matmul_masked(a_pad, ref.swizzle_scales(a_s_rm), b_stack, b_s,
+                                     np.array(ms, np.int32), np.ones(3, np.float32), swizzled=True)
+    rep.close("grouped masked", got, np.nan_to_num(want, nan=0.0), "f32")
+    rep.summary()
+    return rep
+
+
+FAMILIES = {
+    "quantize": check_quantize,
+    "dequantize": check_dequantize,
+    "swizzle": check_swizzle,
+    "matmul": check_matmul,
+    "grouped": check_grouped,
+    "empty": check_empty,
+    "sanitize": check_sanitize,
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("family", choices=list(FAMILIES) + ["all"])
+    parser.add_argument("--target", default="auto", choices=["cpu", "gpu", "auto"])
+    parser.add_argument("--size", default="ci", choices=["ci", "full"])
+    args = parser.parse_args(argv)
+    names = ([n for n in FAMILIES if n != "sanitize"] if args.family == "all"
+             else [args.family])
+    # Say where the programs run (the runner falls back to nothing: --target
+    # gpu fails without a GPU).
+    probe = np.zeros((1, 16), np.float32)
+    _, timing = compiler.run_program(
+        "func.func @main(%x: tensor<1x16xf32>) -> tensor<1x16xf32> {\n"
+        "  return %x : tensor<1x16xf32>\n}\n", [probe], 1, target=args.target,
+        benchmark=True, warmup=0, reps=1)
+    print(f"DEVICE: {timing.device}", flush=True)
+    start = time.time()
+    failures = 0
+    for name in names:
+        failures += FAMILIES[name](args.target, args.size).failures
+    print(f"TOTAL: {failures} failures in {time.time() - start:.1f} s", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
