@@ -6,8 +6,9 @@
 // Builds the kernel described in BlockScaledGemmKernel.h out of NVVM ops
 // (tcgen05.*, cp.async.bulk(.tensor), mbarrier). The op spellings, the
 // descriptor encodings and the TMEM layout follow docs/design/sm100 (whose
-// single-tile prototypes were compiled and decoded first) and
-// shared/docs/tcgen05.md.
+// single-tile prototypes were compiled and decoded first) and the PTX ISA
+// tcgen05 sections (instruction and shared-memory descriptors, TMEM
+// addressing), as python/nvfp4/ptx_decode.py decodes them.
 //
 //===----------------------------------------------------------------------===//
 
