@@ -199,6 +199,52 @@ func.func @hadamard(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memr
 
 // -----
 
+// Hadamard on f32 input: the same signed sums, kept in fp32 (no rounding
+// to the input type: column 1 starts right after column 0's last add).
+// CHECK-LABEL: func @hadamard_f32
+// CHECK-DAG: %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-NOT: arith.truncf
+// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-NEXT: %[[A1:.*]] = arith.addf %[[H0]], %[[H1]] : f32
+// CHECK-NEXT: %[[A2:.*]] = arith.addf %[[A1]], %[[H2]] : f32
+// CHECK-NEXT: %[[A3:.*]] = arith.subf %[[A2]], %[[H3]] : f32
+// CHECK-NEXT: %[[A4:.*]] = arith.addf %[[A3]], %[[H4]] : f32
+// CHECK-NEXT: %[[A5:.*]] = arith.subf %[[A4]], %[[H5]] : f32
+// CHECK-NEXT: %[[A6:.*]] = arith.subf %[[A5]], %[[H6]] : f32
+// CHECK-NEXT: %[[A7:.*]] = arith.subf %[[A6]], %[[H7]] : f32
+// CHECK-NEXT: %[[A8:.*]] = arith.subf %[[A7]], %[[H8]] : f32
+// CHECK-NEXT: %[[A9:.*]] = arith.subf %[[A8]], %[[H9]] : f32
+// CHECK-NEXT: %[[A10:.*]] = arith.subf %[[A9]], %[[H10]] : f32
+// CHECK-NEXT: %[[A11:.*]] = arith.addf %[[A10]], %[[H11]] : f32
+// CHECK-NEXT: %[[A12:.*]] = arith.subf %[[A11]], %[[H12]] : f32
+// CHECK-NEXT: %[[A13:.*]] = arith.addf %[[A12]], %[[H13]] : f32
+// CHECK-NEXT: %[[A14:.*]] = arith.subf %[[A13]], %[[H14]] : f32
+// CHECK-NEXT: %[[A15:.*]] = arith.subf %[[A14]], %[[H15]] : f32
+// CHECK-NEXT: %{{.*}} = arith.subf %[[H0]], %[[H1]] : f32
+// CHECK-NOT: arith.truncf
+// CHECK: return
+func.func @hadamard_f32(%x: memref<16x32xf32>, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
+  nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) {hadamard} : memref<16x32xf32>
+  return
+}
+
+// -----
+
 // 4/6 (TE's 4over6), mae, e4m3_max 448: decode_scale = amax / 2688;
 // base = fl(amax_b / 6) * S_enc, sf4 from base * 1.5; each element's
 // candidate value in the error domain fl(fl(e2m1 * sf) * amax) / C minus x,
