@@ -1,6 +1,6 @@
 """nvfp4: NumPy reference numerics for the nvfp4-mlir compiler.
 
-``nvfp4.reference`` is the bit-exact oracle for docs/numerics.md; its public
+``nvfp4.reference`` is the bit-exact oracle for docs/spec.md section 2; its public
 names are re-exported here.
 """
 

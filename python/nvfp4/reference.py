@@ -181,7 +181,7 @@ def e2m1_encode_rne(x) -> np.ndarray:
 
 
 def e2m1_encode_stochastic(x, rbits) -> np.ndarray:
-    """fp32 -> E2M1 codes with the stochastic rounding rule of numerics.md.
+    """fp32 -> E2M1 codes with the stochastic rounding rule of docs/spec.md 2.4.
 
     With a = |x| and u = r/256 (r = ``rbits``, one uint8 per element):
     step(y) = 0.5 if y < 2, 1 if y < 4, else 2;

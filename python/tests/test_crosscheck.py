@@ -4,7 +4,7 @@
   bfloat16) on every code and on dense grids of fp32 inputs, where the
   semantics coincide (ml_dtypes' E4M3 cast does not saturate: clamp first);
 * the vectorised quantizers against a slow, loop-based re-implementation of
-  docs/numerics.md written independently below (scalar np.float32 arithmetic,
+  docs/spec.md section 2 written independently below (scalar np.float32 arithmetic,
   ml_dtypes casts, math.frexp for MX exponents).
 """
 
@@ -90,7 +90,7 @@ def test_bf16_vs_ml_dtypes():
 
 
 # ---------------------------------------------------------------------------
-# Slow independent implementation of numerics.md
+# Slow independent implementation of docs/spec.md section 2
 # ---------------------------------------------------------------------------
 
 def _e4m3(v):

@@ -2,8 +2,10 @@
 
 Expected values are written out from the PTX ISA tables (9.7.16.4.1 shared
 memory descriptor, 9.7.16.4.2 instruction descriptor, 9.7.16.1.1 TMEM
-addressing) and from the worked values in /work/shared/docs/tcgen05.md, never
-from an encoder in this repository.
+addressing) and from worked instruction-descriptor values (the WORKED table
+below: each value written out with the M, N, kind and scale type it encodes
+under those tables, the same values CUTLASS's mma_sm100_desc.hpp produces),
+never from an encoder in this repository.
 """
 
 import os
@@ -33,7 +35,7 @@ def enc(x):
 
 
 # --------------------------------------------------------------------------
-# instruction descriptor: worked values from tcgen05.md section 1
+# instruction descriptor: worked values (PTX ISA 9.7.16.4.2 bit layout)
 # --------------------------------------------------------------------------
 
 WORKED = [

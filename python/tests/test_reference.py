@@ -1,6 +1,6 @@
 """Known-answer tests for nvfp4.reference (expected values written by hand).
 
-Every expected number here was derived by hand from docs/numerics.md (the
+Every expected number here was derived by hand from docs/spec.md section 2 (the
 derivations are in the comments), not computed by the code under test.
 """
 

@@ -5,9 +5,11 @@
 //
 // Builds the kernel described in BlockScaledGemmKernel.h out of NVVM ops
 // (tcgen05.*, cp.async.bulk(.tensor), mbarrier). The op spellings, the
-// descriptor encodings and the TMEM layout follow the sm_100a prototypes
-// (single tiles, compiled and decoded first; docs/design/findings.md) and
-// shared/docs/tcgen05.md.
+// descriptor encodings and the TMEM layout follow the PTX ISA tcgen05
+// sections (instruction and shared-memory descriptors, TMEM addressing), as
+// python/nvfp4_testing/ptx_decode.py decodes them; the single-tile
+// prototypes that were compiled and decoded first are summarised in
+// docs/design/findings.md.
 //
 //===----------------------------------------------------------------------===//
 

@@ -55,7 +55,7 @@ struct QuantizeSpec {
   bool swizzled, hadamard, stochastic;
   /// Round-to-nearest E2M1 codes from cvt.rn.satfinite.e2m1x2.f32 (GPU
   /// kernels for sm_100a) instead of the fp32 emulation: the same codes
-  /// (docs/spec.md, numerics.md), NaN -> +6 included.
+  /// (docs/spec.md 2.1), NaN -> +6 included.
   bool hardwareE2M1 = false;
   /// Stochastic codes from cvt.rs.satfinite.e2m1x4.f32 with the reference's
   /// random bytes as rbits: hardware-defined rounding, not bit-exact.
