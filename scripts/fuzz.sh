@@ -12,9 +12,6 @@
 #                        (default: a fresh temporary directory, removed
 #                        when nothing was found)
 #   FUZZ_JOBS=1          parallel fuzzing jobs per target
-#   NVFP4_FUZZ_SKIP_KNOWN=1 (default here) skips the pipelines on programs
-#                        that hit bugs fixed on another branch (see
-#                        fuzz/README.md); set 0 to fuzz them too.
 #
 # Exits non-zero when a target crashes, aborts, leaks, times out or runs out
 # of memory; the reproducer is left under $FUZZ_WORK/artifacts.
@@ -24,7 +21,6 @@ build="${1:-$root/build-fuzz}"
 seconds="${FUZZ_SECONDS:-50}"
 targets="${FUZZ_TARGETS:-compile inputs}"
 jobs="${FUZZ_JOBS:-1}"
-export NVFP4_FUZZ_SKIP_KNOWN="${NVFP4_FUZZ_SKIP_KNOWN:-1}"
 
 for tool in clang++-22 clang-22; do
   command -v "$tool" >/dev/null || {
