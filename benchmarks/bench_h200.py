@@ -62,15 +62,8 @@ from nvfp4 import compiler  # noqa: E402
 from nvfp4 import reference as ref  # noqa: E402
 from nvfp4_testing.selfcheck import _tolerance, summation_bound  # noqa: E402
 
-# Group rows, N, K (benchmarks/peers.py has the same table; a test keeps them equal).
-CASES = {
-    "gpumode1": ([80, 176, 128, 72, 64, 248, 96, 160], 4096, 7168),
-    "gpumode2": ([40, 76, 168, 72, 164, 148, 196, 160], 7168, 2048),
-    "gpumode3": ([192, 320], 3072, 4096),
-    "gpumode4": ([128, 384], 4096, 1536),
-    "moe_prefill": ([2048] * 8, 4096, 7168),
-    "dense_8k": ([8192], 8192, 8192),
-}
+# Group rows, N, K of each case: the peers' table (one owner).
+CASES = peers.CASES
 SAMPLE_ROWS = 16
 
 

@@ -81,7 +81,7 @@ if str(ROOT / "python") not in sys.path:
 from nvfp4 import reference as ref  # noqa: E402
 from nvfp4_testing.selfcheck import random_operand  # noqa: E402
 
-# Group rows, N, K: the cases of benchmarks/bench_h200.py (a test keeps the two equal).
+# Group rows, N, K of each case; benchmarks/bench_h200.py times ours on the same.
 CASES = {
     "gpumode1": ([80, 176, 128, 72, 64, 248, 96, 160], 4096, 7168),
     "gpumode2": ([40, 76, 168, 72, 164, 148, 196, 160], 7168, 2048),

@@ -41,8 +41,7 @@ def _blocked_torch(monkeypatch):
 # Cases and operands
 # ---------------------------------------------------------------------------
 
-def test_cases_match_bench():
-    assert peers.CASES == bench.CASES
+def test_cases_fit_the_peers():
     for ms, n, k in peers.CASES.values():
         # torch._scaled_mm / _scaled_grouped_mm need K and N multiples of 16;
         # NVFP4 needs K a multiple of 16 too.
