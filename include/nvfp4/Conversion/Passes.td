@@ -147,8 +147,9 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
     Option<"ctas", "ctas", "int64_t", /*default=*/"132",
            "Persistent CTAs launched per GEMM (the H200 has 132 SMs)">,
     Option<"tokenTile", "token-tile", "int64_t", /*default=*/"0",
-           "Widest token tile (wgmma N: 32, 64 or 128; 0: 128). Each tile "
-           "runs the narrowest N in steps of 32 that covers its tokens">,
+           "Widest token tile (wgmma N: 32, 64 or 128; 0: 128 or 64, "
+           "chosen from the shape). Each tile runs the narrowest N in steps "
+           "of 32 that covers its tokens">,
     Option<"stages", "stages", "int64_t", /*default=*/"8",
            "Depth of the shared-memory token ring">,
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
@@ -156,7 +157,7 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "is added to an fp32 register total (even; 0: never)">,
     Option<"weightPrefetch", "weight-prefetch", "int64_t", /*default=*/"0",
            "K blocks of weights loaded ahead into registers (2, 4, 6, 8; "
-           "0: 4 for 64-token tiles, 2 for 128)">
+           "0: 2)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

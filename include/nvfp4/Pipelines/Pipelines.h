@@ -7,6 +7,7 @@
 #ifndef NVFP4_PIPELINES_PIPELINES_H
 #define NVFP4_PIPELINES_PIPELINES_H
 
+#include "nvfp4/Conversion/Passes.h"
 #include "nvfp4/Pipelines/GPUTarget.h"
 
 #include "mlir/Pass/PassOptions.h"
@@ -52,26 +53,27 @@ struct LowerToSM90Options : public PassPipelineOptions<LowerToSM90Options> {
       *this, "format",
       llvm::cl::desc("what gpu.binary holds: bin (cubin), isa (PTX), fatbin"),
       llvm::cl::init("bin")};
+  // Defaults: convert-nvfp4-to-sm90's (Passes.td), the one owner.
   Option<int64_t> ctas{*this, "ctas",
                        llvm::cl::desc("persistent CTAs per GEMM (SM count)"),
-                       llvm::cl::init(132)};
+                       llvm::cl::init(ConvertNVFP4ToSM90Options().ctas)};
   Option<int64_t> tokenTile{
       *this, "token-tile",
       llvm::cl::desc("GEMM widest token tile (32, 64 or 128; 0 chooses)"),
-      llvm::cl::init(0)};
-  Option<int64_t> stages{*this, "stages",
-                         llvm::cl::desc("GEMM shared-memory ring depth"),
-                         llvm::cl::init(8)};
+      llvm::cl::init(ConvertNVFP4ToSM90Options().tokenTile)};
+  Option<int64_t> stages{
+      *this, "stages", llvm::cl::desc("GEMM shared-memory ring depth"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().stages)};
   Option<int64_t> promoteEvery{
       *this, "promote-every",
       llvm::cl::desc("GEMM K blocks per tensor-core partial sum (even; 0: "
                      "all of K)"),
-      llvm::cl::init(4)};
+      llvm::cl::init(ConvertNVFP4ToSM90Options().promoteEvery)};
   Option<int64_t> weightPrefetch{
       *this, "weight-prefetch",
       llvm::cl::desc("GEMM K blocks of weights loaded ahead (2, 4, 6, 8; "
-                     "0: by tile)"),
-      llvm::cl::init(0)};
+                     "0: chosen)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().weightPrefetch)};
 };
 
 struct LowerToSM100Options : public PassPipelineOptions<LowerToSM100Options> {

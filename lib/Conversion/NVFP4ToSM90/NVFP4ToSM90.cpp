@@ -311,8 +311,12 @@ struct ConvertNVFP4ToSM90Pass
     if (weightPrefetch < 0 || weightPrefetch > 8 || weightPrefetch % 2)
       return reject("weight-prefetch must be 0 (choose), 2, 4, 6 or 8, got " +
                     Twine(weightPrefetch));
-    SM90KernelOptions gemm{ctas, tokenTile, stages, promoteEvery,
-                           weightPrefetch};
+    SM90KernelOptions gemm;
+    gemm.ctas = ctas;
+    gemm.tokenTile = tokenTile;
+    gemm.stages = stages;
+    gemm.promoteEvery = promoteEvery;
+    gemm.weightPrefetch = weightPrefetch;
     if (failed(applyNVFP4ToGPUConversion(
             getOperation(), GPUKernelOptions(),
             [&](const TypeConverter &converter, RewritePatternSet &patterns) {

@@ -48,18 +48,20 @@ constexpr int64_t kSM90TileGranule = 32;
 constexpr int64_t kSM90BlockK = 64;
 
 /// Everything that is static about one GEMM kernel instance.
+/// The lowering fills in every field from convert-nvfp4-to-sm90's options
+/// (whose defaults Passes.td owns) and the shape.
 struct SM90GemmConfig : GemmShape {
-  int64_t tokenTile = 64; // wgmma N
-  int64_t stages = 8;
-  int64_t ctas = 132;
+  int64_t tokenTile = 0; // the widest wgmma N
+  int64_t stages = 0;
+  int64_t ctas = 0;
   /// K blocks (of kSM90BlockK) summed in the tensor core before the partial
   /// sum is added to an fp32 total in registers (0: all of K in the tensor
   /// core). Even. The tensor core's fp32 accumulation truncates, so its
   /// error grows linearly with K; chunking bounds that growth.
-  int64_t promoteEvery = 4;
+  int64_t promoteEvery = 0;
   /// K blocks of weights loaded ahead into registers (even, >= 2): covers
   /// the global-memory latency. The consumer loop is unrolled by it.
-  int64_t weightPrefetch = 4;
+  int64_t weightPrefetch = 0;
   int64_t kBlocks() const { return ceilDiv(k, kSM90BlockK); }
   int64_t kPadded() const { return kBlocks() * kSM90BlockK; }
   int64_t nTiles() const { return ceilDiv(n, kSM90TileRows); }

@@ -18,14 +18,9 @@ namespace nvfp4 {
 #define GEN_PASS_DECL_CONVERTNVFP4TOSM90
 #include "nvfp4/Conversion/Passes.h.inc"
 
-/// The kernel's tuning knobs (the pass options of the same names).
-struct SM90KernelOptions {
-  int64_t ctas = 132;
-  int64_t tokenTile = 0; // 0: 64 or 128 by group size
-  int64_t stages = 8;
-  int64_t promoteEvery = 4;
-  int64_t weightPrefetch = 0; // 0: 4 for 64-token tiles, 2 for 128
-};
+/// The kernel's tuning knobs: the options of convert-nvfp4-to-sm90, whose
+/// defaults Passes.td owns (the pipelines take theirs from it too).
+using SM90KernelOptions = ConvertNVFP4ToSM90Options;
 
 /// Patterns lowering bufferized NVFP4 matmuls / grouped matmuls to the
 /// sm_90a kernel (GroupedGemmKernel.h): a token pre-pass, a TMA descriptor
@@ -33,7 +28,7 @@ struct SM90KernelOptions {
 /// portable SIMT matmul of populateNVFP4ToGPUConversionPatterns, which
 /// stays the fallback for what the kernel does not cover (MXFP4, odd N,
 /// independent groups of different shapes). `tokenTile` 0 lets the pattern
-/// choose 64 or 128 from the group sizes.
+/// choose 128 or 64 from the shape (waves of CTAs x tile cost).
 void populateNVFP4ToSM90ConversionPatterns(const TypeConverter &converter,
                                            RewritePatternSet &patterns,
                                            const SM90KernelOptions &options);
