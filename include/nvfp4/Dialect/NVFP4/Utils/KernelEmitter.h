@@ -89,21 +89,6 @@ struct Emitter {
     return load(type, gep(base, mul(index, c(bytes))), bytes);
   }
 
-  /// if (cond) yield then() else yield zeros of the same types.
-  SmallVector<Value> ifElseZero(Value cond, TypeRange types,
-                                function_ref<SmallVector<Value>()> then) {
-    auto op = scf::IfOp::create(
-        b, loc, cond,
-        [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, then()); },
-        [&](OpBuilder &, Location) {
-          SmallVector<Value> zeros;
-          for (Type t : types)
-            zeros.push_back(
-                arith::ConstantOp::create(b, loc, b.getZeroAttr(t)));
-          scf::YieldOp::create(b, loc, zeros);
-        });
-    return SmallVector<Value>(op.getResults());
-  }
   void ifThen(Value cond, function_ref<void()> then) {
     scf::IfOp::create(b, loc, cond, [&](OpBuilder &, Location) {
       then();
