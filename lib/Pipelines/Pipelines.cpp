@@ -108,20 +108,31 @@ static FailureOr<GPUTarget> resolve(StringRef chip, StringRef features,
   return target;
 }
 
+/// Every GPU pipeline: resolve the chip against what the pipeline needs,
+/// bufferize, run the pipeline's nvfp4 conversion, then the GPU back end.
+template <typename Options>
+static LogicalResult buildGPUPipeline(OpPassManager &pm, const Options &options,
+                                      const GPUPipelineNeeds &needs,
+                                      PipelineErrorHandler errorHandler,
+                                      std::unique_ptr<Pass> conversion) {
+  FailureOr<GPUTarget> target =
+      resolve(options.chip, options.features, needs, errorHandler);
+  if (failed(target))
+    return failure();
+  buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
+  pm.addPass(std::move(conversion));
+  buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
+  return success();
+}
+
 LogicalResult
 mlir::nvfp4::buildLowerToGPUPipeline(OpPassManager &pm,
                                      const LowerToGPUOptions &options,
                                      PipelineErrorHandler errorHandler) {
   GPUPipelineNeeds needs;
   needs.pipeline = "nvfp4-lower-to-gpu";
-  FailureOr<GPUTarget> target =
-      resolve(options.chip, options.features, needs, errorHandler);
-  if (failed(target))
-    return failure();
-  buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
-  pm.addPass(createConvertNVFP4ToGPU());
-  buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
-  return success();
+  return buildGPUPipeline(pm, options, needs, errorHandler,
+                          createConvertNVFP4ToGPU());
 }
 
 LogicalResult
@@ -131,20 +142,14 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   GPUPipelineNeeds needs;
   needs.pipeline = "nvfp4-lower-to-sm90";
   needs.features = ChipFeature::wgmma;
-  FailureOr<GPUTarget> target =
-      resolve(options.chip, options.features, needs, errorHandler);
-  if (failed(target))
-    return failure();
-  buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
   ConvertNVFP4ToSM90Options sm90;
   sm90.ctas = options.ctas;
   sm90.tokenTile = options.tokenTile;
   sm90.stages = options.stages;
   sm90.promoteEvery = options.promoteEvery;
   sm90.weightPrefetch = options.weightPrefetch;
-  pm.addPass(createConvertNVFP4ToSM90(sm90));
-  buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
-  return success();
+  return buildGPUPipeline(pm, options, needs, errorHandler,
+                          createConvertNVFP4ToSM90(sm90));
 }
 
 LogicalResult
@@ -162,20 +167,14 @@ mlir::nvfp4::buildLowerToSM100Pipeline(OpPassManager &pm,
     needs.features |= ChipFeature::e2m1Convert;
   if (options.hardwareStochastic)
     needs.features |= ChipFeature::e2m1StochasticConvert;
-  FailureOr<GPUTarget> target =
-      resolve(options.chip, options.features, needs, errorHandler);
-  if (failed(target))
-    return failure();
-  buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
   ConvertNVFP4ToSM100Options sm100;
   sm100.ctas = options.ctas;
   sm100.tokenTile = options.tokenTile;
   sm100.stages = options.stages;
   sm100.hardwareE2m1 = options.hardwareE2m1;
   sm100.hardwareStochastic = options.hardwareStochastic;
-  pm.addPass(createConvertNVFP4ToSM100(sm100));
-  buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
-  return success();
+  return buildGPUPipeline(pm, options, needs, errorHandler,
+                          createConvertNVFP4ToSM100(sm100));
 }
 
 /// Registers a pipeline whose builder can reject its options: the message
