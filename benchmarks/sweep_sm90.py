@@ -28,8 +28,8 @@ DEFAULT_CONFIGS = [
     "",
     "token-tile=64", "token-tile=128",
     "promote-every=0", "promote-every=8",
-    "weight-prefetch=2", "weight-prefetch=6",
-    "stages=4", "stages=8",
+    "granule=16", "granule=8",
+    "stages=3", "stages=4",
 ]
 
 

@@ -9,6 +9,7 @@
 #include "nvfp4/Conversion/Passes.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Transforms/BufferizableOpInterfaceImpl.h"
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 #include "nvfp4/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -61,7 +62,8 @@
 #include "mlir/Transforms/Passes.h"
 
 void mlir::nvfp4::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<nvfp4::NVFP4Dialect, arith::ArithDialect,
+  registry.insert<nvfp4::NVFP4Dialect, nvfp4k::NVFP4KernelDialect,
+                  arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,

@@ -121,6 +121,9 @@ static LogicalResult buildGPUPipeline(OpPassManager &pm, const Options &options,
     return failure();
   buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
   pm.addPass(std::move(conversion));
+  // The chip GEMM kernels are built from nvfp4k ops: down to NVGPU/NVVM
+  // before the back end (a no-op for the portable pipeline).
+  pm.addPass(createConvertNVFP4KernelToNVVM());
   buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
   return success();
 }
@@ -147,7 +150,7 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.tokenTile = options.tokenTile;
   sm90.stages = options.stages;
   sm90.promoteEvery = options.promoteEvery;
-  sm90.weightPrefetch = options.weightPrefetch;
+  sm90.granule = options.granule;
   return buildGPUPipeline(pm, options, needs, errorHandler,
                           createConvertNVFP4ToSM90(sm90));
 }

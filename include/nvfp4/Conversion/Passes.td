@@ -119,29 +119,35 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
   let description = [{
     `convert-nvfp4-to-gpu` with NVFP4 matmuls and grouped matmuls (all three
     groupings) lowered to one persistent, warp-specialised kernel per op
-    instead of the SIMT baseline (docs/design/sm90-gemm.md):
+    instead of the SIMT baseline, built from `nvfp4k` ops
+    (docs/design/sm90-gemm.md, docs/design/kernel-layer.md):
 
     * the token operand (A) is first dequantized exactly to f16 by a
       pre-pass kernel, in the permuted K order the GEMM consumes;
-    * a producer warp streams it with TMA (128-byte swizzle) through a
-      `stages`-deep shared-memory ring guarded by mbarriers;
-    * two consumer warpgroups read the FP4 weights (B) straight from global
-      memory, dequantize them exactly in registers (e2m1 -> e4m3 bit
-      pattern -> f16, times the block scale) and issue register-A
-      `wgmma.mma_async m64nNk16.f32.f16.f16` with fp32 accumulation
-      (weights are wgmma's M side: swap-AB);
+    * a producer thread fills a `stages`-deep shared-memory ring
+      (`!nvfp4k.ring`): per 128 of K, TMA boxes of the f16 token tile
+      (128-byte swizzle) and of the weights' raw FP4 bytes, and a bulk copy
+      of their two 512-byte swizzled scale units;
+    * two consumer warpgroups read their fragments from the stage,
+      dequantize them exactly in registers (`nvfp4k.dequant.fragment_a`:
+      e2m1 -> e4m3 bit pattern -> f16, times the block scale) and issue
+      register-A `wgmma.mma_async m64nNk16.f32.f16.f16` with fp32
+      accumulation (`nvfp4k.wgmma.rs`; weights are wgmma's M side:
+      swap-AB);
     * every `promote-every` K blocks the tensor core's partial sum is added
       to an fp32 total in registers: the tensor core's own fp32 accumulation
       truncates, so over a long K its error grows linearly;
-    * the epilogue applies the decode scales, alpha and beta * acc in fp32.
+    * the epilogue (`nvfp4k.store`) applies the decode scales, alpha and
+      beta * acc in fp32.
 
     Every FP4 and E4M3 value is exact in f16 and every product exact in
     fp32, so results differ from the fp64 reference only by the fp32
-    summation order. MXFP4 matmuls, odd N and independent groups of
-    different N/K keep the portable kernel.
+    summation order. MXFP4 matmuls, odd N, K not a multiple of 32 and
+    independent groups of different N/K keep the portable kernel.
 
     Post-condition: as for `convert-nvfp4-to-gpu`, plus gpu.modules holding
-    the GEMM kernels (nvgpu/nvvm ops) and host `nvgpu.tma.create.descriptor`.
+    the GEMM kernels (nvfp4k, nvgpu, nvvm ops; `convert-nvfp4k-to-nvvm`
+    lowers the nvfp4k ones) and host `nvgpu.tma.create.descriptor`.
   }];
   let options = [
     Option<"ctas", "ctas", "int64_t", /*default=*/"132",
@@ -150,14 +156,17 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "Widest token tile (wgmma N: 32, 64 or 128; 0: 128 or 64, "
            "chosen from the shape). Each tile runs the narrowest N in steps "
            "of 32 that covers its tokens">,
-    Option<"stages", "stages", "int64_t", /*default=*/"8",
-           "Depth of the shared-memory token ring">,
+    Option<"granule", "granule", "int64_t", /*default=*/"32",
+           "Step of the wgmma widths the tiles run (8, 16 or 32; at most "
+           "the token tile): a group's tiles are balanced and each runs the "
+           "narrowest multiple of it that covers its tokens">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Depth of the shared-memory ring of 128-K stages (tokens, "
+           "weights, scales); 0: the deepest that fits, at most 8 (5 with "
+           "128-token tiles)">,
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
            "K blocks of 64 summed in the tensor core before the partial sum "
-           "is added to an fp32 register total (even; 0: never)">,
-    Option<"weightPrefetch", "weight-prefetch", "int64_t", /*default=*/"0",
-           "K blocks of weights loaded ahead into registers (2, 4, 6, 8; "
-           "0: 2)">
+           "is added to an fp32 register total (even; 0: never)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -167,6 +176,7 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvfp4k::NVFP4KernelDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
@@ -221,6 +231,50 @@ def ConvertNVFP4ToSM100 : Pass<"convert-nvfp4-to-sm100", "ModuleOp"> {
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvfp4k::NVFP4KernelDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def ConvertNVFP4KernelToNVVM : Pass<"convert-nvfp4k-to-nvvm", "ModuleOp"> {
+  let summary = "Lower the kernel-level nvfp4k ops to NVGPU/NVVM";
+  let description = [{
+    Lowers every `nvfp4k` op (the building blocks the chip passes make their
+    GEMM kernels of) with one pattern each, to upstream `nvgpu` (mbarrier
+    groups, TMA, warpgroup descriptors), `nvvm` (bulk copies, e4m3
+    conversions, tcgen05), `llvm` (the register-A wgmma inline asm, raw
+    global loads and stores), `scf`, `arith`, `memref` and `vector` ops.
+    `!nvfp4k.ring` values become `!nvgpu.mbarrier.group`s of 2 x stages
+    barriers, `!nvfp4k.scheduler` values the i64 address of their group
+    table.
+
+    Before:
+
+    ```mlir
+    nvfp4k.ring.wait_full %ring[%i] : !nvfp4k.ring<5, consumers = 8>
+    ```
+
+    After:
+
+    ```mlir
+    %i32 = arith.index_cast %i : index to i32
+    %stage = arith.remui %i32, %c5_i32 : i32
+    %round = arith.divui %i32, %c5_i32 : i32
+    %parity = arith.trunci %round : i32 to i1
+    %s = arith.index_cast %stage : i32 to index
+    nvgpu.mbarrier.try_wait.parity %bars[%s], %parity, %ticks : ...
+    ```
+
+    Post-condition: no `nvfp4k` op or type is left.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::NVVM::NVVMDialect",

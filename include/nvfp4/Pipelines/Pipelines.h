@@ -62,18 +62,19 @@ struct LowerToSM90Options : public PassPipelineOptions<LowerToSM90Options> {
       llvm::cl::desc("GEMM widest token tile (32, 64 or 128; 0 chooses)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().tokenTile)};
   Option<int64_t> stages{
-      *this, "stages", llvm::cl::desc("GEMM shared-memory ring depth"),
+      *this, "stages",
+      llvm::cl::desc("GEMM shared-memory ring depth (0: the deepest that "
+                     "fits)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().stages)};
   Option<int64_t> promoteEvery{
       *this, "promote-every",
       llvm::cl::desc("GEMM K blocks per tensor-core partial sum (even; 0: "
                      "all of K)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().promoteEvery)};
-  Option<int64_t> weightPrefetch{
-      *this, "weight-prefetch",
-      llvm::cl::desc("GEMM K blocks of weights loaded ahead (2, 4, 6, 8; "
-                     "0: chosen)"),
-      llvm::cl::init(ConvertNVFP4ToSM90Options().weightPrefetch)};
+  Option<int64_t> granule{
+      *this, "granule",
+      llvm::cl::desc("GEMM step of the tile widths (8, 16, 32)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().granule)};
 };
 
 struct LowerToSM100Options : public PassPipelineOptions<LowerToSM100Options> {

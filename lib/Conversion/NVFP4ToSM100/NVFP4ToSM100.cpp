@@ -23,6 +23,7 @@
 #include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -22,6 +22,7 @@
 #include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -84,35 +85,33 @@ int64_t chooseTokenTile(const SM90KernelOptions &options,
   return best;
 }
 
-/// dst[rowBase + r, :] = the exact f16 values of A[r, :] (no decode scale),
-/// permuted inside each 64-block as the kernel consumes K (sm90PermutedK),
-/// zero in the K padding. One thread per 16-value chunk.
-void emitTokenPrepass(OpBuilder &b, Location loc, Value values, Value scales,
-                      bool batched, int64_t batch, int64_t rows, int64_t k,
-                      Value dst, int64_t rowBase, int64_t kPadded) {
+/// The token operand, exactly in f16: dst[row, :] holds token-matrix row
+/// `row` (the groups' rows one after another) without its decode scale,
+/// permuted inside each 128-block as the kernel consumes K (sm90FragmentK),
+/// zero in the K padding. One launch, one thread per 16-value chunk.
+/// `values`/`scales` hold one operand per group (independent, rows
+/// `rowsPerGroup`) or one [rows] / [groups, rows] operand.
+void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
+                      ArrayRef<Value> values, ArrayRef<Value> scales,
+                      Value dst) {
   KernelIndexing ix(b, loc);
-  int64_t chunks = kPadded / kChunk;
-  SmallVector<int64_t> space = {batch, rows, chunks};
-  launchLinear(b, loc, batch * rows * chunks, [&](Value linear) {
+  int64_t k = cfg.k, chunks = cfg.kPadded() / kChunk;
+  bool batched = cfg.mode == Grouping::masked;
+  int64_t totalRows = batched ? cfg.groups * cfg.maxRows : cfg.maxRows;
+  auto f32x16 = VectorType::get({kChunk}, b.getF32Type());
+  launchLinear(b, loc, totalRows * chunks, [&](Value linear) {
     NumericsBuilder nb(b, loc, b.getF32Type());
-    SmallVector<Value> id = ix.delinearize(linear, space);
-    Value bIdx = batched ? id[0] : Value();
-    Value r = id[1], chunk = id[2];
-    Value dstRow = ix.add(ix.add(ix.mul(id[0], ix.c(rows)), r), ix.c(rowBase));
-    Value inK = ix.lt(chunk, ix.c(k / kChunk));
-    // 16 values (zero past K), as f32.
-    auto f32x16 = VectorType::get({kChunk}, b.getF32Type());
-    auto valuesOf = scf::IfOp::create(b, loc, TypeRange{f32x16}, inK,
-                                      /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&valuesOf.getThenRegion().front());
+    SmallVector<Value> id = ix.delinearize(linear, {totalRows, chunks});
+    Value row = id[0], chunk = id[1];
+    // The 16 values of chunk `chunk` of row r of one operand, as f32.
+    auto chunkValues = [&](Value operand, Value scaleOperand, Value bIdx,
+                           Value r) {
       Value k0 = ix.mul(chunk, ix.c(kChunk));
       Value packed = vector::LoadOp::create(
-          b, loc, VectorType::get({kChunk / 2}, b.getI8Type()), values,
+          b, loc, VectorType::get({kChunk / 2}, b.getI8Type()), operand,
           withBatch(bIdx, {r, ix.div(k0, ix.c(2))}), false, llvm::Align(8));
       Value scale =
-          nb.e4m3Decode(loadScaleByte(b, loc, scales,
+          nb.e4m3Decode(loadScaleByte(b, loc, scaleOperand,
                                       /*swizzled=*/true, bIdx, r, chunk));
       SmallVector<Value> out;
       for (int64_t i = 0; i < kChunk; ++i) {
@@ -124,9 +123,53 @@ void emitTokenPrepass(OpBuilder &b, Location loc, Value values, Value scales,
             nb.i32(0xF));
         out.push_back(nb.mul(nb.e2m1Decode(code), scale));
       }
-      scf::YieldOp::create(
-          b, loc,
-          ValueRange{vector::FromElementsOp::create(b, loc, f32x16, out)});
+      return vector::FromElementsOp::create(b, loc, f32x16, out).getResult();
+    };
+    auto valuesOf = scf::IfOp::create(b, loc, TypeRange{f32x16},
+                                      ix.lt(chunk, ix.c(k / kChunk)),
+                                      /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&valuesOf.getThenRegion().front());
+      Value vals;
+      if (cfg.mode != Grouping::independent) {
+        Value bIdx = batched ? ix.div(row, ix.c(cfg.maxRows)) : Value();
+        Value r = batched ? ix.rem(row, ix.c(cfg.maxRows)) : row;
+        vals = chunkValues(values.front(), scales.front(), bIdx, r);
+      } else {
+        // The group of the row, the last whose first row is at or before
+        // it (a compare per group: G is small; empty groups are skipped
+        // over), then its own operand.
+        Value g = ix.c(0);
+        SmallVector<int64_t> starts;
+        int64_t start = 0;
+        for (int64_t rows : cfg.rowsPerGroup) {
+          starts.push_back(start);
+          if (starts.size() > 1)
+            g = arith::SelectOp::create(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row,
+                                      ix.c(start)),
+                ix.c(starts.size() - 1), g);
+          start += rows;
+        }
+        auto byGroup = scf::IndexSwitchOp::create(
+            b, loc, TypeRange{f32x16}, g,
+            llvm::to_vector(llvm::seq<int64_t>(1, cfg.groups)),
+            cfg.groups - 1);
+        for (int64_t i = 0; i < cfg.groups; ++i) {
+          Region &region = i == 0 ? byGroup.getDefaultRegion()
+                                  : byGroup.getCaseRegions()[i - 1];
+          b.setInsertionPointToStart(&region.emplaceBlock());
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{chunkValues(values[i], scales[i], Value(),
+                                     ix.add(row, ix.c(-starts[i])))});
+        }
+        b.setInsertionPointAfter(byGroup);
+        vals = byGroup.getResult(0);
+      }
+      scf::YieldOp::create(b, loc, ValueRange{vals});
       b.setInsertionPointToStart(&valuesOf.getElseRegion().front());
       scf::YieldOp::create(
           b, loc,
@@ -134,10 +177,15 @@ void emitTokenPrepass(OpBuilder &b, Location loc, Value values, Value scales,
               b, loc,
               DenseElementsAttr::get(f32x16, b.getF32FloatAttr(0.0f)))});
     }
+    Value dstRow = row;
     Value vals = valuesOf.getResult(0);
     // Permuted positions: value pairs (i, i+2) land in adjacent columns.
-    Value blockBase = ix.mul(ix.div(chunk, ix.c(4)), ix.c(kSM90BlockK));
-    Value inBlock = ix.rem(chunk, ix.c(4));
+    // sm90FragmentK(16 q + i) = sm90FragmentK(i) + 64 (q % 2) + 2 (q / 2)
+    // for chunk q of a 128-block.
+    Value blockBase = ix.mul(ix.div(chunk, ix.c(8)), ix.c(kSM90StageK));
+    Value inBlock = ix.rem(chunk, ix.c(8));
+    Value chunkPart = ix.add(ix.mul(ix.rem(inBlock, ix.c(2)), ix.c(64)),
+                             ix.mul(ix.div(inBlock, ix.c(2)), ix.c(2)));
     auto f16x2 = VectorType::get({2}, b.getF16Type());
     for (int64_t i : {0, 1, 4, 5, 8, 9, 12, 13}) {
       Value pair = vector::FromElementsOp::create(
@@ -145,31 +193,17 @@ void emitTokenPrepass(OpBuilder &b, Location loc, Value values, Value scales,
           ValueRange{vector::ExtractOp::create(b, loc, vals, i),
                      vector::ExtractOp::create(b, loc, vals, i + 2)});
       Value half = arith::TruncFOp::create(b, loc, f16x2, pair);
-      // sm90PermutedK(c, i) = (16*step + 2c + t-offset); the chunk-dependent
-      // part is 2c.
-      int64_t fixed = sm90PermutedK(0, i);
-      Value col =
-          ix.add(ix.add(blockBase, ix.c(fixed)), ix.mul(inBlock, ix.c(2)));
+      Value col = ix.add(ix.add(blockBase, ix.c(sm90FragmentK(i))), chunkPart);
       vector::StoreOp::create(b, loc, half, dst, ValueRange{dstRow, col}, false,
                               llvm::Align(4));
     }
   });
 }
 
-/// Weight blocks in flight per consumer thread. 4 hides more of the load
-/// latency (5-17% faster on the GPU-mode, MoE-prefill and dense shapes in
-/// the option sweep) but, with 128-token tiles and fp32 promotion, leaves
-/// ptxas too few registers to keep the wgmmas of some epilogues in flight
-/// (C7511: serialized); 2 never does.
-int64_t chooseWeightPrefetch(const SM90KernelOptions &options) {
-  return options.weightPrefetch ? options.weightPrefetch : 2;
-}
-
 /// The matmul, described for the kernel: operands in device memory.
 /// Emits the pre-pass, the descriptor and the kernel launch.
 void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
-                  const SM90GemmConfig &cfg, const GemmProblem &ops,
-                  bool aBatched) {
+                  const SM90GemmConfig &cfg, const GemmProblem &ops) {
   Location loc = op->getLoc();
   OpBuilder &b = rewriter;
   MLIRContext *ctx = b.getContext();
@@ -185,28 +219,17 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   Value x = gpu::AllocOp::create(b, loc, xType, Type(), ValueRange{},
                                  ValueRange{}, ValueRange{}, false)
                 .getMemref();
-  if (cfg.mode == Grouping::independent) {
-    int64_t rowBase = 0;
-    for (auto [g, rows] : llvm::enumerate(cfg.rowsPerGroup)) {
-      if (rows)
-        emitTokenPrepass(b, loc, ops.aValues[g], ops.aScales[g], false, 1, rows,
-                         cfg.k, x, rowBase, cfg.kPadded());
-      rowBase += rows;
-    }
-  } else if (totalRows) {
-    emitTokenPrepass(b, loc, ops.aValues.front(), ops.aScales.front(), aBatched,
-                     aBatched ? cfg.groups : 1,
-                     aBatched ? cfg.maxRows : totalRows, cfg.k, x, 0,
-                     cfg.kPadded());
-  }
+  if (totalRows)
+    emitTokenPrepass(b, loc, cfg, ops.aValues, ops.aScales, x);
 
-  // Its TMA descriptor (the runtime caches it per buffer).
+  // Its TMA descriptor (the runtime caches it per buffer): [tokenTile, 64]
+  // boxes, 128-byte swizzle, the layout wgmma's B descriptor reads.
   KernelIndexing ix(b, loc);
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto descType = nvgpu::TensorMapDescriptorType::get(
+  auto tokenMapType = nvgpu::TensorMapDescriptorType::get(
       ctx,
-      MemRefType::get({cfg.tokenTile, kSM90BlockK}, b.getF16Type(),
+      MemRefType::get({cfg.tokenTile, 64}, b.getF16Type(),
                       MemRefLayoutAttrInterface(), workgroup),
       nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
       nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
@@ -215,12 +238,22 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   Value unranked = memref::CastOp::create(
       b, loc, UnrankedMemRefType::get(b.getF16Type(), Attribute()), x);
   Value desc = nvgpu::TmaCreateDescriptorOp::create(
-      b, loc, descType, unranked,
-      ValueRange{ix.c(cfg.tokenTile), ix.c(kSM90BlockK)});
+      b, loc, tokenMapType, unranked,
+      ValueRange{ix.c(cfg.tokenTile), ix.c(64)});
   // gpu.func arguments cannot be tensor-map descriptors: pass the pointer.
-  Value mapPtr = UnrealizedConversionCastOp::create(
-                     b, loc, LLVM::LLVMPointerType::get(ctx), desc)
-                     .getResult(0);
+  SmallVector<Value> kernelArgs{
+      UnrealizedConversionCastOp::create(b, loc,
+                                         LLVM::LLVMPointerType::get(ctx), desc)
+          .getResult(0)};
+  // The weights' raw FP4 bytes: stacked [G, N, K] operands are one map of
+  // G * N rows.
+  int64_t weightRows = cfg.stackedWeights() ? cfg.groups * cfg.n : cfg.n;
+  for (Value w : ops.weights)
+    kernelArgs.push_back(createByteTensorMap(b, loc, w, weightRows, cfg.k / 2,
+                                             sm90WeightMapType(ctx)));
+  for (Value s : ops.weightScales)
+    kernelArgs.push_back(deviceAddress(b, loc, s));
+  ops.appendEpilogueArgs(b, loc, kernelArgs);
 
   // The kernel, in its own gpu.module.
   std::string name = uniqueSymbolName(module, "nvfp4_sm90_gemm");
@@ -231,15 +264,8 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     auto gpuModule = gpu::GPUModuleOp::create(b, loc, name);
     kernel = buildSM90GroupedGemmKernel(b, loc, gpuModule, name, cfg);
   }
-
-  SmallVector<Value> kernelArgs{mapPtr};
-  for (Value w : ops.weights)
-    kernelArgs.push_back(deviceAddress(b, loc, w));
-  for (Value s : ops.weightScales)
-    kernelArgs.push_back(deviceAddress(b, loc, s));
-  ops.appendEpilogueArgs(b, loc, kernelArgs);
-  Value smem =
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), cfg.sharedBytes());
+  Value smem = arith::ConstantIntOp::create(
+      b, loc, b.getI32Type(), nvfp4k::sharedMemoryLaunchBytes(cfg.bufferBytes()));
   gpu::LaunchFuncOp::create(
       b, loc, kernel, gpu::KernelDim3{ix.c(cfg.ctas), ix.c(1), ix.c(1)},
       gpu::KernelDim3{ix.c(cfg.threads()), ix.c(1), ix.c(1)}, smem, kernelArgs);
@@ -247,13 +273,16 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
 }
 
 /// Whether the kernel covers a matmul: NVFP4 scales (MXFP4 goes the
-/// portable way), an even N (outputs are stored in pairs).
+/// portable way), an even N (outputs are stored in pairs), K a multiple of
+/// 32 (a TMA map's row stride, K/2 bytes, is a multiple of 16).
 LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
                         const GemmShape &shape) {
   if (shape.mxfp4)
     return rewriter.notifyMatchFailure(op, "sm90 kernel: NVFP4 only");
   if (shape.n % 2)
     return rewriter.notifyMatchFailure(op, "sm90 kernel: N must be even");
+  if (shape.k % 32)
+    return rewriter.notifyMatchFailure(op, "sm90 kernel: K % 32 != 0");
   return success();
 }
 
@@ -270,13 +299,12 @@ template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
       return failure();
     SM90GemmConfig cfg;
     static_cast<GemmShape &>(cfg) = problem.shape;
-    cfg.stages = options.stages;
     cfg.ctas = options.ctas;
     cfg.tokenTile = chooseTokenTile(options, cfg);
+    cfg.granule = std::min(options.granule, cfg.tokenTile);
+    cfg.stages = options.stages ? options.stages : cfg.maxStages();
     cfg.promoteEvery = options.promoteEvery;
-    cfg.weightPrefetch = chooseWeightPrefetch(options);
-    emitSM90Gemm(rewriter, op, cfg, problem,
-                 /*aBatched=*/cfg.mode == Grouping::masked);
+    emitSM90Gemm(rewriter, op, cfg, problem);
     return success();
   }
   SM90KernelOptions options;
@@ -295,28 +323,27 @@ struct ConvertNVFP4ToSM90Pass
     if (tokenTile != 0 && tokenTile != 32 && tokenTile != 64 && tokenTile != 128)
       return reject("token-tile must be 0 (choose), 32, 64 or 128, got " +
                     Twine(tokenTile));
+    // The ring must fit with the widest tile the option allows.
     SM90GemmConfig widest;
-    widest.tokenTile = 128;
-    widest.stages = stages;
-    // 1 KiB of static shared memory (barriers) on top of the dynamic part.
-    if (stages < 2 || widest.sharedBytes() + 1024 > 227 * 1024)
-      return reject("stages must be at least 2 and fit 227 KiB of shared "
-                    "memory with 128-token tiles (at most 14), got " +
+    widest.tokenTile = tokenTile ? tokenTile : 128;
+    if (stages != 0 && (stages < 2 || stages > widest.maxStages()))
+      return reject("stages must be 0 (the deepest that fits) or 2 to " +
+                    Twine(widest.maxStages()) + " with " +
+                    Twine(widest.tokenTile) + "-token tiles, got " +
                     Twine(stages));
     if (ctas < 1)
       return reject("ctas must be positive, got " + Twine(ctas));
+    if (granule != 8 && granule != 16 && granule != 32)
+      return reject("granule must be 8, 16 or 32, got " + Twine(granule));
     if (promoteEvery < 0 || promoteEvery % 2)
       return reject("promote-every must be even and non-negative, got " +
                     Twine(promoteEvery));
-    if (weightPrefetch < 0 || weightPrefetch > 8 || weightPrefetch % 2)
-      return reject("weight-prefetch must be 0 (choose), 2, 4, 6 or 8, got " +
-                    Twine(weightPrefetch));
     SM90KernelOptions gemm;
     gemm.ctas = ctas;
     gemm.tokenTile = tokenTile;
     gemm.stages = stages;
+    gemm.granule = granule;
     gemm.promoteEvery = promoteEvery;
-    gemm.weightPrefetch = weightPrefetch;
     if (failed(applyNVFP4ToGPUConversion(
             getOperation(), GPUKernelOptions(),
             [&](const TypeConverter &converter, RewritePatternSet &patterns) {

@@ -8,7 +8,9 @@
 #include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -130,4 +132,31 @@ std::string mlir::nvfp4::uniqueSymbolName(Operation *module, StringRef base) {
     if (!SymbolTable::lookupSymbolIn(module, name))
       return name;
   }
+}
+
+Value mlir::nvfp4::createByteTensorMap(OpBuilder &b, Location loc, Value codes,
+                                       int64_t rows, int64_t rowBytes,
+                                       nvgpu::TensorMapDescriptorType map) {
+  MLIRContext *ctx = b.getContext();
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  // UINT8, not the signless i8 of the byte storage: nvgpu's data-type table
+  // knows only ui8 for bytes (a signless i8 falls through to BFLOAT16 in a
+  // release build, test/Canary/nvgpu-tma-fp4-datatype.mlir).
+  auto bytes = IntegerType::get(ctx, 8);
+  Value flat = memref::ReinterpretCastOp::create(
+      b, loc, MemRefType::get({rows * rowBytes}, bytes), codes, /*offset=*/0,
+      ArrayRef<int64_t>{rows * rowBytes}, ArrayRef<int64_t>{1});
+  auto ui8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  Value view =
+      memref::ViewOp::create(b, loc, MemRefType::get({rows, rowBytes}, ui8),
+                             flat, c(0), ValueRange{});
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(ui8, Attribute()), view);
+  ArrayRef<int64_t> box = map.getTensor().getShape();
+  Value desc = nvgpu::TmaCreateDescriptorOp::create(
+      b, loc, map, unranked, ValueRange{c(box[0]), c(box[1])});
+  // gpu.func arguments cannot be tensor maps: the kernel takes a pointer.
+  return UnrealizedConversionCastOp::create(b, loc,
+                                            LLVM::LLVMPointerType::get(ctx), desc)
+      .getResult(0);
 }

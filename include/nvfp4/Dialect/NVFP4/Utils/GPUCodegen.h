@@ -14,6 +14,7 @@
 #define NVFP4_DIALECT_NVFP4_UTILS_GPUCODEGEN_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Builders.h"
 
 #include <array>
@@ -72,6 +73,13 @@ void launchLinear(OpBuilder &b, Location loc, int64_t total,
 /// The raw device address (i64) of a memref (identity layout, offset 0),
 /// for kernels that take operands as addresses.
 Value deviceAddress(OpBuilder &b, Location loc, Value memref);
+
+/// A TMA descriptor of the FP4 codes `codes` (their row-major byte storage)
+/// viewed as [rows, rowBytes] ui8, read in boxes of `map`'s tensor shape, as
+/// the !llvm.ptr a kernel takes.
+Value createByteTensorMap(OpBuilder &b, Location loc, Value codes,
+                          int64_t rows, int64_t rowBytes,
+                          nvgpu::TensorMapDescriptorType map);
 
 /// `base_<i>` for the first i that names no symbol in `module`.
 std::string uniqueSymbolName(Operation *module, StringRef base);

@@ -1,0 +1,49 @@
+//===- NVFP4Kernel.h - the kernel-level nvfp4k dialect ------------*- C++ -*-===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The internal dialect the chip-specific GEMM kernels are built from
+// (NVFP4KernelDialect.td describes it), and the facts about those ops that
+// the kernels and the lowering share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4KERNEL_IR_NVFP4KERNEL_H
+#define NVFP4_DIALECT_NVFP4KERNEL_IR_NVFP4KERNEL_H
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOpsDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOpsTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOps.h.inc"
+
+namespace mlir {
+namespace nvfp4k {
+
+/// Bytes a launch must give a kernel whose `nvfp4k.shared_memory` buffer
+/// has `bufferBytes`: the run-time alignment to 1024 bytes needs up to
+/// 1 KiB of slack.
+inline int64_t sharedMemoryLaunchBytes(int64_t bufferBytes) {
+  return bufferBytes + 1024;
+}
+
+/// K elements one 128-byte-swizzle atom row holds in a K-major f16 tile:
+/// the unit along which `nvfp4k.wgmma.rs` descriptors advance.
+constexpr int64_t kWgmmaAtomK = 64;
+
+} // namespace nvfp4k
+} // namespace mlir
+
+#endif // NVFP4_DIALECT_NVFP4KERNEL_IR_NVFP4KERNEL_H

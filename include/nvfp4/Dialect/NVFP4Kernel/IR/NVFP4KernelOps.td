@@ -1,0 +1,496 @@
+//===- NVFP4KernelOps.td - nvfp4k operations ---------------*- tablegen -*-===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Each op says what it computes and which PTX it becomes; the lowering of
+// every op is one pattern in lib/Conversion/NVFP4KernelToNVVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4KERNEL_IR_NVFP4KERNELOPS_TD
+#define NVFP4_DIALECT_NVFP4KERNEL_IR_NVFP4KERNELOPS_TD
+
+include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelTypes.td"
+include "mlir/Dialect/NVGPU/IR/NVGPUTypes.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def NVFP4K_Ring : Type<CPred<"::llvm::isa<::mlir::nvfp4k::RingType>($_self)">,
+                       "nvfp4k ring", "::mlir::nvfp4k::RingType">;
+def NVFP4K_Scheduler
+    : Type<CPred<"::llvm::isa<::mlir::nvfp4k::SchedulerType>($_self)">,
+           "nvfp4k scheduler", "::mlir::nvfp4k::SchedulerType">;
+def NVFP4K_SharedBytes : MemRefRankOf<[I8], [1]>;
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+def NVFP4K_SharedMemoryOp : NVFP4K_Op<"shared_memory", [Pure]> {
+  let summary = "the kernel's dynamic shared memory, 1024-byte aligned";
+  let description = [{
+    The kernel's dynamic shared memory as a byte buffer whose first byte is
+    1024-byte aligned (128-byte-swizzled TMA destinations and wgmma/tcgen05
+    operand atoms need it). The launch must give the kernel
+    `sharedMemoryLaunchBytes(size)` bytes: the size plus 1 KiB of slack for
+    the run-time alignment (nothing shows the driver aligns the window).
+
+    Lowered to an extern `.shared .align 1024` array declared in the
+    enclosing `gpu.module` (`gpu.dynamic_shared_memory` becomes a static
+    1-byte variable after NVPTX demotion; test/Canary pins that) and a view
+    of it from the first aligned byte. One per kernel.
+
+    Example:
+
+    ```mlir
+    %smem = nvfp4k.shared_memory : memref<209920xi8, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let results = (outs NVFP4K_SharedBytes:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// The stage ring
+//===----------------------------------------------------------------------===//
+
+def NVFP4K_RingCreateOp : NVFP4K_Op<"ring.create"> {
+  let summary = "allocate and initialise a ring's mbarriers";
+  let description = [{
+    Creates the `2 * stages` mbarriers of a ring in shared memory (one
+    `nvgpu.mbarrier.create` group: full barriers first, then empty ones).
+    Thread 0 initialises each full barrier with an arrival count of 1 and
+    each empty barrier with `consumers`, then fences the initialisation for
+    the asynchronous proxy (TMA transactions and `tcgen05.commit` arrive on
+    these barriers). Other threads may use the ring after a CTA barrier.
+
+    Example:
+
+    ```mlir
+    %ring = nvfp4k.ring.create : !nvfp4k.ring<5, consumers = 8>
+    ```
+  }];
+  let results = (outs NVFP4K_Ring:$ring);
+  let assemblyFormat = "attr-dict `:` type($ring)";
+}
+
+def NVFP4K_RingStageOp : NVFP4K_Op<"ring.stage", [Pure]> {
+  let summary = "the stage of a ring position";
+  let description = [{
+    `position mod stages`: which stage buffer position `position` uses.
+
+    Example:
+
+    ```mlir
+    %s = nvfp4k.ring.stage %ring[%i] : !nvfp4k.ring<5, consumers = 8>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Ring:$ring, Index:$position);
+  let results = (outs Index:$stage);
+  let assemblyFormat = "$ring `[` $position `]` attr-dict `:` type($ring)";
+}
+
+class NVFP4K_RingPositionOp<string mnemonic, string summaryText,
+                            string descriptionText>
+    : NVFP4K_Op<mnemonic> {
+  let summary = summaryText;
+  let description = descriptionText;
+  let arguments = (ins NVFP4K_Ring:$ring, Index:$position);
+  let assemblyFormat = "$ring `[` $position `]` attr-dict `:` type($ring)";
+}
+
+def NVFP4K_RingWaitFullOp : NVFP4K_RingPositionOp<"ring.wait_full",
+    "wait until a position's stage is full", [{
+    Blocks until the full barrier of `position`'s stage has completed the
+    phase of `position`'s round: the producer arrived and every transaction
+    byte it announced landed. `mbarrier.try_wait.parity` in a loop.
+
+    Example:
+
+    ```mlir
+    nvfp4k.ring.wait_full %ring[%i] : !nvfp4k.ring<5, consumers = 8>
+    ```
+  }]>;
+
+def NVFP4K_RingWaitEmptyOp : NVFP4K_RingPositionOp<"ring.wait_empty",
+    "wait until a position's stage may be refilled", [{
+    Blocks until the consumers have released `position`'s stage in the
+    previous round (at once in the first round: a fresh ring is empty).
+    `mbarrier.try_wait.parity` on the empty barrier with the parity of the
+    round before.
+
+    Example:
+
+    ```mlir
+    nvfp4k.ring.wait_empty %ring[%i] : !nvfp4k.ring<5, consumers = 8>
+    ```
+  }]>;
+
+def NVFP4K_RingReleaseOp : NVFP4K_RingPositionOp<"ring.release",
+    "one consumer arrival on a position's empty barrier", [{
+    One arrival (`mbarrier.arrive`) on the empty barrier of `position`'s
+    stage; `consumers` arrivals release the stage. The caller decides which
+    threads arrive (e.g. one lane per consumer warp).
+
+    Example:
+
+    ```mlir
+    nvfp4k.ring.release %ring[%i] : !nvfp4k.ring<5, consumers = 8>
+    ```
+  }]>;
+
+def NVFP4K_RingExpectTxOp : NVFP4K_Op<"ring.expect_tx"> {
+  let summary = "the producer's arrival, announcing the stage's bytes";
+  let description = [{
+    The producer's arrival on the full barrier of `position`'s stage,
+    raising its transaction count by `bytes`
+    (`mbarrier.arrive.expect_tx`): the stage becomes full once the
+    asynchronous copies issued for it (`nvfp4k.tma.load`,
+    `nvfp4k.bulk.load`) delivered that many bytes.
+
+    Example:
+
+    ```mlir
+    nvfp4k.ring.expect_tx %ring[%i], %bytes : !nvfp4k.ring<5, consumers = 8>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Ring:$ring, Index:$position, Index:$bytes);
+  let assemblyFormat =
+      "$ring `[` $position `]` `,` $bytes attr-dict `:` type($ring)";
+}
+
+//===----------------------------------------------------------------------===//
+// The tile scheduler
+//===----------------------------------------------------------------------===//
+
+def NVFP4K_SchedulerCreateOp : NVFP4K_Op<"scheduler.create", [Pure]> {
+  let summary = "a tile scheduler over a grouped matmul";
+  let description = [{
+    Binds the static tile space of the result type to the run-time group
+    table: the i64 device address of `group_offsets` (contiguous, G + 1 i32)
+    or `masked_m` (masked, G i32); independent groups take none. Run-time
+    entries are clamped to the token matrix, so a table outside its contract
+    cannot send a tile outside the operands.
+
+    Example:
+
+    ```mlir
+    %sched = nvfp4k.scheduler.create %offsets : !nvfp4k.scheduler<mode = contiguous, groups = 8, rows = 1184, weight_tiles = 32, weight_rows = 128, token_tile = 128, granule = 32>
+    ```
+  }];
+  let arguments = (ins Optional<I64>:$table);
+  let results = (outs NVFP4K_Scheduler:$scheduler);
+  let assemblyFormat = "($table^)? attr-dict `:` type($scheduler)";
+  let hasVerifier = 1;
+}
+
+def NVFP4K_SchedulerCountOp : NVFP4K_Op<"scheduler.count"> {
+  let summary = "the number of tiles";
+  let description = [{
+    Tiles of all groups: `sum_g ceil(rows_g / token_tile) * weight_tiles`.
+    Reads the group table.
+
+    Example:
+
+    ```mlir
+    %n = nvfp4k.scheduler.count %sched : !nvfp4k.scheduler<...>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Scheduler:$scheduler);
+  let results = (outs Index:$count);
+  let assemblyFormat = "$scheduler attr-dict `:` type($scheduler)";
+}
+
+def NVFP4K_SchedulerTileOp : NVFP4K_Op<"scheduler.tile"> {
+  let summary = "decode tile number `t`";
+  let description = [{
+    Tile `t` (0 <= t < count) of the tile space: its `group`, its
+    `weight_tile` (weight rows `[weight_tile * weight_rows, ...)` of the
+    group's N), and its token rows `[row_start, tile_end)` of the token
+    matrix. `group_start` and `group_end` bound the group's rows
+    (`tile_end <= group_end`).
+
+    Example:
+
+    ```mlir
+    %g, %wt, %start, %end, %gstart, %gend = nvfp4k.scheduler.tile %sched[%t] : !nvfp4k.scheduler<...>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Scheduler:$scheduler, Index:$tile);
+  let results = (outs Index:$group, Index:$weight_tile, Index:$row_start,
+                      Index:$tile_end, Index:$group_start, Index:$group_end);
+  let assemblyFormat =
+      "$scheduler `[` $tile `]` attr-dict `:` type($scheduler)";
+}
+
+def NVFP4K_SchedulerBlocksBeforeOp : NVFP4K_Op<"scheduler.blocks_before"> {
+  let summary = "row blocks of the groups before a group";
+  let description = [{
+    `sum_{h < group} ceil(rows_h / block)`: where group `group` starts in a
+    buffer that gives every group whole blocks of `block` rows (the
+    per-group repacking of contiguous token scales that `tcgen05.cp` reads
+    in 128-row units).
+
+    Example:
+
+    ```mlir
+    %b = nvfp4k.scheduler.blocks_before %sched[%g] {block = 128 : i64} : !nvfp4k.scheduler<...>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Scheduler:$scheduler, Index:$group,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$block);
+  let results = (outs Index:$blocks);
+  let assemblyFormat =
+      "$scheduler `[` $group `]` attr-dict `:` type($scheduler)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operand loads
+//===----------------------------------------------------------------------===//
+
+def NVFP4K_TmaLoadOp : NVFP4K_Op<"tma.load"> {
+  let summary = "a TMA tile load completing on a ring stage";
+  let description = [{
+    Copies the box of `map` at `coordinates` (innermost first, in elements
+    of the map's element type) into the shared-memory `destination`
+    (`cp.async.bulk.tensor`), completing its bytes on the full barrier of
+    `position`'s stage. Elements outside the tensor are zero. The producer
+    announces the box's bytes with `nvfp4k.ring.expect_tx` first.
+
+    Example:
+
+    ```mlir
+    nvfp4k.tma.load %map[%k, %row], %dst, %ring[%i] : !nvgpu.tensormap.descriptor<...>, memref<128x64xf16, #gpu.address_space<workgroup>>, !nvfp4k.ring<5, consumers = 8>
+    ```
+  }];
+  let arguments = (ins NVGPU_TensorMapDescriptor:$map,
+                       Variadic<Index>:$coordinates,
+                       AnyMemRef:$destination, NVFP4K_Ring:$ring,
+                       Index:$position);
+  let assemblyFormat = [{
+    $map `[` $coordinates `]` `,` $destination `,` $ring `[` $position `]`
+    attr-dict `:` type($map) `,` type($destination) `,` type($ring)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4K_BulkLoadOp : NVFP4K_Op<"bulk.load"> {
+  let summary = "a 1-D bulk copy completing on a ring stage";
+  let description = [{
+    Copies `bytes` contiguous bytes from the global address `source` (i64)
+    to the start of the shared-memory `destination`
+    (`cp.async.bulk.shared::cluster.global`), completing on the full barrier
+    of `position`'s stage. `bytes` is a multiple of 16 and at most the
+    destination's size; both addresses are 16-byte aligned.
+
+    Example:
+
+    ```mlir
+    nvfp4k.bulk.load %src, %dst, %bytes, %ring[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !nvfp4k.ring<5, consumers = 8>
+    ```
+  }];
+  let arguments = (ins I64:$source, NVFP4K_SharedBytes:$destination,
+                       Index:$bytes, NVFP4K_Ring:$ring, Index:$position);
+  let assemblyFormat = [{
+    $source `,` $destination `,` $bytes `,` $ring `[` $position `]`
+    attr-dict `:` type($destination) `,` type($ring)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// sm_90a: register-A wgmma on exactly dequantized fragments
+//===----------------------------------------------------------------------===//
+
+def NVFP4K_DequantFragmentAOp : NVFP4K_Op<"dequant.fragment_a", [Pure]> {
+  let summary = "exact f16 wgmma A fragments from packed E2M1 codes";
+  let description = [{
+    Dequantizes the register-A fragments of `2 * W` consecutive k16 steps of
+    `wgmma.m64nNk16.f16` for one thread. `codes[r][w]` (r = 0, 1: the
+    thread's fragment rows `g` and `g + 8`) holds 8 E2M1 codes, the code of
+    value j in bits `4j .. 4j+3`; `scales[r]` is row r's E4M3 block scale.
+    Result row `s = 2w + p` is step s's fragment `a0 .. a7`, where slot
+    `t` (0..3) of row r is value `2t + p` of `codes[r][w]`:
+
+    ```
+    a0, a1 = (r0, t0), (r0, t1)   a2, a3 = (r1, t0), (r1, t1)
+    a4, a5 = (r0, t2), (r0, t3)   a6, a7 = (r1, t2), (r1, t3)
+    ```
+
+    each `e2m1 * scale`, exact in f16 (at most 6 significant bits, in
+    [2^-10, 2688]). The token operand must hold the same K permutation.
+    Lowered to bit operations that place each code in an E4M3 bit pattern
+    (`e2m1 * 2^-6`), `cvt.rn.f16x2.e4m3x2`, and `mul.f16x2` by
+    `scale * 2^6` (exact).
+
+    Example:
+
+    ```mlir
+    %a = nvfp4k.dequant.fragment_a %codes, %scales : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[2], [I32]>:$codes,
+                       VectorOfLengthAndType<[2], [F8E4M3FN]>:$scales);
+  let results = (outs VectorOfRankAndType<[2], [F16]>:$fragments);
+  let assemblyFormat = [{
+    $codes `,` $scales attr-dict `:` type($codes) `,` type($scales) `->`
+    type($fragments)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4K_WgmmaRSOp : NVFP4K_Op<"wgmma.rs", [AttrSizedOperandSegments]> {
+  let summary = "one MMA step of register-A wgmma over k16 steps";
+  let description = [{
+    The MMA step of the sm_90a kernel: `wgmma.fence`, then for each k16
+    step s (rows of `a`) one
+    `wgmma.mma_async.sync.aligned.m64n<N>k16.f32.f16.f16` with the A
+    fragment `a[s]` from registers and B from shared memory through
+    `descriptor`, then `wgmma.commit_group`. The B tile is K-major with a
+    128-byte swizzle, stored as consecutive `[rows, 64]` atoms along K (the
+    layout TMA boxes of 64 f16 columns give): step s reads columns
+    `k_offset + 16 s` of it. The accumulator is `accumulator`'s first N/2
+    elements (the m64nNk16 D fragment of this thread); the rest pass
+    through, so that tiles of several widths share one register array.
+
+    `n` lists the widths the step can run; with more than one, `width`
+    (0-based) picks one at run time (a uniform branch). Without `scale_d`
+    every step accumulates; with it, the first step computes `A*B + D` when
+    `scale_d` is true and `A*B` when false. The wgmmas run asynchronously:
+    read the result only after a covering `wgmma.wait_group`, and keep `a`
+    unmodified until then.
+
+    Upstream gap: MLIR 22's wgmma ops take A only from shared memory, so the
+    lowering is `llvm.inline_asm` with the accumulators tied (the constraint
+    shape of upstream's SS lowering); the step's descriptor offset is added
+    inside the asm (added in LLVM IR, the sums became 64-bit loop
+    invariants that ptxas moved to uniform registers before every wgmma).
+
+    Example:
+
+    ```mlir
+    %d = nvfp4k.wgmma.rs %acc, %a, %desc width(%w) scale_d(%first) {k_offset = 64 : i64, n = array<i64: 32, 64, 96, 128>} : vector<64xf32>, vector<4x8xf16>, !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>> -> vector<64xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$accumulator,
+                       VectorOfRankAndType<[2], [F16]>:$a,
+                       NVGPU_WarpgroupMatrixDescriptor:$descriptor,
+                       Optional<Index>:$width, Optional<I1>:$scale_d,
+                       DenseI64ArrayAttr:$n, I64Attr:$k_offset);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
+  let assemblyFormat = [{
+    $accumulator `,` $a `,` $descriptor (`width` `(` $width^ `)`)?
+    (`scale_d` `(` $scale_d^ `)`)? attr-dict `:` type($accumulator) `,`
+    type($a) `,` type($descriptor) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4K_WgmmaWaitOp : NVFP4K_Op<"wgmma.wait",
+    [AllTypesMatch<["values", "results"]>]> {
+  let summary = "wait for wgmma groups, ordering register values after it";
+  let description = [{
+    `wgmma.wait_group.sync.aligned pending`: blocks until at most `pending`
+    committed wgmma groups of the warpgroup are still running. Each of
+    `values` (32-bit scalars or vectors of them) comes out unchanged, but
+    as a result of the wait: what is computed from a result cannot be
+    scheduled before it.
+
+    That is how the register operands of an asynchronous wgmma are kept
+    safe. Accumulators are defined by the wgmmas in flight and may be read
+    only after a covering wait: pass them through it. A register-A
+    fragment must not be rewritten while a wgmma still reads it: pass the
+    inputs of the next fragment through the wait that covers the wgmma
+    reading the previous one (in PTX, a loop rewrites the same registers
+    every iteration). NVVM's wait op has no operands, so LLVM could move
+    either across it.
+
+    Example:
+
+    ```mlir
+    %acc2 = nvfp4k.wgmma.wait %acc {pending = 0 : i64} : vector<64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyTypeOf<[I32, F32, VectorOfAnyRankOf<[I32, F32]>]>>:$values,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let results = (outs Variadic<AnyTypeOf<[I32, F32, VectorOfAnyRankOf<[I32, F32]>]>>:$results);
+  let assemblyFormat = [{
+    ($values^)? attr-dict (`:` type($values)^)?
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::ValueRange":$values, "int64_t":$pending), [{
+      build($_builder, $_state, values.getTypes(), values,
+            $_builder.getI64IntegerAttr(pending));
+    }]>
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue
+//===----------------------------------------------------------------------===//
+
+def NVFP4K_AlphaOp : NVFP4K_Op<"alpha", [AttrSizedOperandSegments]> {
+  let summary = "the fp32 alpha of a group";
+  let description = [{
+    `fl(fl(a_decode * b_decode) * alpha)` of group `group` (docs/spec.md
+    2.7), each missing factor 1. The factors are i64 device addresses of f32
+    arrays: `a_decode` and `b_decode` indexed by the group when
+    `a_decode_per_group` / `b_decode_per_group` is set (element 0
+    otherwise), `alpha` always by the group.
+
+    Example:
+
+    ```mlir
+    %alpha = nvfp4k.alpha %g b_decode(%db) {b_decode_per_group} : f32
+    ```
+  }];
+  let arguments = (ins Index:$group, Optional<I64>:$a_decode,
+                       Optional<I64>:$b_decode, Optional<I64>:$alpha,
+                       UnitAttr:$a_decode_per_group,
+                       UnitAttr:$b_decode_per_group);
+  let results = (outs F32:$result);
+  let assemblyFormat = [{
+    $group (`a_decode` `(` $a_decode^ `)`)? (`b_decode` `(` $b_decode^ `)`)?
+    (`alpha` `(` $alpha^ `)`)? attr-dict `:` type($result)
+  }];
+}
+
+def NVFP4K_StoreOp : NVFP4K_Op<"store"> {
+  let summary = "the epilogue of a few outputs of one row";
+  let description = [{
+    For j < P (the length of `values`), when `row < rows` and
+    `column < columns`:
+
+    ```
+    out[row, column + j] = round_out(fl(alpha * values[j])
+                                     + fl(beta * acc[row, column + j]))
+    ```
+
+    (docs/spec.md 2.7; the `beta` term only with `acc`), with `out` and
+    `acc` the i64 device addresses of row-major arrays of `element`
+    (bf16, f16 or f32) with `row_stride` elements per row, and `round_out`
+    the round-to-nearest-even cast. The caller keeps `column + P <= columns`
+    whenever `column < columns`. One vector store of P elements.
+
+    Example:
+
+    ```mlir
+    nvfp4k.store %v, %out[%row, %col] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$values, I64:$out,
+                       Index:$row, Index:$column, Index:$rows,
+                       Index:$columns, F32:$alpha, Optional<I64>:$acc,
+                       TypeAttr:$element, I64Attr:$row_stride,
+                       DefaultValuedAttr<F32Attr, "1.0">:$beta);
+  let assemblyFormat = [{
+    $values `,` $out `[` $row `,` $column `]` `bounds` `(` $rows `,`
+    $columns `)` `alpha` `(` $alpha `)` (`acc` `(` $acc^ `)`)? attr-dict `:`
+    type($values)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // NVFP4_DIALECT_NVFP4KERNEL_IR_NVFP4KERNELOPS_TD

@@ -1,0 +1,916 @@
+//===- NVFP4KernelToNVVM.cpp - nvfp4k ops to NVGPU/NVVM -------------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// One pattern per nvfp4k op, in the style of upstream NVGPUToNVVM: each
+// expands to upstream nvgpu/nvvm ops (mbarrier groups, TMA, descriptors,
+// conversions) plus the index arithmetic around them. The only inline PTX
+// is the register-A wgmma, which MLIR 22 lacks (test/Canary pins the gap).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Conversion/NVFP4KernelToNVVM/NVFP4KernelToNVVM.h"
+
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_CONVERTNVFP4KERNELTONVVM
+#include "nvfp4/Conversion/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4k;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Value cIndex(ImplicitLocOpBuilder &b, int64_t v) {
+  return arith::ConstantIndexOp::create(b, v);
+}
+Value cInt(ImplicitLocOpBuilder &b, Type type, int64_t v) {
+  return arith::ConstantIntOp::create(b, type, v);
+}
+
+/// A pointer into global memory: the i64 address `base` plus `byteOffset`
+/// (index).
+Value globalAddress(ImplicitLocOpBuilder &b, Value base, Value byteOffset) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  Value ptr = LLVM::IntToPtrOp::create(b, ptrType, base);
+  Value offset = arith::IndexCastOp::create(b, b.getI64Type(), byteOffset);
+  return LLVM::GEPOp::create(b, ptrType, b.getI8Type(), ptr,
+                             ValueRange{offset});
+}
+
+/// The shared-memory pointer of a workgroup memref with an identity layout.
+Value sharedPointer(ImplicitLocOpBuilder &b, Value memref) {
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+  Value i64 = arith::IndexCastOp::create(b, b.getI64Type(), index);
+  return LLVM::IntToPtrOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 3), i64);
+}
+
+/// Position `i` of a ring: its stage `i mod S` (index) and the parity of its
+/// round `i / S` (i1). In i32: the divisor is a constant, so this is a
+/// multiply-high (a mask and a shift for a power-of-two S), where 64-bit
+/// index arithmetic would be a long sequence.
+struct RingPosition {
+  Value stage, parity;
+};
+
+RingPosition ringPosition(ImplicitLocOpBuilder &b, RingType ring,
+                          Value position) {
+  Value i = arith::IndexCastUIOp::create(b, b.getI32Type(), position);
+  Value stages = cInt(b, b.getI32Type(), ring.getStages());
+  Value stage = arith::RemUIOp::create(b, i, stages);
+  Value round = arith::DivUIOp::create(b, i, stages);
+  return {arith::IndexCastUIOp::create(b, b.getIndexType(), stage),
+          arith::TruncIOp::create(b, b.getI1Type(), round)};
+}
+
+/// The barrier index of a stage's empty barrier (full barriers come first).
+Value emptyBarrier(ImplicitLocOpBuilder &b, RingType ring, Value stage) {
+  return arith::AddIOp::create(b, stage, cIndex(b, ring.getStages()));
+}
+
+/// Suspend-time hint of the mbarrier waits (the PTX loop retries after it).
+constexpr int64_t kWaitTicks = 10000000;
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+struct SharedMemoryLowering : OpConversionPattern<SharedMemoryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SharedMemoryOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+    auto module = kernel->getParentOfType<gpu::GPUModuleOp>();
+    if (!module)
+      return rewriter.notifyMatchFailure(op, "kernel outside a gpu.module");
+    MLIRContext *ctx = op.getContext();
+    auto workgroup =
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto bytesType = [&](int64_t n) {
+      return MemRefType::get({n}, IntegerType::get(ctx, 8),
+                             MemRefLayoutAttrInterface(), workgroup);
+    };
+    // An extern `.shared .align 1024` array: the dynamic window.
+    std::string symbol = (kernel.getName() + "_smem").str();
+    if (!SymbolTable::lookupSymbolIn(module, symbol)) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      memref::GlobalOp::create(rewriter, op.getLoc(), symbol,
+                               rewriter.getStringAttr("public"), bytesType(0),
+                               Attribute(), /*constant=*/false,
+                               rewriter.getI64IntegerAttr(1024));
+    }
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    int64_t bytes = op.getBuffer().getType().getNumElements();
+    int64_t window = sharedMemoryLaunchBytes(bytes);
+    Value global = memref::GetGlobalOp::create(b, bytesType(0), symbol);
+    Value all = memref::ReinterpretCastOp::create(
+        b, bytesType(window), global, /*offset=*/0,
+        ArrayRef<int64_t>{window}, ArrayRef<int64_t>{1});
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, all);
+    Value aligned = arith::AndIOp::create(
+        b, arith::AddIOp::create(b, base, cIndex(b, 1023)),
+        cIndex(b, ~int64_t(1023)));
+    Value pad = arith::SubIOp::create(b, aligned, base);
+    rewriter.replaceOpWithNewOp<memref::ViewOp>(
+        op, op.getBuffer().getType(), all, pad, ValueRange{});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The ring
+//===----------------------------------------------------------------------===//
+
+struct RingCreateLowering : OpConversionPattern<RingCreateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RingCreateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    RingType ring = op.getRing().getType();
+    Type groupType = getTypeConverter()->convertType(ring);
+    Value group = nvgpu::MBarrierCreateOp::create(b, groupType);
+    Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+    Value first =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, cIndex(b, 0));
+    int64_t stages = ring.getStages();
+    for (int64_t s = 0; s < stages; ++s)
+      nvgpu::MBarrierInitOp::create(b, group, cIndex(b, 1), cIndex(b, s),
+                                    first);
+    for (int64_t s = 0; s < stages; ++s)
+      nvgpu::MBarrierInitOp::create(b, group, cIndex(b, ring.getConsumers()),
+                                    cIndex(b, stages + s), first);
+    // The asynchronous proxy (TMA complete_tx, tcgen05.commit) must see the
+    // initialised barriers.
+    scf::IfOp::create(b, first, [&](OpBuilder &nested, Location loc) {
+      NVVM::FenceMbarrierInitOp::create(nested, loc);
+      NVVM::FenceProxyOp::create(
+          nested, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(nested.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      scf::YieldOp::create(nested, loc);
+    });
+    rewriter.replaceOp(op, group);
+    return success();
+  }
+};
+
+struct RingStageLowering : OpConversionPattern<RingStageOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RingStageOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    rewriter.replaceOp(op, ringPosition(b, op.getRing().getType(),
+                                        adaptor.getPosition())
+                               .stage);
+    return success();
+  }
+};
+
+/// wait_full and wait_empty: try_wait.parity on the stage's full barrier
+/// with the round's parity, or on its empty barrier with the parity of the
+/// round before (a fresh barrier passes a wait on parity 1).
+template <typename OpTy, bool Empty>
+struct RingWaitLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    RingType ring = op.getRing().getType();
+    RingPosition p = ringPosition(b, ring, adaptor.getPosition());
+    Value barrier = p.stage, parity = p.parity;
+    if (Empty) {
+      barrier = emptyBarrier(b, ring, p.stage);
+      parity = arith::XOrIOp::create(b, parity, cInt(b, b.getI1Type(), 1));
+    }
+    nvgpu::MBarrierTryWaitParityOp::create(b, adaptor.getRing(), parity,
+                                           cIndex(b, kWaitTicks), barrier);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct RingExpectTxLowering : OpConversionPattern<RingExpectTxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RingExpectTxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    RingPosition p =
+        ringPosition(b, op.getRing().getType(), adaptor.getPosition());
+    nvgpu::MBarrierArriveExpectTxOp::create(b, adaptor.getRing(),
+                                            adaptor.getBytes(), p.stage,
+                                            Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct RingReleaseLowering : OpConversionPattern<RingReleaseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RingReleaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    RingType ring = op.getRing().getType();
+    RingPosition p = ringPosition(b, ring, adaptor.getPosition());
+    nvgpu::MBarrierArriveOp::create(
+        b, nvgpu::MBarrierTokenType::get(op.getContext()), adaptor.getRing(),
+        emptyBarrier(b, ring, p.stage));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The tile scheduler
+//===----------------------------------------------------------------------===//
+
+/// The arithmetic of a tile space (SchedulerType describes it): the one
+/// place that walks groups. `table` is the i64 address of the group table
+/// (contiguous: G + 1 i32 offsets; masked: G i32 row counts).
+class TileWalk {
+public:
+  TileWalk(ImplicitLocOpBuilder &b, SchedulerType space, Value table)
+      : b(b), space(space), table(table) {}
+
+  /// Rows of group g, and the token-matrix row of its first token.
+  Value groupRows(Value g) {
+    switch (space.getMode()) {
+    case nvfp4::Grouping::independent:
+      return pick(staticRows(), g);
+    case nvfp4::Grouping::contiguous: {
+      Value lo = clamp(entry(g), c(0), c(space.getRows()));
+      Value hi = clamp(entry(add(g, c(1))), lo, c(space.getRows()));
+      return sub(hi, lo);
+    }
+    case nvfp4::Grouping::masked:
+      return clamp(entry(g), c(0), c(space.getRows()));
+    }
+    llvm_unreachable("grouping");
+  }
+  Value groupStart(Value g) {
+    switch (space.getMode()) {
+    case nvfp4::Grouping::independent: {
+      SmallVector<int64_t> starts;
+      int64_t acc = 0;
+      for (int64_t r : space.getGroupRows()) {
+        starts.push_back(acc);
+        acc += r;
+      }
+      return pick(starts, g);
+    }
+    case nvfp4::Grouping::contiguous:
+      return clamp(entry(g), c(0), c(space.getRows()));
+    case nvfp4::Grouping::masked:
+      return mul(g, c(space.getRows()));
+    }
+    llvm_unreachable("grouping");
+  }
+  Value tokenTiles(Value g) {
+    return divu(add(groupRows(g), c(space.getTokenTile() - 1)),
+                c(space.getTokenTile()));
+  }
+  /// Rows per token tile of a group of `rows` rows cut into `tiles` tiles.
+  Value rowsPerTile(Value rows, Value tiles) {
+    int64_t granule = space.getGranule();
+    if (!granule)
+      return c(space.getTokenTile());
+    // ceil(rows / tiles) rounded up to the granule: <= token_tile, since
+    // tiles = ceil(rows / token_tile) and the granule divides token_tile.
+    Value safe = arith::MaxSIOp::create(b, tiles, c(1));
+    Value per = divu(add(rows, sub(safe, c(1))), safe);
+    return mul(divu(add(per, c(granule - 1)), c(granule)), c(granule));
+  }
+  Value count() {
+    auto loop = scf::ForOp::create(
+        b, c(0), c(space.getGroups()), c(1), ValueRange{c(0)},
+        [&](OpBuilder &, Location, Value g, ValueRange acc) {
+          scf::YieldOp::create(
+              b, ValueRange{add(acc[0], mul(tokenTiles(g),
+                                            c(space.getWeightTiles())))});
+        });
+    return loop.getResult(0);
+  }
+  /// (group, weight tile, row start, tile end, group start, group end).
+  SmallVector<Value> tile(Value t) {
+    // The first group whose tile count exceeds what is left of t.
+    auto loop = scf::ForOp::create(
+        b, c(0), c(space.getGroups()), c(1), ValueRange{t, c(-1), c(0)},
+        [&](OpBuilder &, Location, Value g, ValueRange st) {
+          Value rem = st[0], found = st[1], local = st[2];
+          Value n = mul(tokenTiles(g), c(space.getWeightTiles()));
+          Value searching = lt(found, c(0));
+          Value inside = lt(rem, n);
+          Value here = arith::AndIOp::create(b, searching, inside);
+          Value past = arith::AndIOp::create(b, searching, not1(inside));
+          scf::YieldOp::create(
+              b, ValueRange{select(past, sub(rem, n), rem),
+                            select(here, g, found), select(here, rem, local)});
+        });
+    Value group = loop.getResult(1), local = loop.getResult(2);
+    Value rows = groupRows(group);
+    Value tiles = tokenTiles(group);
+    Value tokenTile = arith::RemUIOp::create(b, local, tiles);
+    Value weightTile = divu(local, tiles);
+    Value start = groupStart(group);
+    Value per = rowsPerTile(rows, tiles);
+    Value rowStart = add(start, mul(tokenTile, per));
+    Value groupEnd = add(start, rows);
+    Value tileEnd = arith::MinSIOp::create(b, groupEnd, add(rowStart, per));
+    return {group, weightTile, rowStart, tileEnd, start, groupEnd};
+  }
+  /// sum_{h < g} ceil(rows_h / block).
+  Value blocksBefore(Value g, int64_t block) {
+    auto loop = scf::ForOp::create(
+        b, c(0), g, c(1), ValueRange{c(0)},
+        [&](OpBuilder &, Location, Value h, ValueRange acc) {
+          Value blocks = divu(add(groupRows(h), c(block - 1)), c(block));
+          scf::YieldOp::create(b, ValueRange{add(acc[0], blocks)});
+        });
+    return loop.getResult(0);
+  }
+
+private:
+  Value c(int64_t v) { return cIndex(b, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value divu(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
+  }
+  Value not1(Value x) {
+    return arith::XOrIOp::create(b, x, cInt(b, b.getI1Type(), 1));
+  }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, cond, x, y);
+  }
+  Value clamp(Value v, Value lo, Value hi) {
+    return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, lo), hi);
+  }
+  SmallVector<int64_t> staticRows() {
+    return SmallVector<int64_t>(space.getGroupRows());
+  }
+  /// values[g] for a run-time g (a select chain: G is small).
+  Value pick(ArrayRef<int64_t> values, Value g) {
+    Value result = c(values.front());
+    for (size_t i = 1; i < values.size(); ++i)
+      result = select(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, g,
+                                            c(static_cast<int64_t>(i))),
+                      c(values[i]), result);
+    return result;
+  }
+  /// Entry `index` of the i32 group table.
+  Value entry(Value index) {
+    Value ptr = globalAddress(b, table, mul(index, c(4)));
+    Value v = LLVM::LoadOp::create(b, b.getI32Type(), ptr, 4);
+    return arith::IndexCastOp::create(b, b.getIndexType(), v);
+  }
+
+  ImplicitLocOpBuilder &b;
+  SchedulerType space;
+  Value table;
+};
+
+struct SchedulerCreateLowering : OpConversionPattern<SchedulerCreateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SchedulerCreateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value table = adaptor.getTable();
+    if (!table)
+      table = arith::ConstantIntOp::create(rewriter, op.getLoc(),
+                                           rewriter.getI64Type(), 0);
+    rewriter.replaceOp(op, table);
+    return success();
+  }
+};
+
+struct SchedulerCountLowering : OpConversionPattern<SchedulerCountOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SchedulerCountOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    TileWalk walk(b, op.getScheduler().getType(), adaptor.getScheduler());
+    rewriter.replaceOp(op, walk.count());
+    return success();
+  }
+};
+
+struct SchedulerTileLowering : OpConversionPattern<SchedulerTileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SchedulerTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    TileWalk walk(b, op.getScheduler().getType(), adaptor.getScheduler());
+    rewriter.replaceOp(op, walk.tile(adaptor.getTile()));
+    return success();
+  }
+};
+
+struct SchedulerBlocksBeforeLowering
+    : OpConversionPattern<SchedulerBlocksBeforeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SchedulerBlocksBeforeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    TileWalk walk(b, op.getScheduler().getType(), adaptor.getScheduler());
+    rewriter.replaceOp(op, walk.blocksBefore(adaptor.getGroup(),
+                                             op.getBlock()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Loads
+//===----------------------------------------------------------------------===//
+
+struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    RingPosition p =
+        ringPosition(b, op.getRing().getType(), adaptor.getPosition());
+    nvgpu::TmaAsyncLoadOp::create(b, adaptor.getDestination(),
+                                  adaptor.getRing(), adaptor.getMap(),
+                                  adaptor.getCoordinates(), p.stage, Value(),
+                                  Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BulkLoadLowering : OpConversionPattern<BulkLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BulkLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    RingPosition p =
+        ringPosition(b, op.getRing().getType(), adaptor.getPosition());
+    Value barrier = nvgpu::MBarrierGetOp::create(b, b.getI64Type(),
+                                                 adaptor.getRing(), p.stage);
+    auto shared = LLVM::LLVMPointerType::get(op.getContext(), 3);
+    auto global = LLVM::LLVMPointerType::get(op.getContext(), 1);
+    // The shared::cluster form (PTX 8.0, sm_90): a CTA's own shared address
+    // is a valid shared::cluster address; the .shared::cta destination
+    // needs PTX 8.6.
+    auto cluster = LLVM::LLVMPointerType::get(op.getContext(), 7);
+    NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+        b,
+        LLVM::AddrSpaceCastOp::create(
+            b, cluster, sharedPointer(b, adaptor.getDestination())),
+        LLVM::IntToPtrOp::create(b, global, adaptor.getSource()),
+        LLVM::IntToPtrOp::create(b, shared, barrier),
+        arith::IndexCastOp::create(b, b.getI32Type(), adaptor.getBytes()),
+        Value(), Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// sm_90a MMA step
+//===----------------------------------------------------------------------===//
+
+struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DequantFragmentAOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Type i32 = b.getI32Type(), f16 = b.getF16Type();
+    auto f16x2 = VectorType::get({2}, f16);
+    auto i8x2 = VectorType::get({2}, b.getI8Type());
+    auto e4m3 = TypeAttr::get(b.getType<Float8E4M3FNType>());
+    auto cvt = [&](Value pair /*vector<2xi8> of e4m3 bits*/) {
+      return NVVM::ConvertF8x2ToF16x2Op::create(b, f16x2, pair,
+                                                b.getBoolAttr(false), e4m3)
+          .getResult();
+    };
+    auto word = [&](int64_t v) { return cInt(b, i32, v); };
+    // Both rows' scales at once, times 2^6 (exact in f16: <= 28672).
+    Value scalePair = cvt(vector::BitCastOp::create(b, i8x2, adaptor.getScales()));
+    Value sixtyFour = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(f16x2, APFloat(APFloat::IEEEhalf(), "64")));
+    scalePair = arith::MulFOp::create(b, scalePair, sixtyFour);
+    Value splat[2] = {
+        vector::ShuffleOp::create(b, scalePair, scalePair,
+                                  ArrayRef<int64_t>{0, 0}),
+        vector::ShuffleOp::create(b, scalePair, scalePair,
+                                  ArrayRef<int64_t>{1, 1})};
+    // Nibble n (in a byte) becomes the E4M3 bit pattern
+    // ((n & 7) << 2) | ((n & 8) << 4) = e2m1(n) * 2^-6, four bytes at once.
+    auto toE4M3 = [&](Value nibbles /*one code per byte*/) {
+      Value mag = arith::ShLIOp::create(
+          b, arith::AndIOp::create(b, nibbles, word(0x07070707)), word(2));
+      Value sign = arith::ShLIOp::create(
+          b, arith::AndIOp::create(b, nibbles, word(0x08080808)), word(4));
+      return arith::OrIOp::create(b, mag, sign).getResult();
+    };
+    // Two e4m3 bytes (the low or high half of `bits`) -> f16x2 * scale,
+    // as the i32 register wgmma takes.
+    auto half = [&](Value bits, bool high, Value scale) {
+      if (high)
+        bits = arith::ShRUIOp::create(b, bits, word(16));
+      Value pair = LLVM::BitcastOp::create(
+          b, i8x2, arith::TruncIOp::create(b, b.getI16Type(), bits));
+      return arith::MulFOp::create(b, cvt(pair), scale).getResult();
+    };
+    VectorType codes = op.getCodes().getType();
+    int64_t words = codes.getDimSize(1);
+    Value result = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(op.getFragments().getType(),
+                                  APFloat(APFloat::IEEEhalf(), "0")));
+    for (int64_t w = 0; w < words; ++w) {
+      // [row][parity][slots t0t1, t2t3]
+      Value regs[2][2][2];
+      for (int64_t r = 0; r < 2; ++r) {
+        Value x = vector::ExtractOp::create(b, adaptor.getCodes(),
+                                            ArrayRef<int64_t>{r, w});
+        Value nibbles[2] = {
+            arith::AndIOp::create(b, x, word(0x0F0F0F0F)),
+            arith::AndIOp::create(b, arith::ShRUIOp::create(b, x, word(4)),
+                                  word(0x0F0F0F0F))};
+        for (int64_t p = 0; p < 2; ++p) {
+          Value e = toE4M3(nibbles[p]);
+          regs[r][p][0] = half(e, false, splat[r]);
+          regs[r][p][1] = half(e, true, splat[r]);
+        }
+      }
+      for (int64_t p = 0; p < 2; ++p) {
+        // a0a1 (r0,t0t1) a2a3 (r1,t0t1) a4a5 (r0,t2t3) a6a7 (r1,t2t3).
+        Value lo = vector::ShuffleOp::create(b, regs[0][p][0], regs[1][p][0],
+                                             ArrayRef<int64_t>{0, 1, 2, 3});
+        Value hi = vector::ShuffleOp::create(b, regs[0][p][1], regs[1][p][1],
+                                             ArrayRef<int64_t>{0, 1, 2, 3});
+        Value step = vector::ShuffleOp::create(
+            b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+        result = vector::InsertOp::create(b, step, result,
+                                          ArrayRef<int64_t>{2 * w + p});
+      }
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct WgmmaRSLowering : OpConversionPattern<WgmmaRSOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  /// The asm of one m64n<n>k16 step: accumulators $0..$(n/2-1), A
+  /// $(n/2)..$(n/2+3), the descriptor $(n/2+4) plus `descOffset` (16-byte
+  /// units, added in the asm), the scale-d predicate $(n/2+5) when
+  /// `predicated`.
+  static std::string asmText(int64_t n, int64_t descOffset, bool predicated) {
+    int64_t regs = n / 2;
+    std::string outs;
+    for (int64_t i = 0; i < regs; ++i)
+      outs += (i ? ", $" : "$") + std::to_string(i);
+    std::string desc = "$" + std::to_string(regs + 4);
+    std::string text = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
+                       "k16.f32.f16.f16 {" + outs + "}, {$" +
+                       std::to_string(regs) + ", $" +
+                       std::to_string(regs + 1) + ", $" +
+                       std::to_string(regs + 2) + ", $" +
+                       std::to_string(regs + 3) + "}, " +
+                       (descOffset ? "d" : desc) +
+                       (predicated ? ", p" : ", 1") + ", 1, 1, 0;";
+    // The offset goes into the descriptor's low word (start address, bits
+    // 0-13): a 32-bit add, since nothing carries into the high word (the
+    // leading-dimension field in bits 16-29 stays below bit 32), where a
+    // 64-bit add cost ptxas an add with carry and moves of both halves.
+    std::string prologue;
+    if (descOffset)
+      prologue += ".reg .b32 lo, hi;\n.reg .b64 d;\nmov.b64 {lo, hi}, " +
+                  desc + ";\nadd.u32 lo, lo, " + std::to_string(descOffset) +
+                  ";\nmov.b64 d, {lo, hi};\n";
+    if (predicated)
+      prologue +=
+          ".reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 5) + ", 0;\n";
+    return prologue.empty() ? text : "{\n" + prologue + text + "\n}";
+  }
+  static std::string constraints(int64_t n, bool predicated) {
+    int64_t regs = n / 2;
+    std::string c;
+    for (int64_t i = 0; i < regs; ++i)
+      c += "=f,";
+    c += "r,r,r,r,l";
+    if (predicated)
+      c += ",r";
+    for (int64_t i = 0; i < regs; ++i)
+      c += "," + std::to_string(i);
+    return c;
+  }
+
+  /// fence, the k16 steps of width n, commit.
+  Value issue(ImplicitLocOpBuilder &b, WgmmaRSOp op, OpAdaptor adaptor,
+              int64_t n) const {
+    MLIRContext *ctx = op.getContext();
+    Type f32 = b.getF32Type(), i32 = b.getI32Type();
+    int64_t regs = n / 2;
+    Type narrow =
+        LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(regs, f32));
+    MemRefType tile = op.getDescriptor().getType().getTensor();
+    int64_t atomBytes = tile.getDimSize(0) * 128; // rows x 64 f16
+    Value desc = UnrealizedConversionCastOp::create(
+                     b, b.getI64Type(), adaptor.getDescriptor())
+                     .getResult(0);
+    Value accumulate;
+    if (adaptor.getScaleD())
+      accumulate = arith::ExtUIOp::create(b, i32, adaptor.getScaleD());
+    Value acc = adaptor.getAccumulator();
+    VectorType a = op.getA().getType();
+    NVVM::WgmmaFenceAlignedOp::create(b);
+    for (int64_t s = 0; s < a.getDimSize(0); ++s) {
+      int64_t k = op.getKOffset() + 16 * s;
+      int64_t offset = ((k / kWgmmaAtomK) * atomBytes +
+                        (k % kWgmmaAtomK) * 2) /
+                       16;
+      bool predicated = s == 0 && accumulate;
+      Value step = vector::ExtractOp::create(b, adaptor.getA(), s);
+      Value words = vector::BitCastOp::create(
+          b, VectorType::get({4}, i32), step);
+      SmallVector<Value> operands;
+      for (int64_t j = 0; j < 4; ++j)
+        operands.push_back(vector::ExtractOp::create(b, words, j));
+      operands.push_back(desc);
+      if (predicated)
+        operands.push_back(accumulate);
+      for (int64_t i = 0; i < regs; ++i)
+        operands.push_back(vector::ExtractOp::create(b, acc, i));
+      Value out = LLVM::InlineAsmOp::create(
+                      b, narrow, operands, asmText(n, offset, predicated),
+                      constraints(n, predicated), /*has_side_effects=*/true,
+                      /*is_align_stack=*/false,
+                      LLVM::tailcallkind::TailCallKind::None,
+                      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+                      /*operand_attrs=*/ArrayAttr())
+                      .getResult(0);
+      for (int64_t i = 0; i < regs; ++i)
+        acc = vector::InsertOp::create(
+            b, LLVM::ExtractValueOp::create(b, out, i), acc, i);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b);
+    return acc;
+  }
+
+  LogicalResult
+  matchAndRewrite(WgmmaRSOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    ArrayRef<int64_t> widths = op.getN();
+    // A binary tree of uniform branches over the widths. The fence and the
+    // commit stay in each leaf, next to the wgmmas whose registers they
+    // order (at a join ptxas would insert a warpgroup.arrive of its own).
+    std::function<Value(size_t, size_t)> from = [&](size_t lo,
+                                                    size_t hi) -> Value {
+      if (lo == hi)
+        return issue(b, op, adaptor, widths[lo]);
+      size_t mid = (lo + hi) / 2;
+      Value low = arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
+                                        adaptor.getWidth(), cIndex(b, mid));
+      auto branch = scf::IfOp::create(b, TypeRange{op.getResult().getType()},
+                                      low, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      scf::YieldOp::create(b, from(lo, mid));
+      b.setInsertionPointToStart(&branch.getElseRegion().front());
+      scf::YieldOp::create(b, from(mid + 1, hi));
+      return branch.getResult(0);
+    };
+    rewriter.replaceOp(op, from(0, widths.size() - 1));
+    return success();
+  }
+};
+
+struct WgmmaWaitLowering : OpConversionPattern<WgmmaWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WgmmaWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    int64_t pending = op.getPending();
+    if (adaptor.getValues().empty()) {
+      NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(pending));
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // One asm statement: the wait, with every 32-bit register of `values`
+    // tied through it ("=r"/"=f" outputs, "0".."n-1" inputs).
+    SmallVector<Value> scalars;
+    for (Value v : adaptor.getValues()) {
+      auto vector = dyn_cast<VectorType>(v.getType());
+      if (!vector) {
+        scalars.push_back(v);
+        continue;
+      }
+      Value flat = vector::ShapeCastOp::create(
+          b, VectorType::get({vector.getNumElements()}, vector.getElementType()),
+          v);
+      for (int64_t i = 0; i < vector.getNumElements(); ++i)
+        scalars.push_back(vector::ExtractOp::create(b, flat, i));
+    }
+    std::string constraints;
+    SmallVector<Type> types;
+    for (Value v : scalars) {
+      constraints += v.getType().isF32() ? "=f," : "=r,";
+      types.push_back(v.getType());
+    }
+    for (size_t i = 0; i < scalars.size(); ++i)
+      constraints += (i ? "," : "") + std::to_string(i);
+    auto structType = LLVM::LLVMStructType::getLiteral(op.getContext(), types);
+    Value out =
+        LLVM::InlineAsmOp::create(
+            b, structType, scalars,
+            "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+            constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::tailcallkind::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(op.getContext(),
+                                      LLVM::AsmDialect::AD_ATT),
+            /*operand_attrs=*/ArrayAttr())
+            .getResult(0);
+    SmallVector<Value> results;
+    int64_t next = 0;
+    for (Value v : adaptor.getValues()) {
+      auto vector = dyn_cast<VectorType>(v.getType());
+      if (!vector) {
+        results.push_back(LLVM::ExtractValueOp::create(b, out, next++));
+        continue;
+      }
+      auto flatType =
+          VectorType::get({vector.getNumElements()}, vector.getElementType());
+      SmallVector<Value> elements;
+      for (int64_t i = 0; i < vector.getNumElements(); ++i)
+        elements.push_back(LLVM::ExtractValueOp::create(b, out, next++));
+      results.push_back(vector::ShapeCastOp::create(
+          b, vector, vector::FromElementsOp::create(b, flatType, elements)));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Epilogue
+//===----------------------------------------------------------------------===//
+
+struct AlphaLowering : OpConversionPattern<AlphaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AlphaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    // fl(fl(a_decode * b_decode) * alpha), each missing factor 1.
+    Value result;
+    auto factor = [&](Value address, bool perGroup) {
+      if (!address)
+        return;
+      Value index = perGroup ? adaptor.getGroup() : cIndex(b, 0);
+      Value ptr = globalAddress(
+          b, address, arith::MulIOp::create(b, index, cIndex(b, 4)));
+      Value v = LLVM::LoadOp::create(b, b.getF32Type(), ptr, 4);
+      result = result ? arith::MulFOp::create(b, result, v).getResult() : v;
+    };
+    factor(adaptor.getADecode(), op.getADecodePerGroup());
+    factor(adaptor.getBDecode(), op.getBDecodePerGroup());
+    factor(adaptor.getAlpha(), /*perGroup=*/true);
+    if (!result)
+      result = arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct StoreLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Type element = op.getElement();
+    VectorType values = op.getValues().getType();
+    int64_t p = values.getDimSize(0);
+    unsigned bytes = element.getIntOrFloatBitWidth() / 8;
+    auto outType = VectorType::get({p}, element);
+    auto lt = [&](Value x, Value y) {
+      return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
+    };
+    Value inside = arith::AndIOp::create(
+        b, lt(adaptor.getRow(), adaptor.getRows()),
+        lt(adaptor.getColumn(), adaptor.getColumns()));
+    scf::IfOp::create(b, inside, [&](OpBuilder &nested, Location loc) {
+      ImplicitLocOpBuilder nb(loc, nested);
+      Value offset = arith::MulIOp::create(
+          nb,
+          arith::AddIOp::create(
+              nb,
+              arith::MulIOp::create(nb, adaptor.getRow(),
+                                    cIndex(nb, op.getRowStride())),
+              adaptor.getColumn()),
+          cIndex(nb, bytes));
+      Value alpha = vector::BroadcastOp::create(nb, values, adaptor.getAlpha());
+      Value v = arith::MulFOp::create(nb, alpha, adaptor.getValues());
+      if (adaptor.getAcc()) {
+        Value cin = LLVM::LoadOp::create(
+            nb, outType, globalAddress(nb, adaptor.getAcc(), offset),
+            p * bytes);
+        if (!element.isF32())
+          cin = arith::ExtFOp::create(nb, values, cin);
+        Value beta = arith::ConstantOp::create(
+            nb, DenseElementsAttr::get(values, op.getBeta()));
+        v = arith::AddFOp::create(nb, v, arith::MulFOp::create(nb, beta, cin));
+      }
+      if (!element.isF32())
+        v = arith::TruncFOp::create(nb, outType, v);
+      LLVM::StoreOp::create(nb, v, globalAddress(nb, adaptor.getOut(), offset),
+                            p * bytes);
+      scf::YieldOp::create(nb);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertNVFP4KernelToNVVMPass
+    : public nvfp4::impl::ConvertNVFP4KernelToNVVMBase<
+          ConvertNVFP4KernelToNVVMPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    TypeConverter converter;
+    converter.addConversion([](Type type) { return type; });
+    nvfp4::populateNVFP4KernelTypeConversions(converter);
+    RewritePatternSet patterns(ctx);
+    nvfp4::populateNVFP4KernelToNVVMConversionPatterns(converter, patterns);
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<NVFP4KernelDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::nvfp4::populateNVFP4KernelTypeConversions(TypeConverter &converter) {
+  converter.addConversion([](RingType ring) -> Type {
+    MLIRContext *ctx = ring.getContext();
+    return nvgpu::MBarrierGroupType::get(
+        ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
+        2 * ring.getStages());
+  });
+  converter.addConversion([](SchedulerType scheduler) -> Type {
+    return IntegerType::get(scheduler.getContext(), 64);
+  });
+}
+
+void mlir::nvfp4::populateNVFP4KernelToNVVMConversionPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<SharedMemoryLowering, RingCreateLowering, RingStageLowering,
+               RingWaitLowering<RingWaitFullOp, false>,
+               RingWaitLowering<RingWaitEmptyOp, true>, RingExpectTxLowering,
+               RingReleaseLowering, SchedulerCreateLowering,
+               SchedulerCountLowering, SchedulerTileLowering,
+               SchedulerBlocksBeforeLowering, TmaLoadLowering,
+               BulkLoadLowering, DequantFragmentALowering, WgmmaRSLowering,
+               WgmmaWaitLowering, AlphaLowering, StoreLowering>(converter,
+                                             patterns.getContext());
+}

@@ -1,0 +1,180 @@
+//===- NVFP4KernelOps.cpp - nvfp4k op verifiers ---------------------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// The verifiers hold what the lowering relies on: buffers in shared memory,
+// shapes that match the tensor maps and the wgmma fragment layouts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4k;
+
+#define GET_OP_CLASSES
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOps.cpp.inc"
+
+/// Whether `type` lives in the workgroup (shared) address space.
+static bool isShared(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4k.shared_memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult SharedMemoryOp::verify() {
+  MemRefType type = getBuffer().getType();
+  if (!isShared(type))
+    return emitOpError("expected a workgroup-memory buffer, got ") << type;
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return emitOpError("expected a static, identity-layout buffer, got ")
+           << type;
+  auto kernel = (*this)->getParentOfType<gpu::GPUFuncOp>();
+  if (!kernel)
+    return emitOpError("expected to be inside a gpu.func");
+  WalkResult others = kernel.walk([&](SharedMemoryOp other) {
+    return other == *this ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  if (others.wasInterrupted())
+    return emitOpError("expected one nvfp4k.shared_memory per kernel");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// nvfp4k.scheduler.create
+//===----------------------------------------------------------------------===//
+
+LogicalResult SchedulerCreateOp::verify() {
+  SchedulerType type = getScheduler().getType();
+  if (type.hasGroupTable() != static_cast<bool>(getTable()))
+    return emitOpError("expected a group table operand ")
+           << (type.hasGroupTable() ? "for " : "only for contiguous and "
+                                              "masked groups, not for ")
+           << nvfp4::stringifyGrouping(type.getMode()) << " groups";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Loads
+//===----------------------------------------------------------------------===//
+
+LogicalResult TmaLoadOp::verify() {
+  MemRefType dst = getDestination().getType();
+  MemRefType box = getMap().getType().getTensor();
+  if (!isShared(dst))
+    return emitOpError("expected a workgroup-memory destination, got ") << dst;
+  if (dst.getShape() != box.getShape() ||
+      dst.getElementType() != box.getElementType())
+    return emitOpError("expected the destination to have the tensor map's "
+                       "box type ")
+           << box << ", got " << dst;
+  if (static_cast<int64_t>(getCoordinates().size()) != box.getRank())
+    return emitOpError("expected ")
+           << box.getRank() << " coordinates (the map's rank), got "
+           << getCoordinates().size();
+  return success();
+}
+
+LogicalResult BulkLoadOp::verify() {
+  MemRefType dst = getDestination().getType();
+  if (!isShared(dst))
+    return emitOpError("expected a workgroup-memory destination, got ") << dst;
+  APInt bytes;
+  if (matchPattern(getBytes(), m_ConstantInt(&bytes))) {
+    int64_t n = bytes.getSExtValue();
+    if (n <= 0 || n % 16)
+      return emitOpError("expected a positive multiple of 16 bytes, got ") << n;
+    if (dst.hasStaticShape() && n > dst.getNumElements())
+      return emitOpError("expected at most ")
+             << dst.getNumElements() << " bytes (the destination), got " << n;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// sm_90a MMA step
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantFragmentAOp::verify() {
+  VectorType codes = getCodes().getType();
+  VectorType frags = getFragments().getType();
+  if (codes.getDimSize(0) != 2)
+    return emitOpError("expected the codes of 2 fragment rows, got ")
+           << codes.getDimSize(0);
+  int64_t words = codes.getDimSize(1);
+  if (frags.getDimSize(0) != 2 * words || frags.getDimSize(1) != 8)
+    return emitOpError("expected ")
+           << 2 * words << "x8 f16 fragments for " << words
+           << " code words per row, got " << frags;
+  return success();
+}
+
+LogicalResult WgmmaRSOp::verify() {
+  ArrayRef<int64_t> widths = getN();
+  if (widths.empty())
+    return emitOpError("expected at least one width");
+  int64_t widest = 0;
+  for (int64_t n : widths) {
+    if (n < 8 || n > 256 || n % 8)
+      return emitOpError("expected wgmma widths in 8..256, multiples of 8, "
+                         "got ")
+             << n;
+    widest = std::max(widest, n);
+  }
+  if ((widths.size() > 1) != static_cast<bool>(getWidth()))
+    return emitOpError("expected a width operand exactly when several widths "
+                       "are listed");
+  VectorType acc = getAccumulator().getType();
+  if (getResult().getType() != acc)
+    return emitOpError("expected the result to have the accumulator's type");
+  if (2 * acc.getDimSize(0) < widest)
+    return emitOpError("expected at least ")
+           << widest / 2 << " accumulator registers for width " << widest
+           << ", got " << acc.getDimSize(0);
+  VectorType a = getA().getType();
+  if (a.getDimSize(1) != 8)
+    return emitOpError("expected 8 f16 per k16 step's A fragment, got ")
+           << a.getDimSize(1);
+  MemRefType tile = getDescriptor().getType().getTensor();
+  if (tile.getRank() != 2 || !tile.getElementType().isF16())
+    return emitOpError("expected a 2-D f16 B tile, got ") << tile;
+  if (tile.getDimSize(1) % kWgmmaAtomK)
+    return emitOpError("expected the B tile's K to be whole 128-byte atoms "
+                       "(multiples of ")
+           << kWgmmaAtomK << "), got " << tile.getDimSize(1);
+  if (tile.getDimSize(0) < widest)
+    return emitOpError("expected the B tile to hold ")
+           << widest << " rows for width " << widest << ", got "
+           << tile.getDimSize(0);
+  int64_t k0 = getKOffset();
+  if (k0 < 0 || k0 % 16 || k0 + 16 * a.getDimSize(0) > tile.getDimSize(1))
+    return emitOpError("expected k_offset (")
+           << k0 << ") to be a multiple of 16 with its " << a.getDimSize(0)
+           << " k16 steps inside the B tile's K (" << tile.getDimSize(1)
+           << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue
+//===----------------------------------------------------------------------===//
+
+LogicalResult StoreOp::verify() {
+  Type element = getElement();
+  if (!element.isBF16() && !element.isF16() && !element.isF32())
+    return emitOpError("expected a bf16, f16 or f32 output, got ") << element;
+  if (getRowStride() < 1)
+    return emitOpError("expected a positive row stride, got ")
+           << getRowStride();
+  if (!getAcc() && getBeta().convertToFloat() != 1.0f)
+    return emitOpError("expected beta only with an accumulator");
+  return success();
+}

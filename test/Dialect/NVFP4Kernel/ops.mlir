@@ -1,0 +1,91 @@
+// Round trip of every nvfp4k op and type.
+// RUN: nvfp4-opt %s | nvfp4-opt | FileCheck %s
+
+!ring = !nvfp4k.ring<5, consumers = 8>
+!sched = !nvfp4k.scheduler<mode = contiguous, groups = 8, rows = 1184, weight_tiles = 32, weight_rows = 128, token_tile = 128, granule = 32>
+!isched = !nvfp4k.scheduler<mode = independent, groups = 2, rows = 512, weight_tiles = 32, weight_rows = 128, token_tile = 128, granule = 0, group_rows = [128, 384]>
+!map = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
+
+gpu.module @kernels {
+  // CHECK-LABEL: gpu.func @ring
+  gpu.func @ring(%i: index, %bytes: index, %map: !map, %src: i64) kernel {
+    // CHECK: %[[SMEM:.*]] = nvfp4k.shared_memory : memref<41984xi8, #gpu.address_space<workgroup>>
+    %smem = nvfp4k.shared_memory : memref<41984xi8, #gpu.address_space<workgroup>>
+    // CHECK: %[[R:.*]] = nvfp4k.ring.create : <5, consumers = 8>
+    %ring = nvfp4k.ring.create : !ring
+    // CHECK: nvfp4k.ring.stage %[[R]][%{{.*}}] : <5, consumers = 8>
+    %s = nvfp4k.ring.stage %ring[%i] : !ring
+    // CHECK: nvfp4k.ring.wait_empty %[[R]]
+    nvfp4k.ring.wait_empty %ring[%i] : !ring
+    // CHECK: nvfp4k.ring.expect_tx %[[R]][%{{.*}}], %{{.*}} : <5, consumers = 8>
+    nvfp4k.ring.expect_tx %ring[%i], %bytes : !ring
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %c32768 = arith.constant 32768 : index
+    %tok = memref.view %smem[%c0][] : memref<41984xi8, #gpu.address_space<workgroup>> to memref<128x64xf16, #gpu.address_space<workgroup>>
+    // CHECK: nvfp4k.tma.load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %[[R]][%{{.*}}] : <tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>, memref<128x64xf16, #gpu.address_space<workgroup>>, <5, consumers = 8>
+    nvfp4k.tma.load %map[%c0, %i], %tok, %ring[%i] : !map, memref<128x64xf16, #gpu.address_space<workgroup>>, !ring
+    %sc = memref.view %smem[%c32768][] : memref<41984xi8, #gpu.address_space<workgroup>> to memref<1024xi8, #gpu.address_space<workgroup>>
+    // CHECK: nvfp4k.bulk.load %{{.*}}, %{{.*}}, %{{.*}}, %[[R]][%{{.*}}] : memref<1024xi8, #gpu.address_space<workgroup>>, <5, consumers = 8>
+    nvfp4k.bulk.load %src, %sc, %c1024, %ring[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !ring
+    // CHECK: nvfp4k.ring.wait_full %[[R]]
+    nvfp4k.ring.wait_full %ring[%i] : !ring
+    // CHECK: nvfp4k.ring.release %[[R]]
+    nvfp4k.ring.release %ring[%i] : !ring
+    gpu.return
+  }
+
+  // CHECK-LABEL: gpu.func @scheduler
+  gpu.func @scheduler(%offsets: i64, %t: index, %g: index) kernel {
+    // CHECK: %[[S:.*]] = nvfp4k.scheduler.create %{{.*}} : <mode = contiguous, groups = 8, rows = 1184, weight_tiles = 32, weight_rows = 128, token_tile = 128, granule = 32>
+    %sched = nvfp4k.scheduler.create %offsets : !sched
+    // CHECK: nvfp4k.scheduler.count %[[S]]
+    %n = nvfp4k.scheduler.count %sched : !sched
+    // CHECK: nvfp4k.scheduler.tile %[[S]][%{{.*}}]
+    %tile:6 = nvfp4k.scheduler.tile %sched[%t] : !sched
+    // CHECK: nvfp4k.scheduler.blocks_before %[[S]][%{{.*}}] {block = 128 : i64}
+    %b = nvfp4k.scheduler.blocks_before %sched[%g] {block = 128 : i64} : !sched
+    // CHECK: nvfp4k.scheduler.create : <mode = independent, {{.*}}, group_rows = [128, 384]>
+    %isched = nvfp4k.scheduler.create : !isched
+    %in = nvfp4k.scheduler.count %isched : !isched
+    gpu.return
+  }
+
+  // CHECK-LABEL: gpu.func @mma
+  gpu.func @mma(%codes: vector<2x2xi32>, %scales: vector<2xf8E4M3FN>, %acc: vector<64xf32>, %desc: !desc, %w: index, %p: i1) kernel {
+    // CHECK: %[[A:.*]] = nvfp4k.dequant.fragment_a %{{.*}}, %{{.*}} : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
+    %a = nvfp4k.dequant.fragment_a %codes, %scales : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
+    // CHECK: nvfp4k.wgmma.rs %{{.*}}, %[[A]], %{{.*}} width(%{{.*}}) scale_d(%{{.*}}) {k_offset = 64 : i64, n = array<i64: 32, 64, 96, 128>}
+    %d = nvfp4k.wgmma.rs %acc, %a, %desc width(%w) scale_d(%p) {k_offset = 64 : i64, n = array<i64: 32, 64, 96, 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+    // CHECK: nvfp4k.wgmma.rs %{{.*}}, %[[A]], %{{.*}} {k_offset = 0 : i64, n = array<i64: 128>}
+    %e = nvfp4k.wgmma.rs %d, %a, %desc {k_offset = 0 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+    gpu.return
+  }
+
+  // CHECK-LABEL: gpu.func @epilogue
+  gpu.func @epilogue(%g: index, %da: i64, %db: i64, %al: i64, %v: vector<2xf32>, %out: i64, %acc: i64, %r: index, %c: index, %rows: index, %cols: index) kernel {
+    // CHECK: nvfp4k.alpha %{{.*}} a_decode(%{{.*}}) b_decode(%{{.*}}) alpha(%{{.*}}) {b_decode_per_group} : f32
+    %alpha = nvfp4k.alpha %g a_decode(%da) b_decode(%db) alpha(%al) {b_decode_per_group} : f32
+    // CHECK: nvfp4k.alpha %{{.*}} : f32
+    %one = nvfp4k.alpha %g : f32
+    // CHECK: nvfp4k.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] bounds(%{{.*}}, %{{.*}}) alpha(%{{.*}}) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
+    nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
+    // CHECK: nvfp4k.store {{.*}} acc(%{{.*}}) {beta = 5.000000e-01 : f32, element = f32, row_stride = 64 : i64}
+    nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%one) acc(%acc) {beta = 0.5 : f32, element = f32, row_stride = 64 : i64} : vector<2xf32>
+    gpu.return
+  }
+}
+
+// CHECK-LABEL: gpu.func @wait
+gpu.module @waits {
+  gpu.func @wait(%acc: vector<64xf32>, %w: vector<4xi32>, %b: i32) kernel {
+    // CHECK: nvfp4k.wgmma.wait {pending = 1 : i64}
+    nvfp4k.wgmma.wait {pending = 1 : i64}
+    // CHECK: %{{.*}}:2 = nvfp4k.wgmma.wait %{{.*}}, %{{.*}} {pending = 1 : i64} : vector<4xi32>, i32
+    %r:2 = nvfp4k.wgmma.wait %w, %b {pending = 1 : i64} : vector<4xi32>, i32
+    // CHECK: nvfp4k.wgmma.wait %{{.*}} {pending = 0 : i64} : vector<64xf32>
+    %a = nvfp4k.wgmma.wait %acc {pending = 0 : i64} : vector<64xf32>
+    gpu.return
+  }
+}
