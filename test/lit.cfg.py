@@ -44,6 +44,16 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.nvfp4_tools_dir, config.llvm_tools_dir]
 tools = ["nvfp4-opt", "FileCheck", "not", "count", "split-file"]
+# Executing lowered IR on the CPU (the nvfp4k scheduler tests): upstream
+# mlir-opt for the standard lowering to LLVM, mlir-runner with the C runner
+# utilities (vector.print), all from Debian's MLIR 22 packages.
+runner_utils = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib",
+                            "libmlir_c_runner_utils.so")
+if (os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")) and
+        os.path.exists(runner_utils)):
+    tools += ["mlir-opt", "mlir-runner"]
+    config.available_features.add("mlir-runner")
+    config.substitutions.append(("%mlir_c_runner_utils", runner_utils))
 for extra in ["nvfp4-runner"]:
     if os.path.exists(os.path.join(config.nvfp4_tools_dir, extra)):
         tools.append(extra)

@@ -124,11 +124,13 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     // One thread per tile of the (padded) scale grid: tiles past the
     // matrix only write the swizzled layout's zero padding.
     int64_t rowsPadded =
-        spec.swizzled ? ceilDiv(spec.rows, kScaleTileRows) * kScaleTileRows
+        spec.swizzled ? ceilDiv(spec.rows, Swizzled128x4Attr::kTileRows) *
+                  Swizzled128x4Attr::kTileRows
                       : spec.rows;
     int64_t colsPadded =
         spec.swizzled
-            ? ceilDiv(spec.scaleCols(), kScaleTileCols) * kScaleTileCols
+            ? Swizzled128x4Attr::colTiles(spec.scaleCols()) *
+                  Swizzled128x4Attr::kTileCols
             : spec.scaleCols();
     int64_t tileRowsPadded = ceilDiv(rowsPadded, spec.tileRows);
     SmallVector<int64_t> space = {spec.batch, tileRowsPadded, colsPadded};
@@ -336,8 +338,10 @@ struct SwizzleToGPU : BufferizedOpPattern<SwizzleScalesOp> {
     int64_t batchSize = batched ? type.getDimSize(0) : 1;
     int64_t rows = type.getDimSize(type.getRank() - 2);
     int64_t cols = type.getShape().back();
-    int64_t rowsPadded = ceilDiv(rows, kScaleTileRows) * kScaleTileRows;
-    int64_t colsPadded = ceilDiv(cols, kScaleTileCols) * kScaleTileCols;
+    int64_t rowsPadded = ceilDiv(rows, Swizzled128x4Attr::kTileRows) *
+                         Swizzled128x4Attr::kTileRows;
+    int64_t colsPadded =
+        Swizzled128x4Attr::colTiles(cols) * Swizzled128x4Attr::kTileCols;
     // One thread per element of the padded matrix: padding gets zero.
     SmallVector<int64_t> space = {batchSize, rowsPadded, colsPadded};
     launchLinear(

@@ -1,13 +1,11 @@
-//===- BlockScaledGemmKernel.cpp - the sm_100a tcgen05 GEMM
-//----------------===//
+//===- BlockScaledGemmKernel.cpp - the sm_100a tcgen05 GEMM ---------------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
-// Builds the kernel described in BlockScaledGemmKernel.h out of NVVM ops
-// (tcgen05.*, cp.async.bulk(.tensor), mbarrier). The op spellings, the
-// descriptor encodings and the TMEM layout follow the PTX ISA tcgen05
-// sections (instruction and shared-memory descriptors, TMEM addressing), as
-// python/nvfp4_testing/ptx_decode.py decodes them; the single-tile
+// Builds the kernel described in BlockScaledGemmKernel.h out of nvfp4k ops
+// (the same scheduler, ring, loads and epilogue as the sm_90a kernel, and
+// the tcgen05 MMA step) and upstream NVVM ops for tensor memory. The
+// descriptor encodings live in the nvfp4k lowering; the single-tile
 // prototypes that were compiled and decoded first are summarised in
 // docs/design/findings.md.
 //
@@ -15,8 +13,7 @@
 
 #include "nvfp4/Conversion/NVFP4ToSM100/BlockScaledGemmKernel.h"
 
-#include "nvfp4/Dialect/NVFP4/Utils/KernelEmitter.h"
-#include "nvfp4/Dialect/NVFP4/Utils/TileSchedule.h"
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -25,28 +22,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
-
-#include <optional>
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 
 using namespace mlir;
 using namespace mlir::nvfp4;
-
-uint32_t SM100GemmConfig::instructionDescriptor(int64_t sfId) const {
-  // Bits (PTX ISA, "Instruction descriptor format for .kind::mxf4 and
-  // .kind::mxf4nvf4"): 4-5 SFB id, 7-9 A type (E2M1 = 1), 10-11 B type
-  // (E2M1 = 1), 17-22 N >> 3, 23 scale type (UE8M0 = 1, UE4M3 = 0),
-  // 27-28 M >> 7, 29-30 SFA id. Both operands K-major, no negation, dense.
-  uint32_t v = 0;
-  v |= static_cast<uint32_t>(sfId & 3) << 4;
-  v |= 1u << 7;
-  v |= 1u << 10;
-  v |= static_cast<uint32_t>(tokenTile >> 3) << 17;
-  if (mxfp4)
-    v |= 1u << 23;
-  v |= static_cast<uint32_t>(kSM100TileRows >> 7) << 27;
-  v |= static_cast<uint32_t>(sfId & 3) << 29;
-  return v;
-}
 
 nvgpu::TensorMapDescriptorType mlir::nvfp4::sm100CodesMapType(MLIRContext *ctx,
                                                               int64_t boxRows) {
@@ -57,7 +36,8 @@ nvgpu::TensorMapDescriptorType mlir::nvfp4::sm100CodesMapType(MLIRContext *ctx,
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   return nvgpu::TensorMapDescriptorType::get(
       ctx,
-      MemRefType::get({boxRows, 128}, IntegerType::get(ctx, 8),
+      MemRefType::get({boxRows, 128},
+                      IntegerType::get(ctx, 8, IntegerType::Unsigned),
                       MemRefLayoutAttrInterface(), workgroup),
       nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
       nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
@@ -72,157 +52,162 @@ struct KernelArgs : EpilogueArgs {
   SmallVector<Value> tokenScales, weightScales; // i64
 };
 
-/// Shared-memory layout (byte offsets from the 1024-aligned base).
-struct SharedLayout {
-  int64_t weights, tokens, weightScales, tokenScales; // stage 0 of each ring
-  int64_t full, empty, accFull, accEmpty, tmemSlot;
+/// Byte offsets of each region of a stage, and of the TMEM address slot
+/// after the last stage.
+struct StageLayout {
+  int64_t weights, tokens, weightScales, tokenScales, tmemSlot;
 
-  explicit SharedLayout(const SM100GemmConfig &cfg) {
-    int64_t s = cfg.stages;
+  explicit StageLayout(const SM100GemmConfig &cfg) {
     weights = 0;
-    tokens = weights + s * cfg.weightBytes();
-    weightScales = tokens + s * cfg.tokenBytes();
-    tokenScales = weightScales + s * cfg.weightScaleBytes();
-    full = tokenScales + s * cfg.tokenScaleBytes();
-    empty = full + 8 * s;
-    accFull = empty + 8 * s;
-    accEmpty = accFull + 16;
-    tmemSlot = accEmpty + 16;
+    tokens = weights + cfg.weightBytes();
+    weightScales = tokens + cfg.tokenBytes();
+    tokenScales = weightScales + cfg.weightScaleBytes();
+    tmemSlot = cfg.stages * cfg.stageBytes();
   }
 };
 
 class KernelBuilder {
 public:
-  KernelBuilder(OpBuilder &b, Location loc, const SM100GemmConfig &cfg)
-      : e(b, loc), b(b), loc(loc), cfg(cfg), layout(cfg) {}
+  KernelBuilder(ImplicitLocOpBuilder &b, const SM100GemmConfig &cfg)
+      : b(b), cfg(cfg), ctx(b.getContext()), layout(cfg) {}
 
   gpu::GPUFuncOp build(gpu::GPUModuleOp module, StringRef name);
 
 private:
-  // Addresses: shared (i32 offsets in the CTA window), TMEM (i32).
-  Value i32(Value index) {
-    return arith::IndexCastOp::create(b, loc, e.i32, index);
+  // Shorthands.
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value c32(int64_t v) {
+    return arith::ConstantIntOp::create(b, b.getI32Type(), v);
   }
-  Value c32(int64_t v) { return e.ci(e.i32, v); }
-  Value shared(int64_t offset, Value dynamic = Value()) {
-    Value a = arith::AddIOp::create(b, loc, base, c32(offset));
-    return dynamic ? arith::AddIOp::create(b, loc, a, dynamic).getResult() : a;
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value divu(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
+  Value remu(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
+  Value eq(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, x, y);
   }
-  Value sptr(Value addr) {
-    return LLVM::IntToPtrOp::create(b, loc,
-                                    LLVM::LLVMPointerType::get(e.ctx, 3), addr);
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
   }
-  Value tptr(Value addr) {
-    return LLVM::IntToPtrOp::create(b, loc,
-                                    LLVM::LLVMPointerType::get(e.ctx, 6), addr);
+  Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, cond, x, y);
   }
-  Value arithAdd(Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y);
+  Value toI64(Value index) {
+    return arith::IndexCastOp::create(b, b.getI64Type(), index);
   }
-  Value barrier(int64_t offset, Value index) {
-    return sptr(
-        shared(offset, arith::MulIOp::create(b, loc, i32(index), c32(8))));
+  Value toI32(Value index) {
+    return arith::IndexCastOp::create(b, b.getI32Type(), index);
   }
-  void waitParity(Value bar, Value parity /*index 0/1*/) {
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, i32(parity),
-                                          c32(10000000));
+  void ifThen(Value cond, function_ref<void()> then) {
+    scf::IfOp::create(b, cond, [&](OpBuilder &, Location) {
+      then();
+      scf::YieldOp::create(b);
+    });
   }
-  /// tcgen05 shared-memory matrix descriptor; the op ORs in the version
-  /// bit but does not shift: pass addresses and offsets >> 4.
-  Value smemDesc(Value addr, int64_t lbo, int64_t sbo, int64_t swizzle) {
-    return NVVM::Tcgen05MmaSmemDescOp::create(
-        b, loc, e.i64, arith::ShRUIOp::create(b, loc, addr, c32(4)),
-        c32(lbo >> 4), c32(sbo >> 4), e.ci(e.i8, 0),
-        arith::ConstantIntOp::create(b, loc, e.i1, 0), e.ci(e.i8, swizzle));
+  /// values[g] for a run-time group g (G is small: a select chain).
+  Value pick(ArrayRef<Value> values, Value g) {
+    Value result = values.front();
+    for (size_t i = 1; i < values.size(); ++i)
+      result = select(eq(g, c(i)), values[i], result);
+    return result;
+  }
+  Type shared(ArrayRef<int64_t> shape, Type element) {
+    return MemRefType::get(
+        shape, element, MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  }
+  /// A view of `type` at byte `offset` of the stage `stage`.
+  Value stageView(Value stage, int64_t offset, Type type) {
+    Value at = add(mul(stage, c(cfg.stageBytes())), c(offset));
+    return memref::ViewOp::create(b, type, smem, at, ValueRange{});
+  }
+  Value tmemPointer(Value address) {
+    return LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx, 6),
+                                    address);
+  }
+  void tcgen05Fence(NVVM::Tcgen05FenceKind kind) {
+    NVVM::Tcgen05FenceOp::create(b, kind);
   }
 
-  // Per-tile operand coordinates.
+  /// Where tile `t`'s operands are.
   struct TileOperands {
-    ScheduledTile tile;
-    Value tokenMap, weightMap;     // !llvm.ptr
+    nvfp4k::SchedulerTileOp tile;
+    Value tokenMap, weightMap;     // the maps' descriptors
     Value tokenCodeRow, weightRow; // index: map rows of the tiles' first rows
-    Value tokenScaleBase;          // i64: the group's first scale unit
+    Value tokenScaleBase;          // i64: the group's first scale block
     Value tokenScaleBlock;         // index: first 128-row block of the tile
-    Value tokenScaleBlocks;        // index: the group's blocks (valid)
+    Value tokenScaleBlocks;        // index: the group's blocks
     Value weightScaleBase;         // i64: unit (weight tile, 0)
   };
   TileOperands operandsOf(Value t);
-  Value contiguousScaleBlockBase(Value g);
 
   void emitProducer();
   void emitMma();
   void emitEpilogue();
-  Value alphaOf(Value g);
 
-  Emitter e;
-  OpBuilder &b;
-  Location loc;
+  ImplicitLocOpBuilder &b;
   const SM100GemmConfig &cfg;
-  SharedLayout layout;
+  MLIRContext *ctx;
+  StageLayout layout;
   KernelArgs args;
-  TileSpace space;
-  std::optional<TileSchedule> schedule;
-  Value base; // i32: the aligned shared-memory base
+  Value smem, ring, accRing, scheduler;
   Value tmem; // i32: the TMEM allocation (read after the allocation)
   Value warp, lane;
 };
 
-Value KernelBuilder::contiguousScaleBlockBase(Value g) {
-  // The repacked token scales start each group at a 128-row block: group g
-  // begins after sum_{h < g} ceil(rows_h / 128) blocks.
-  auto loop = scf::ForOp::create(
-      b, loc, e.c(0), g, e.c(1), ValueRange{e.c(0)},
-      [&](OpBuilder &, Location, Value h, ValueRange acc) {
-        Value blocks =
-            e.divu(e.add(schedule->groupRows(h), e.c(127)), e.c(128));
-        scf::YieldOp::create(b, loc, ValueRange{e.add(acc[0], blocks)});
-      });
-  return loop.getResult(0);
-}
-
 KernelBuilder::TileOperands KernelBuilder::operandsOf(Value t) {
   TileOperands ops;
-  ops.tile = schedule->tile(t);
-  const ScheduledTile &tile = ops.tile;
-  Value g = tile.group;
-  Value local = e.sub(tile.rowStart, tile.rowBase);
-  int64_t unitBytes = cfg.unitCols() * 512; // one 128-row block of scales
-  ops.tokenMap = schedule->pick(args.tokenMaps, g);
-  ops.weightMap = schedule->pick(args.weightMaps, g);
-  Value tokenScales = schedule->pick(args.tokenScales, g);
-  Value weightScales = schedule->pick(args.weightScales, g);
-  Value groupBlocks = e.divu(e.add(schedule->groupRows(g), e.c(127)), e.c(128));
+  ops.tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t);
+  Value g = ops.tile.getGroup();
+  Value groupStart = ops.tile.getGroupStart();
+  Value local = sub(ops.tile.getRowStart(), groupStart);
+  int64_t unitBytes = cfg.rowTileBytes(); // one 128-row block of scales
+  Type mapType = sm100CodesMapType(ctx, cfg.tokenTile);
+  ops.tokenMap =
+      UnrealizedConversionCastOp::create(b, mapType, pick(args.tokenMaps, g))
+          .getResult(0);
+  ops.weightMap =
+      UnrealizedConversionCastOp::create(b, sm100CodesMapType(ctx, 128),
+                                         pick(args.weightMaps, g))
+          .getResult(0);
+  Value tokenScales = pick(args.tokenScales, g);
+  Value weightScales = pick(args.weightScales, g);
+  Value groupRows = sub(ops.tile.getGroupEnd(), groupStart);
+  Value groupBlocks = divu(add(groupRows, c(127)), c(128));
   Value firstBlock; // the group's first block in its scale tensor
   switch (cfg.mode) {
   case Grouping::independent:
     ops.tokenCodeRow = local;
-    firstBlock = e.c(0);
+    firstBlock = c(0);
     ops.tokenScaleBlocks = groupBlocks;
     break;
   case Grouping::contiguous:
-    ops.tokenCodeRow = tile.rowStart;
-    firstBlock = contiguousScaleBlockBase(g);
+    // The repacked token scales start each group at a 128-row block.
+    ops.tokenCodeRow = ops.tile.getRowStart();
+    firstBlock = nvfp4k::SchedulerBlocksBeforeOp::create(
+        b, scheduler, g, b.getI64IntegerAttr(128));
     ops.tokenScaleBlocks = groupBlocks;
     break;
   case Grouping::masked:
-    ops.tokenCodeRow = tile.rowStart;
-    firstBlock = e.mul(g, e.c(ceilDiv(cfg.maxRows, 128)));
-    ops.tokenScaleBlocks = e.c(ceilDiv(cfg.maxRows, 128));
+    ops.tokenCodeRow = ops.tile.getRowStart();
+    firstBlock = mul(g, c(ceilDiv(cfg.maxRows, 128)));
+    ops.tokenScaleBlocks = c(ceilDiv(cfg.maxRows, 128));
     break;
   }
-  ops.tokenScaleBase =
-      e.add(tokenScales, e.toI64(e.mul(firstBlock, e.c(unitBytes))));
-  ops.tokenScaleBlock = e.divu(local, e.c(128));
+  ops.tokenScaleBase = add(tokenScales, toI64(mul(firstBlock, c(unitBytes))));
+  ops.tokenScaleBlock = divu(local, c(128));
   // Weights: stacked [G, N, K] operands are one map of G * N rows.
-  Value weightRow0 = e.mul(tile.weightTile, e.c(kSM100TileRows));
-  ops.weightRow = cfg.stackedWeights() ? e.add(e.mul(g, e.c(cfg.n)), weightRow0)
+  Value weightRow0 = mul(ops.tile.getWeightTile(), c(kSM100TileRows));
+  ops.weightRow = cfg.stackedWeights() ? add(mul(g, c(cfg.n)), weightRow0)
                                        : weightRow0;
   Value weightGroupBase =
-      cfg.stackedWeights()
-          ? e.toI64(e.mul(g, e.c(cfg.weightTiles() * unitBytes)))
-          : e.toI64(e.c(0));
-  ops.weightScaleBase = e.add(e.add(weightScales, weightGroupBase),
-                              e.toI64(e.mul(tile.weightTile, e.c(unitBytes))));
+      cfg.stackedWeights() ? toI64(mul(g, c(cfg.weightTiles() * unitBytes)))
+                           : toI64(c(0));
+  ops.weightScaleBase =
+      add(add(weightScales, weightGroupBase),
+          toI64(mul(ops.tile.getWeightTile(), c(unitBytes))));
   return ops;
 }
 
@@ -232,90 +217,79 @@ KernelBuilder::TileOperands KernelBuilder::operandsOf(Value t) {
 
 void KernelBuilder::emitProducer() {
   // One elected lane: for every tile of this CTA and every K stage, wait
-  // until the MMAs released the stage, expect its bytes, and issue the TMA
-  // of both FP4 tiles and the bulk copies of their scale units.
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  Value total = schedule->totalTiles();
+  // until the MMAs released the stage, announce its bytes, and issue the
+  // TMA of both FP4 tiles and the bulk copies of their scale units.
+  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
+  Value total = nvfp4k::SchedulerCountOp::create(b, scheduler);
   int64_t units = cfg.unitsPerStage();
+  auto bytes8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
   scf::ForOp::create(
-      b, loc, bid, total, grid, ValueRange{e.c(0)},
+      b, bid, total, grid, ValueRange{c(0)},
       [&](OpBuilder &, Location, Value t, ValueRange it0) {
         TileOperands ops = operandsOf(t);
-        auto kloop = scf::ForOp::create(
-            b, loc, e.c(0), e.c(cfg.kStages()), e.c(1), it0,
-            [&](OpBuilder &, Location, Value ks, ValueRange it) {
-              Value s = e.remu(it[0], e.c(cfg.stages));
-              Value phase = e.remu(e.divu(it[0], e.c(cfg.stages)), e.c(2));
-              Value full = barrier(layout.full, s);
-              // A fresh barrier passes a wait on parity 1: the first round
-              // does not wait.
-              waitParity(barrier(layout.empty, s), e.sub(e.c(1), phase));
+        scf::ForOp::create(
+            b, c(0), c(cfg.kStages()), c(1), ValueRange{},
+            [&](OpBuilder &, Location, Value ks, ValueRange) {
+              Value i = add(it0[0], ks);
+              nvfp4k::RingWaitEmptyOp::create(b, ring, i);
               // Scale units of this stage: the last stage may have fewer
               // (K not a multiple of 256); blocks past the token operand
               // have none.
-              Value firstUnit = e.mul(ks, e.c(units));
-              Value nUnits =
-                  e.minsi(e.c(units), e.sub(e.c(cfg.unitCols()), firstUnit));
-              Value unitBytes = e.mul(nUnits, e.c(512));
+              Value firstUnit = mul(ks, c(units));
+              Value nUnits = minsi(c(units), sub(c(cfg.unitCols()), firstUnit));
+              Value unitBytes = mul(nUnits, c(Swizzled128x4Attr::kUnitBytes));
               SmallVector<Value> tokenBlockOk;
               Value bytes =
-                  e.add(e.c(cfg.weightBytes() + cfg.tokenBytes()), unitBytes);
+                  add(c(cfg.weightBytes() + cfg.tokenBytes()), unitBytes);
               for (int64_t rb = 0; rb < cfg.tokenScaleBlocks(); ++rb) {
-                Value ok = e.lt(e.add(ops.tokenScaleBlock, e.c(rb)),
-                                ops.tokenScaleBlocks);
+                Value ok = lt(add(ops.tokenScaleBlock, c(rb)),
+                              ops.tokenScaleBlocks);
                 tokenBlockOk.push_back(ok);
-                bytes = e.add(bytes, e.select(ok, unitBytes, e.c(0)));
+                bytes = add(bytes, select(ok, unitBytes, c(0)));
               }
-              NVVM::MBarrierArriveExpectTxOp::create(
-                  b, loc, Type(), full, i32(bytes), NVVM::MemScopeKind::CTA,
-                  /*relaxed=*/false, Value());
+              nvfp4k::RingExpectTxOp::create(b, ring, i, bytes);
+              Value s = nvfp4k::RingStageOp::create(b, ring, i);
               // The FP4 tiles: 128-byte rows of K (256 values), 128B
               // swizzle; rows and K past the operand are zero-filled.
-              Value kx = i32(e.mul(ks, e.c(128)));
-              auto tma = [&](int64_t ringOffset, int64_t stageBytes, Value map,
-                             Value row) {
-                Value dst =
-                    sptr(shared(ringOffset, i32(e.mul(s, e.c(stageBytes)))));
-                NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                    b, loc, dst, map, ValueRange{kx, i32(row)}, full,
-                    ValueRange{}, Value(), Value(),
-                    NVVM::TMALoadModeAttr::get(e.ctx, NVVM::TMALoadMode::TILE),
-                    b.getBoolAttr(true), NVVM::CTAGroupKindAttr(), Value());
-              };
-              tma(layout.weights, cfg.weightBytes(), ops.weightMap,
-                  ops.weightRow);
-              tma(layout.tokens, cfg.tokenBytes(), ops.tokenMap,
-                  ops.tokenCodeRow);
+              Value kx = mul(ks, c(128));
+              nvfp4k::TmaLoadOp::create(
+                  b, ops.weightMap, ValueRange{kx, ops.weightRow},
+                  stageView(s, layout.weights,
+                            shared({kSM100TileRows, 128}, bytes8)),
+                  ring, i);
+              nvfp4k::TmaLoadOp::create(
+                  b, ops.tokenMap, ValueRange{kx, ops.tokenCodeRow},
+                  stageView(s, layout.tokens,
+                            shared({cfg.tokenTile, 128}, bytes8)),
+                  ring, i);
               // The scale units: `units` consecutive 512-byte units of each
               // 128-row block (the swizzled layout orders them along K).
-              auto bulk = [&](Value dstAddr, Value src) {
-                Value srcPtr =
-                    LLVM::IntToPtrOp::create(b, loc, e.globalPtr, src);
-                NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-                    b, loc, sptr(dstAddr), srcPtr, full, i32(unitBytes),
-                    Value(), Value());
-              };
-              Value unitOffset = e.toI64(e.mul(firstUnit, e.c(512)));
-              bulk(shared(layout.weightScales,
-                          i32(e.mul(s, e.c(cfg.weightScaleBytes())))),
-                   e.add(ops.weightScaleBase, unitOffset));
+              Value unitOffset =
+                  toI64(mul(firstUnit, c(Swizzled128x4Attr::kUnitBytes)));
+              nvfp4k::BulkLoadOp::create(
+                  b, add(ops.weightScaleBase, unitOffset),
+                  stageView(s, layout.weightScales,
+                            shared({cfg.weightScaleBytes()}, b.getI8Type())),
+                  unitBytes, ring, i);
               for (int64_t rb = 0; rb < cfg.tokenScaleBlocks(); ++rb) {
-                e.ifThen(tokenBlockOk[rb], [&] {
-                  Value block = e.add(ops.tokenScaleBlock, e.c(rb));
-                  Value src = e.add(
-                      e.add(ops.tokenScaleBase,
-                            e.toI64(e.mul(block, e.c(cfg.unitCols() * 512)))),
+                ifThen(tokenBlockOk[rb], [&] {
+                  Value block = add(ops.tokenScaleBlock, c(rb));
+                  Value src = add(
+                      add(ops.tokenScaleBase,
+                          toI64(mul(block, c(cfg.rowTileBytes())))),
                       unitOffset);
-                  bulk(shared(layout.tokenScales,
-                              i32(e.add(e.mul(s, e.c(cfg.tokenScaleBytes())),
-                                        e.c(rb * units * 512)))),
-                       src);
+                  nvfp4k::BulkLoadOp::create(
+                      b, src,
+                      stageView(s,
+                                layout.tokenScales + rb * cfg.weightScaleBytes(),
+                                shared({cfg.weightScaleBytes()}, b.getI8Type())),
+                      unitBytes, ring, i);
                 });
               }
-              scf::YieldOp::create(b, loc, ValueRange{e.add(it[0], e.c(1))});
+              scf::YieldOp::create(b);
             });
-        scf::YieldOp::create(b, loc, kloop.getResults());
+        scf::YieldOp::create(b, ValueRange{add(it0[0], c(cfg.kStages()))});
       });
 }
 
@@ -324,127 +298,71 @@ void KernelBuilder::emitProducer() {
 //===----------------------------------------------------------------------===//
 
 void KernelBuilder::emitMma() {
-  // One elected lane. Tile i of this CTA accumulates into TMEM buffer
-  // i % accBuffers, once the epilogue has emptied it.
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  Value total = schedule->totalTiles();
+  // One elected lane. Tile j of this CTA accumulates into TMEM buffer
+  // j mod accBuffers, once the epilogue has emptied it (the accumulator
+  // ring's empty barrier; a fresh ring is empty).
+  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
+  Value total = nvfp4k::SchedulerCountOp::create(b, scheduler);
   int64_t units = cfg.unitsPerStage();
-  int64_t nbuf = cfg.accBuffers();
-  auto kind = cfg.mxfp4 ? NVVM::MMABlockScaleKind::MXF4
-                        : NVVM::MMABlockScaleKind::MXF4NVF4;
-  auto blockScale = cfg.mxfp4 ? NVVM::Tcgen05MMABlockScale::BLOCK32
-                              : NVVM::Tcgen05MMABlockScale::BLOCK16;
   int64_t scaleColsPerStage = cfg.weightScaleCols() + cfg.tokenScaleCols();
-  int64_t scaleCol0 = nbuf * cfg.tokenTile;
+  int64_t scaleCol0 = cfg.accBuffers() * cfg.tokenTile;
+  auto bytes8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
   scf::ForOp::create(
-      b, loc, bid, total, grid, ValueRange{e.c(0), e.c(0)},
+      b, bid, total, grid, ValueRange{c(0), c(0)},
       [&](OpBuilder &, Location, Value t, ValueRange st) {
-        Value it0 = st[0], i = st[1];
-        ScheduledTile tile = schedule->tile(t);
-        Value buf = e.remu(i, e.c(nbuf));
-        Value accPhase = e.remu(e.divu(i, e.c(nbuf)), e.c(2));
-        // Wait for the epilogue to have read this buffer (fresh: passes).
-        waitParity(barrier(layout.accEmpty, buf), e.sub(e.c(1), accPhase));
-        NVVM::Tcgen05FenceOp::create(b, loc,
-                                     NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-        Value acc = tptr(arithAdd(tmem, i32(e.mul(buf, e.c(cfg.tokenTile)))));
+        Value it0 = st[0], j = st[1];
+        auto tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t);
+        nvfp4k::RingWaitEmptyOp::create(b, accRing, j);
+        tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+        Value buffer = nvfp4k::RingStageOp::create(b, accRing, j);
+        Value acc = add(tmem, toI32(mul(buffer, c(cfg.tokenTile))));
         // 64-token tiles read half of a 128-row scale block: the MMA's
         // token scales start 0 or 2 columns into it ((row % 128) / 32).
         Value tokenScaleShift = c32(0);
         if (cfg.tokenTile < 128)
-          tokenScaleShift = i32(e.divu(
-              e.remu(e.sub(tile.rowStart, tile.rowBase), e.c(128)), e.c(32)));
+          tokenScaleShift = toI32(divu(
+              remu(sub(tile.getRowStart(), tile.getGroupStart()), c(128)),
+              c(32)));
         auto kloop = scf::ForOp::create(
-            b, loc, e.c(0), e.c(cfg.kStages()), e.c(1), ValueRange{it0},
+            b, c(0), c(cfg.kStages()), c(1), ValueRange{it0},
             [&](OpBuilder &, Location, Value ks, ValueRange itv) {
-              Value it = itv[0];
-              Value s = e.remu(it, e.c(cfg.stages));
-              Value phase = e.remu(e.divu(it, e.c(cfg.stages)), e.c(2));
-              waitParity(barrier(layout.full, s), phase);
-              NVVM::Tcgen05FenceOp::create(
-                  b, loc, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-              // Scale units -> this stage's own TMEM columns (a copy never
-              // overwrites scales an earlier, still running MMA reads).
-              Value stageCol = arithAdd(
-                  tmem,
-                  i32(e.add(e.c(scaleCol0), e.mul(s, e.c(scaleColsPerStage)))));
-              Value weightCol = stageCol;
-              Value tokenCol = arithAdd(stageCol, c32(cfg.weightScaleCols()));
-              Value weightScales =
-                  shared(layout.weightScales,
-                         i32(e.mul(s, e.c(cfg.weightScaleBytes()))));
-              Value tokenScales =
-                  shared(layout.tokenScales,
-                         i32(e.mul(s, e.c(cfg.tokenScaleBytes()))));
-              Value firstUnit = e.mul(ks, e.c(units));
-              auto copy = [&](Value tcol, Value smemAddr) {
-                // One 512-byte unit (128 rows x 4 bytes, 32 rows of 16 B)
-                // -> 4 columns, replicated to the 4 lane quarters.
-                NVVM::Tcgen05CpOp::create(
-                    b, loc, NVVM::Tcgen05CpShape::SHAPE_32x128b,
-                    NVVM::CTAGroupKind::CTA_1, NVVM::Tcgen05CpMulticast::WARPX4,
-                    NVVM::Tcgen05CpSrcFormatAttr(), tptr(tcol),
-                    smemDesc(smemAddr, 0, 128, 0));
-              };
-              for (int64_t u = 0; u < units; ++u) {
-                e.ifThen(
-                    e.lt(e.add(firstUnit, e.c(u)), e.c(cfg.unitCols())), [&] {
-                      copy(arithAdd(weightCol, c32(4 * u)),
-                           arithAdd(weightScales, c32(512 * u)));
-                      for (int64_t rb = 0; rb < cfg.tokenScaleBlocks(); ++rb)
-                        copy(
-                            arithAdd(
-                                tokenCol,
-                                c32(4 * (u * cfg.tokenScaleBlocks() + rb))),
-                            arithAdd(tokenScales, c32(512 * (rb * units + u))));
-                    });
-              }
-              // 4 MMAs of K = 64: descriptors +32 bytes (+2 encoded) along
-              // the 128-byte swizzle row; the first of the tile overwrites.
-              Value weightDesc = smemDesc(
-                  shared(layout.weights, i32(e.mul(s, e.c(cfg.weightBytes())))),
-                  16, 1024, 2);
-              Value tokenDesc = smemDesc(
-                  shared(layout.tokens, i32(e.mul(s, e.c(cfg.tokenBytes())))),
-                  16, 1024, 2);
-              for (int64_t j = 0; j < kSM100StageK / kSM100MmaK; ++j) {
-                Value step = e.add(e.mul(ks, e.c(4)), e.c(j));
-                e.ifThen(e.lt(step, e.c(cfg.mmaSteps())), [&] {
-                  // NVFP4 (block16): unit j, scale id 0. MXFP4 (block32):
-                  // one unit covers K = 128, id 0 / 2 picks its half.
-                  int64_t u = cfg.mxfp4 ? j / 2 : j;
-                  int64_t sfId = cfg.mxfp4 ? 2 * (j % 2) : 0;
-                  Value adesc = j ? arith::AddIOp::create(b, loc, weightDesc,
-                                                          e.ci(e.i64, 2 * j))
-                                        .getResult()
-                                  : weightDesc;
-                  Value bdesc = j ? arith::AddIOp::create(b, loc, tokenDesc,
-                                                          e.ci(e.i64, 2 * j))
-                                        .getResult()
-                                  : tokenDesc;
-                  Value accumulate =
-                      e.cmp(arith::CmpIPredicate::ne, step, e.c(0));
-                  Value sfa = tptr(arithAdd(weightCol, c32(4 * u)));
-                  Value sfb = tptr(arithAdd(
-                      arithAdd(tokenCol, c32(4 * u * cfg.tokenScaleBlocks())),
-                      tokenScaleShift));
-                  NVVM::Tcgen05MMABlockScaleOp::create(
-                      b, loc, kind, NVVM::CTAGroupKind::CTA_1, blockScale,
-                      NVVM::Tcgen05MMACollectorOp::DISCARD, acc, adesc, bdesc,
-                      c32(cfg.instructionDescriptor(sfId)), accumulate, sfa,
-                      sfb);
-                });
-              }
+              Value i = itv[0];
+              nvfp4k::RingWaitFullOp::create(b, ring, i);
+              tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+              // Each stage's scales go to the stage's own TMEM columns (a
+              // copy never overwrites scales an earlier, still running MMA
+              // reads).
+              Value s = nvfp4k::RingStageOp::create(b, ring, i);
+              Value columns = add(
+                  tmem, toI32(add(c(scaleCol0), mul(s, c(scaleColsPerStage)))));
+              nvfp4k::Tcgen05ScaledMmaOp::create(
+                  b, acc,
+                  stageView(s, layout.weights,
+                            shared({kSM100TileRows, 128}, bytes8)),
+                  stageView(s, layout.tokens,
+                            shared({cfg.tokenTile, 128}, bytes8)),
+                  stageView(s, layout.weightScales,
+                            shared({cfg.weightScaleBytes()}, b.getI8Type())),
+                  stageView(s, layout.tokenScales,
+                            shared({cfg.tokenScaleBytes()}, b.getI8Type())),
+                  columns, ks, tokenScaleShift,
+                  cfg.mxfp4 ? b.getUnitAttr() : UnitAttr(),
+                  b.getI64IntegerAttr(cfg.tokenTile),
+                  b.getI64IntegerAttr(kSM100StageK / kSM100MmaK),
+                  b.getI64IntegerAttr(cfg.mmaSteps()),
+                  b.getI64IntegerAttr(units),
+                  b.getI64IntegerAttr(cfg.unitCols()),
+                  b.getI64IntegerAttr(cfg.tokenScaleBlocks()));
               // The stage is free once these MMAs complete.
-              NVVM::Tcgen05CommitOp::create(b, loc, barrier(layout.empty, s),
-                                            Value());
-              scf::YieldOp::create(b, loc, ValueRange{e.add(it, e.c(1))});
+              nvfp4k::Tcgen05CommitOp::create(b, ring, i,
+                                              nvfp4k::RingBarrier::empty);
+              scf::YieldOp::create(b, ValueRange{add(i, c(1))});
             });
-        NVVM::Tcgen05CommitOp::create(b, loc, barrier(layout.accFull, buf),
-                                      Value());
-        scf::YieldOp::create(b, loc,
-                             ValueRange{kloop.getResult(0), e.add(i, e.c(1))});
+        // The accumulator is complete once the tile's MMAs are.
+        nvfp4k::Tcgen05CommitOp::create(b, accRing, j,
+                                        nvfp4k::RingBarrier::full);
+        scf::YieldOp::create(b, ValueRange{kloop.getResult(0), add(j, c(1))});
       });
 }
 
@@ -452,85 +370,63 @@ void KernelBuilder::emitMma() {
 // Warps 2-5: epilogue
 //===----------------------------------------------------------------------===//
 
-Value KernelBuilder::alphaOf(Value g) {
-  return emitGroupAlpha(e, cfg, args.aDecode, args.bDecode, args.alpha, g);
-}
-
 void KernelBuilder::emitEpilogue() {
   // Thread (warp w, lane l) owns TMEM lane 32 (w % 4) + l: weight row n of
   // the tile. tcgen05.ld 32x32b.x32 gives it 32 consecutive tokens; C is
   // [token][n], so the warp's stores of one token are 32 consecutive n.
-  Value quarter = e.remu(warp, e.c(4));
-  Value tileLane = e.add(e.mul(quarter, e.c(32)), lane);
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  Value total = schedule->totalTiles();
-  int64_t nbuf = cfg.accBuffers();
-  unsigned outBytes = cfg.outElement.getIntOrFloatBitWidth() / 8;
-  Value laneBits = c32(0);
-  laneBits =
-      arith::ShLIOp::create(b, loc, i32(e.mul(quarter, e.c(32))), c32(16));
+  Value quarter = remu(warp, c(4));
+  Value tileLane = add(mul(quarter, c(32)), lane);
+  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
+  Value total = nvfp4k::SchedulerCountOp::create(b, scheduler);
+  Value laneBits =
+      arith::ShLIOp::create(b, toI32(mul(quarter, c(32))), c32(16));
+  auto one = VectorType::get({1}, b.getF32Type());
   scf::ForOp::create(
-      b, loc, bid, total, grid, ValueRange{e.c(0)},
+      b, bid, total, grid, ValueRange{c(0)},
       [&](OpBuilder &, Location, Value t, ValueRange st) {
-        Value i = st[0];
-        ScheduledTile tile = schedule->tile(t);
-        Value buf = e.remu(i, e.c(nbuf));
-        Value accPhase = e.remu(e.divu(i, e.c(nbuf)), e.c(2));
-        waitParity(barrier(layout.accFull, buf), accPhase);
-        NVVM::Tcgen05FenceOp::create(b, loc,
-                                     NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-        Value n = e.add(e.mul(tile.weightTile, e.c(kSM100TileRows)), tileLane);
-        Value nOk = e.lt(n, e.c(cfg.n));
-        Value alpha = alphaOf(tile.group);
-        Value outBase = schedule->pick(args.outputs, tile.group);
-        Value accBase =
-            cfg.hasAcc ? schedule->pick(args.accs, tile.group) : Value();
-        Value outRowBase =
-            cfg.mode == Grouping::independent ? tile.rowBase : e.c(0);
-        Value accCol = arithAdd(arithAdd(tmem, laneBits),
-                                i32(e.mul(buf, e.c(cfg.tokenTile))));
-        auto vec32 = VectorType::get({32}, e.i32);
+        Value j = st[0];
+        auto tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t);
+        Value g = tile.getGroup();
+        nvfp4k::RingWaitFullOp::create(b, accRing, j);
+        tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+        Value buffer = nvfp4k::RingStageOp::create(b, accRing, j);
+        Value n = add(mul(tile.getWeightTile(), c(kSM100TileRows)), tileLane);
+        Value alpha = nvfp4k::AlphaOp::create(
+            b, b.getF32Type(), g, args.aDecode, args.bDecode, args.alpha,
+            cfg.aDecodePerGroup ? b.getUnitAttr() : UnitAttr(),
+            cfg.bDecodePerGroup ? b.getUnitAttr() : UnitAttr());
+        Value out = pick(args.outputs, g);
+        Value accIn = cfg.hasAcc ? pick(args.accs, g) : Value();
+        // Output rows are token-matrix rows, from the group's first row for
+        // independent groups (each has its own output).
+        Value rowBase =
+            cfg.mode == Grouping::independent ? tile.getGroupStart() : c(0);
+        Value rows = sub(tile.getGroupEnd(), rowBase);
+        Value accColumn =
+            add(add(tmem, laneBits), toI32(mul(buffer, c(cfg.tokenTile))));
+        auto vec32 = VectorType::get({32}, b.getI32Type());
         for (int64_t chunk = 0; chunk < cfg.tokenTile / 32; ++chunk) {
           Value raw = NVVM::Tcgen05LdOp::create(
-              b, loc, vec32, /*pack=*/false,
-              NVVM::Tcgen05LdStShape::SHAPE_32X32B,
-              tptr(arithAdd(accCol, c32(32 * chunk))), Value());
-          NVVM::Tcgen05WaitOp::create(b, loc, NVVM::Tcgen05WaitKind::LOAD);
-          for (int64_t j = 0; j < 32; ++j) {
-            Value token = e.add(tile.rowStart, e.c(32 * chunk + j));
-            Value ok = e.land(nOk, e.lt(token, tile.rowEnd));
-            Value bits = vector::ExtractOp::create(b, loc, raw, j);
-            Value v =
-                e.fmul(LLVM::BitcastOp::create(b, loc, e.f32, bits).getResult(),
-                       alpha);
-            e.ifThen(ok, [&] {
-              Value offset =
-                  e.add(e.mul(e.sub(token, outRowBase), e.c(cfg.n)), n);
-              Value byteOffset = e.mul(offset, e.c(outBytes));
-              Value out = v;
-              if (cfg.hasAcc) {
-                Value cin = e.load(cfg.outElement, e.gep(accBase, byteOffset),
-                                   outBytes);
-                if (!cfg.outElement.isF32())
-                  cin = arith::ExtFOp::create(b, loc, e.f32, cin);
-                out = e.fadd(out, e.fmul(e.cf(cfg.beta), cin));
-              }
-              if (!cfg.outElement.isF32())
-                out = arith::TruncFOp::create(b, loc, cfg.outElement, out);
-              LLVM::StoreOp::create(b, loc, out, e.gep(outBase, byteOffset),
-                                    outBytes);
-            });
+              b, vec32, /*pack=*/false, NVVM::Tcgen05LdStShape::SHAPE_32X32B,
+              tmemPointer(add(accColumn, c32(32 * chunk))), Value());
+          NVVM::Tcgen05WaitOp::create(b, NVVM::Tcgen05WaitKind::LOAD);
+          for (int64_t e = 0; e < 32; ++e) {
+            Value token = add(tile.getRowStart(), c(32 * chunk + e));
+            Value bits = vector::ExtractOp::create(b, raw, e);
+            Value v = vector::BroadcastOp::create(
+                b, one, LLVM::BitcastOp::create(b, b.getF32Type(), bits));
+            nvfp4k::StoreOp::create(
+                b, v, out, sub(token, rowBase), n, rows, c(cfg.n), alpha,
+                accIn, TypeAttr::get(cfg.outElement),
+                b.getI64IntegerAttr(cfg.n), b.getF32FloatAttr(cfg.beta));
           }
         }
         // Hand the buffer back to the MMA warp: one arrival per warp.
-        NVVM::Tcgen05FenceOp::create(
-            b, loc, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
-        e.ifThen(e.eq(lane, e.c(0)), [&] {
-          NVVM::MBarrierArriveOp::create(
-              b, loc, Type(), barrier(layout.accEmpty, buf), Value());
-        });
-        scf::YieldOp::create(b, loc, ValueRange{e.add(i, e.c(1))});
+        tcgen05Fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+        ifThen(eq(lane, c(0)),
+               [&] { nvfp4k::RingReleaseOp::create(b, accRing, j); });
+        scf::YieldOp::create(b, ValueRange{add(j, c(1))});
       });
 }
 
@@ -539,18 +435,14 @@ void KernelBuilder::emitEpilogue() {
 //===----------------------------------------------------------------------===//
 
 gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
-  MLIRContext *ctx = e.ctx;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
-  std::string smemName = (name + "_smem").str();
-  declareDynamicShared(b, loc, smemName);
-
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> argTypes(2 * cfg.operandPointers(), ptrType);
-  int64_t numI64 = 2 * cfg.operandPointers() + EpilogueArgs::count(cfg);
-  argTypes.append(numI64, e.i64);
-  auto func = gpu::GPUFuncOp::create(b, loc, name,
-                                     FunctionType::get(ctx, argTypes, {}));
+  argTypes.append(2 * cfg.operandPointers() + EpilogueArgs::count(cfg),
+                  b.getI64Type());
+  auto func =
+      gpu::GPUFuncOp::create(b, name, FunctionType::get(ctx, argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr("nvvm.reqntid",
                 b.getDenseI32ArrayAttr({int32_t(kSM100Threads), 1, 1}));
@@ -567,98 +459,85 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   take(cfg.operandPointers(), args.tokenScales);
   take(cfg.operandPointers(), args.weightScales);
   static_cast<EpilogueArgs &>(args) = EpilogueArgs::take(cfg, argIt);
-  space.mode = cfg.mode;
-  space.groups = cfg.groups;
-  space.rowsPerGroup = cfg.rowsPerGroup;
-  space.maxRows = cfg.maxRows;
-  space.tokenTile = cfg.tokenTile;
-  space.weightTiles = cfg.weightTiles();
-  schedule.emplace(b, loc, space, args.groupInfo);
 
-  // The aligned base of the ring and the barriers.
-  base = i32(emitDynamicShared(b, loc, smemName, cfg.sharedBytes()).second);
+  smem = nvfp4k::SharedMemoryOp::create(
+      b, shared({cfg.bufferBytes()}, b.getI8Type()));
+  // The stage ring: full <- the producer's expect_tx and the TMA bytes;
+  // empty <- one tcgen05.commit of the MMAs that read the stage. The
+  // accumulator ring: full <- a tcgen05.commit after a tile's last MMA;
+  // empty <- the 4 epilogue warps.
+  ring = nvfp4k::RingCreateOp::create(
+      b, nvfp4k::RingType::get(ctx, cfg.stages, /*consumers=*/1));
+  accRing = nvfp4k::RingCreateOp::create(
+      b, nvfp4k::RingType::get(ctx, cfg.accBuffers(), /*consumers=*/4));
+  auto space = nvfp4k::SchedulerType::get(
+      ctx, cfg.mode, cfg.groups, cfg.maxRows, cfg.weightTiles(),
+      kSM100TileRows, cfg.tokenTile, /*granule=*/0,
+      cfg.mode == Grouping::independent ? ArrayRef<int64_t>(cfg.rowsPerGroup)
+                                        : ArrayRef<int64_t>());
+  scheduler = nvfp4k::SchedulerCreateOp::create(b, space, args.groupInfo);
 
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  warp = e.divu(tid, e.c(32));
-  lane = e.remu(tid, e.c(32));
-  // Barriers (thread 0): full[s] <- the producer's expect_tx + TMA bytes;
-  // empty[s] and accFull[b] <- one tcgen05.commit; accEmpty[b] <- the 4
-  // epilogue warps.
-  e.ifThen(e.eq(tid, e.c(0)), [&] {
-    for (int64_t s = 0; s < cfg.stages; ++s) {
-      NVVM::MBarrierInitOp::create(b, loc, barrier(layout.full, e.c(s)), c32(1),
-                                   Value());
-      NVVM::MBarrierInitOp::create(b, loc, barrier(layout.empty, e.c(s)),
-                                   c32(1), Value());
-    }
-    for (int64_t buf = 0; buf < 2; ++buf) {
-      NVVM::MBarrierInitOp::create(b, loc, barrier(layout.accFull, e.c(buf)),
-                                   c32(1), Value());
-      NVVM::MBarrierInitOp::create(b, loc, barrier(layout.accEmpty, e.c(buf)),
-                                   c32(4), Value());
-    }
-    NVVM::FenceMbarrierInitOp::create(b, loc);
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-  });
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  warp = divu(tid, c(32));
+  lane = remu(tid, c(32));
   // Tensor memory: warp 1 allocates (the whole warp) and gives up the
   // allocation permit; everyone reads the address after the barrier.
-  Value isMmaWarp = e.eq(warp, e.c(1));
-  Value slot = sptr(shared(layout.tmemSlot));
+  Value isMmaWarp = eq(warp, c(1));
+  Value slot = LLVM::IntToPtrOp::create(
+      b, LLVM::LLVMPointerType::get(ctx, 3),
+      toI32(add(memref::ExtractAlignedPointerAsIndexOp::create(b, smem),
+                c(layout.tmemSlot))));
   Value ncols = c32(cfg.tmemColumns());
-  e.ifThen(isMmaWarp, [&] {
-    NVVM::Tcgen05AllocOp::create(b, loc, slot, ncols);
-    NVVM::Tcgen05RelinquishAllocPermitOp::create(b, loc);
+  ifThen(isMmaWarp, [&] {
+    NVVM::Tcgen05AllocOp::create(b, slot, ncols);
+    NVVM::Tcgen05RelinquishAllocPermitOp::create(b);
   });
-  NVVM::Tcgen05FenceOp::create(b, loc,
-                               NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
-  NVVM::Barrier0Op::create(b, loc);
-  NVVM::Tcgen05FenceOp::create(b, loc,
-                               NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-  tmem = LLVM::LoadOp::create(b, loc, e.i32, slot, 4);
+  tcgen05Fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+  gpu::BarrierOp::create(b);
+  tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+  tmem = LLVM::LoadOp::create(b, b.getI32Type(), slot, 4);
 
   // Roles. Warps 0 and 1 work on one elected lane; the others wait at the
   // final barrier.
   auto elected = [&](function_ref<void()> body) {
-    Value one = NVVM::ElectSyncOp::create(b, loc, e.i1, Value());
-    e.ifThen(one, body);
+    Value one = NVVM::ElectSyncOp::create(b, b.getI1Type(), Value());
+    ifThen(one, body);
   };
   scf::IfOp::create(
-      b, loc, e.eq(warp, e.c(0)),
+      b, eq(warp, c(0)),
       [&](OpBuilder &, Location) {
         elected([&] { emitProducer(); });
-        scf::YieldOp::create(b, loc);
+        scf::YieldOp::create(b);
       },
       [&](OpBuilder &, Location) {
         scf::IfOp::create(
-            b, loc, isMmaWarp,
+            b, isMmaWarp,
             [&](OpBuilder &, Location) {
               elected([&] { emitMma(); });
-              scf::YieldOp::create(b, loc);
+              scf::YieldOp::create(b);
             },
             [&](OpBuilder &, Location) {
               emitEpilogue();
-              scf::YieldOp::create(b, loc);
+              scf::YieldOp::create(b);
             });
-        scf::YieldOp::create(b, loc);
+        scf::YieldOp::create(b);
       });
   // Teardown: everyone meets, warp 1 frees the tensor memory.
-  NVVM::Barrier0Op::create(b, loc);
-  e.ifThen(isMmaWarp, [&] {
-    NVVM::Tcgen05FenceOp::create(b, loc,
-                                 NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-    NVVM::Tcgen05DeallocOp::create(b, loc, tptr(tmem), ncols);
+  gpu::BarrierOp::create(b);
+  ifThen(isMmaWarp, [&] {
+    tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    NVVM::Tcgen05DeallocOp::create(b, tmemPointer(tmem), ncols);
   });
-  gpu::ReturnOp::create(b, loc);
+  gpu::ReturnOp::create(b);
   return func;
 }
 
 } // namespace
 
 gpu::GPUFuncOp mlir::nvfp4::buildSM100BlockScaledGemmKernel(
-    OpBuilder &b, Location loc, gpu::GPUModuleOp module, StringRef name,
+    OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
     const SM100GemmConfig &config) {
-  KernelBuilder builder(b, loc, config);
-  return builder.build(module, name);
+  ImplicitLocOpBuilder b(loc, builder);
+  KernelBuilder kernel(b, config);
+  return kernel.build(module, name);
 }

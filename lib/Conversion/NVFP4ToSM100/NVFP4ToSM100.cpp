@@ -67,106 +67,58 @@ int64_t chooseStages(const SM100KernelOptions &options, SM100GemmConfig cfg) {
     return options.stages;
   for (int64_t s = 6; s > 2; --s) {
     cfg.stages = s;
-    if (cfg.sharedBytes() + 1024 <= 227 * 1024 && cfg.tmemColumnsUsed() <= 512)
+    if (cfg.fitsSharedMemory() && cfg.tmemColumnsUsed() <= 512)
       return s;
   }
   return 2;
 }
 
-/// A tensor map of the FP4 operand `codes` viewed as [rows, K/2] bytes,
-/// passed to the kernel as a pointer (gpu.func arguments cannot be
-/// tensor-map types).
-Value codesMap(OpBuilder &b, Location loc, Value codes, int64_t rows, int64_t k,
-               int64_t boxRows) {
-  auto type = cast<MemRefType>(codes.getType());
-  Value view = memref::ReinterpretCastOp::create(
-      b, loc, MemRefType::get({rows, k / 2}, type.getElementType()), codes,
-      /*offset=*/0, ArrayRef<int64_t>{rows, k / 2},
-      ArrayRef<int64_t>{k / 2, 1});
-  Value unranked = memref::CastOp::create(
-      b, loc, UnrankedMemRefType::get(type.getElementType(), Attribute()),
-      view);
-  KernelIndexing ix(b, loc);
-  auto mapType = sm100CodesMapType(b.getContext(), boxRows);
-  Value desc = nvgpu::TmaCreateDescriptorOp::create(
-      b, loc, mapType, unranked, ValueRange{ix.c(boxRows), ix.c(128)});
-  return UnrealizedConversionCastOp::create(
-             b, loc, LLVM::LLVMPointerType::get(b.getContext()), desc)
-      .getResult(0);
-}
-
-/// Contiguous groups: copies A's scales (swizzled over all S rows) into a
+/// Contiguous groups: copies A's scales (swizzled over all rows) into a
 /// buffer where group g starts at 128-row block sum_{h<g} ceil(rows_h/128),
-/// zero elsewhere. One thread per scale byte of A.
+/// zero elsewhere: tcgen05.cp moves whole 128-row units. One thread per
+/// scale byte of A; the group walk is the kernel's (nvfp4k scheduler ops).
 Value repackContiguousScales(OpBuilder &b, Location loc,
                              const SM100GemmConfig &cfg, Value scales,
                              Value offsets) {
   int64_t cols = cfg.scaleCols();
-  int64_t unitCols = cfg.unitCols();
   int64_t blocks = ceilDiv(cfg.maxRows, 128) + cfg.groups;
-  auto type = MemRefType::get({blocks * unitCols * 512}, b.getI8Type());
+  int64_t bytes = blocks * cfg.rowTileBytes();
+  auto type = MemRefType::get({bytes}, b.getI8Type());
   Value out = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
                                    ValueRange{}, ValueRange{}, false)
                   .getMemref();
   KernelIndexing ix(b, loc);
-  launchLinear(b, loc, blocks * unitCols * 512, [&](Value i) {
+  launchLinear(b, loc, bytes, [&](Value i) {
     memref::StoreOp::create(
         b, loc, arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0), out,
         ValueRange{i});
   });
+  auto space = nvfp4k::SchedulerType::get(
+      b.getContext(), Grouping::contiguous, cfg.groups, cfg.maxRows,
+      cfg.weightTiles(), kSM100TileRows, cfg.tokenTile, /*granule=*/0,
+      ArrayRef<int64_t>());
+  Value table = deviceAddress(b, loc, offsets);
   launchLinear(b, loc, cfg.maxRows * cols, [&](Value i) {
     SmallVector<Value> id = ix.delinearize(i, {cfg.maxRows, cols});
     Value r = id[0], c = id[1];
-    // The group of row r, and the blocks before it.
-    auto loop = scf::ForOp::create(
-        b, loc, ix.c(0), ix.c(cfg.groups), ix.c(1),
-        ValueRange{ix.c(-1), ix.c(0), ix.c(0), ix.c(0)},
-        [&](OpBuilder &, Location, Value g, ValueRange st) {
-          Value lo = ix.min(ix.max(ix.loadIndex(offsets, {g}), ix.c(0)),
-                            ix.c(cfg.maxRows));
-          Value hi =
-              ix.min(ix.max(ix.loadIndex(offsets, {ix.add(g, ix.c(1))}), lo),
-                     ix.c(cfg.maxRows));
-          Value rows = arith::SubIOp::create(b, loc, hi, lo);
-          Value inGroup =
-              arith::AndIOp::create(b, loc, ix.le(lo, r), ix.lt(r, hi));
-          Value searching = ix.lt(st[0], ix.c(0));
-          Value found = arith::AndIOp::create(b, loc, searching, inGroup);
-          Value blocksOf = ix.div(ix.add(rows, ix.c(127)), ix.c(128));
-          // Blocks before the group: accumulate while still searching.
-          Value before = arith::SelectOp::create(
-              b, loc,
-              arith::AndIOp::create(
-                  b, loc, searching,
-                  arith::XOrIOp::create(
-                      b, loc, inGroup,
-                      arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1))),
-              ix.add(st[1], blocksOf), st[1]);
-          scf::YieldOp::create(
-              b, loc,
-              ValueRange{
-                  arith::SelectOp::create(b, loc, found, g, st[0]), before,
-                  arith::SelectOp::create(b, loc, found, lo, st[2]), st[3]});
-        });
-    Value group = loop.getResult(0);
+    Value scheduler = nvfp4k::SchedulerCreateOp::create(b, loc, space, table);
+    auto group = nvfp4k::SchedulerGroupOfOp::create(b, loc, scheduler, r);
     scf::IfOp::create(
-        b, loc, ix.le(ix.c(0), group), [&](OpBuilder &, Location) {
-          Value local = arith::SubIOp::create(b, loc, r, loop.getResult(2));
-          Value block = ix.add(loop.getResult(1), ix.div(local, ix.c(128)));
-          // The swizzled byte of (local row, c) in block `block`.
-          Value unit =
-              ix.add(ix.mul(block, ix.c(unitCols)), ix.div(c, ix.c(4)));
-          Value within =
-              ix.add(ix.add(ix.mul(ix.rem(local, ix.c(32)), ix.c(16)),
-                            ix.mul(ix.div(ix.rem(local, ix.c(128)), ix.c(32)),
-                                   ix.c(4))),
-                     ix.rem(c, ix.c(4)));
+        b, loc, ix.lt(group.getGroup(), ix.c(cfg.groups)),
+        [&](OpBuilder &, Location) {
+          Value before = nvfp4k::SchedulerBlocksBeforeOp::create(
+              b, loc, scheduler, group.getGroup(), b.getI64IntegerAttr(128));
+          Value local =
+              arith::SubIOp::create(b, loc, r, group.getGroupStart());
+          // The byte of (local row, c) once the group starts at block
+          // `before`.
+          Value at = ix.add(
+              ix.mul(before, ix.c(cfg.rowTileBytes())),
+              Swizzled128x4Attr::buildOffset(b, loc, local, c, cols));
           Value byte = arith::TruncIOp::create(
               b, loc, b.getI8Type(),
               loadScaleByte(b, loc, scales, /*swizzled=*/true, Value(), r, c));
-          memref::StoreOp::create(
-              b, loc, byte, out,
-              ValueRange{ix.add(ix.mul(unit, ix.c(512)), within)});
+          memref::StoreOp::create(b, loc, byte, out, ValueRange{at});
           scf::YieldOp::create(b, loc);
         });
   });
@@ -197,7 +149,10 @@ void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     int64_t rows = cfg.mode == Grouping::independent ? cfg.rowsPerGroup[g]
                    : cfg.mode == Grouping::masked    ? cfg.groups * cfg.maxRows
                                                      : cfg.maxRows;
-    tokenMaps.push_back(rows ? codesMap(b, loc, a, rows, cfg.k, cfg.tokenTile)
+    tokenMaps.push_back(rows ? createByteTensorMap(
+                                   b, loc, a, rows, cfg.k / 2,
+                                   sm100CodesMapType(b.getContext(),
+                                                     cfg.tokenTile))
                              : Value());
     if (tokenMaps.back())
       anyTokens = tokenMaps.back();
@@ -206,7 +161,8 @@ void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     if (!m)
       m = anyTokens;
   for (Value w : ops.weights)
-    weightMaps.push_back(codesMap(b, loc, w, weightRows, cfg.k, 128));
+    weightMaps.push_back(createByteTensorMap(
+        b, loc, w, weightRows, cfg.k / 2, sm100CodesMapType(b.getContext(), 128)));
   if (cfg.mode == Grouping::contiguous) {
     Value repacked =
         repackContiguousScales(b, loc, cfg, ops.aScales.front(), ops.groupInfo);
@@ -225,8 +181,9 @@ void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   llvm::append_range(kernelArgs, tokenScales);
   llvm::append_range(kernelArgs, weightScales);
   ops.appendEpilogueArgs(b, loc, kernelArgs);
-  Value smem =
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), cfg.sharedBytes());
+  Value smem = arith::ConstantIntOp::create(
+      b, loc, b.getI32Type(),
+      nvfp4k::sharedMemoryLaunchBytes(cfg.bufferBytes()));
   gpu::LaunchFuncOp::create(
       b, loc, kernel, gpu::KernelDim3{ix.c(cfg.ctas), ix.c(1), ix.c(1)},
       gpu::KernelDim3{ix.c(kSM100Threads), ix.c(1), ix.c(1)}, smem, kernelArgs);
@@ -274,7 +231,7 @@ struct ConvertNVFP4ToSM100Pass
       SM100GemmConfig widest;
       widest.tokenTile = tokenTile ? tokenTile : 256;
       widest.stages = stages;
-      if (stages < 2 || widest.sharedBytes() + 1024 > 227 * 1024 ||
+      if (stages < 2 || !widest.fitsSharedMemory() ||
           widest.tmemColumnsUsed() > 512)
         return reject("stages must be 0 (choose) or at least 2 and fit 227 "
                       "KiB of shared memory and 512 TMEM columns with " +

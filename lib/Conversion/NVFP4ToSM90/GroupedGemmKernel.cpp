@@ -145,7 +145,7 @@ void KernelBuilder::emitProducer() {
       Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
       Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
       Value total = nvfp4k::SchedulerCountOp::create(b, scheduler);
-      int64_t unitBytes = cfg.scaleUnits() * 512; // one 128-row block
+      int64_t unitBytes = cfg.scaleRowTileBytes(); // 128 weight rows
       scf::ForOp::create(
           b, bid, total, grid, ValueRange{c(0)},
           [&](OpBuilder &, Location, Value t, ValueRange it0) {
@@ -174,7 +174,8 @@ void KernelBuilder::emitProducer() {
                   if (cfg.stageUnits(last) != 2)
                     units = select(eq(kb, c(last)), c(cfg.stageUnits(last)),
                                    c(2));
-                  Value scaleBytes = mul(units, c(512));
+                  Value scaleBytes =
+                      mul(units, c(Swizzled128x4Attr::kUnitBytes));
                   nvfp4k::RingExpectTxOp::create(b, ring, i,
                                                  add(c(fixed), scaleBytes));
                   Value s = nvfp4k::RingStageOp::create(b, ring, i);
@@ -192,7 +193,7 @@ void KernelBuilder::emitProducer() {
                                        b.getIntegerType(8, false))),
                       ring, i);
                   nvfp4k::BulkLoadOp::create(
-                      b, add(scaleBase, toI64(mul(kb, c(2 * 512)))),
+                      b, add(scaleBase, toI64(mul(kb, c(cfg.scaleBytes())))),
                       stageView(s, cfg.tokenBytes() + cfg.weightBytes(),
                                 shared({cfg.scaleBytes()}, b.getI8Type())),
                       scaleBytes, ring, i);
@@ -226,13 +227,14 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
   Value rho = add(add(mul(warpgroup, c(64)), mul(warp, c(8))), g8);
   // Byte offsets inside a stage: the thread's 16 code bytes of each row
   // (bytes 16c .. 16c + 15 of the row's 64: chunks 2c and 2c + 1), and its
-  // scale words (unit c / 2).
+  // scale words: row rho's in unit c / 2 of the stage's two, and row
+  // rho + 32's right after it (rho % 128 < 96).
   int64_t weights = cfg.tokenBytes(), scales = weights + cfg.weightBytes();
   Value codeWord0 = divu(add(mul(rho, c(64)), mul(c4, c(16))), c(4));
   Value codeWord1 = add(codeWord0, c(32 * 64 / 4));
   Value scaleWord = divu(
-      add(add(mul(divu(c4, c(2)), c(512)), mul(add(mul(warp, c(8)), g8), c(16))),
-          mul(warpgroup, c(8))),
+      add(mul(divu(c4, c(2)), c(Swizzled128x4Attr::kUnitBytes)),
+          Swizzled128x4Attr::buildOffsetInUnit(b, b.getLoc(), rho, c(0))),
       c(4));
   // prmt selector of the thread's scale bytes: chunk 2c (byte 2(c%2)) and
   // 2c + 1 of row rho (word 0, bytes 0-3) and rho + 32 (word 1, bytes 4-7),

@@ -132,7 +132,7 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&valuesOf.getThenRegion().front());
       Value vals;
-      if (cfg.mode != Grouping::independent) {
+      if (cfg.mode != Grouping::independent || cfg.groups == 1) {
         Value bIdx = batched ? ix.div(row, ix.c(cfg.maxRows)) : Value();
         Value r = batched ? ix.rem(row, ix.c(cfg.maxRows)) : row;
         vals = chunkValues(values.front(), scales.front(), bIdx, r);

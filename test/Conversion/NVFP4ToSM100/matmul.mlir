@@ -1,76 +1,111 @@
 // Block-scaled matmuls on the sm_100a tcgen05 kernel: the host side and the
-// kernel's structure. The kernels are assembled for sm_100a and decoded in
+// kernel's structure in nvfp4k ops (CHECK), and, through
+// convert-nvfp4k-to-nvvm, the tcgen05 instructions they become (NVVM). The
+// kernels are assembled for sm_100a and decoded in
 // test/Integration/GPUCompile/lower-to-sm100.mlir; none has run on
 // Blackwell hardware.
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-bufferize --convert-nvfp4-to-sm100 | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --nvfp4-bufferize --convert-nvfp4-to-sm100 --convert-nvfp4k-to-nvvm --cse | FileCheck %s --check-prefix=NVVM
 
 // Contiguous groups of ~75 rows: 128-token tiles (MMA N = 128), 6 stages.
 // CHECK-LABEL: func.func @contiguous(
-// Tensor maps of the FP4 codes as [rows, K/2] bytes, 128 x 128 boxes, 128B
-// swizzle: the tokens, then the stacked weights (G * N rows).
-// CHECK:         memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [300, 3584], strides: [3584, 1]
-// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c128, %c128{{.*}}] : memref<*xi8> -> <tensor = memref<128x128xi8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-// CHECK:         memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [2048, 3584], strides: [3584, 1]
+// Tensor maps of the FP4 codes as [rows, K/2] ui8 bytes (UINT8), 128 x 128
+// boxes, 128B swizzle: the tokens, then the stacked weights (G * N rows).
+// CHECK:         memref.view %{{.*}} : memref<1075200xi8> to memref<300x3584xui8>
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c128, %c128{{.*}}] : memref<*xui8> -> <tensor = memref<128x128xui8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK:         memref.view %{{.*}} : memref<7340032xi8> to memref<2048x3584xui8>
 // CHECK:         nvgpu.tma.create.descriptor
 // The token scales repacked so that each group starts on a 128-row block:
 // (ceil(300/128) + 4 groups) x 112 units x 512 bytes, zeroed, then one
-// thread per scale byte of A.
+// thread per scale byte of A, placed by the kernel's own group walk.
 // CHECK:         %[[REPACK:.*]] = gpu.alloc () : memref<401408xi8>
 // CHECK:         gpu.launch
 // CHECK:         gpu.launch
+// CHECK:           %[[S:.*]] = nvfp4k.scheduler.create %{{.*}} : <mode = contiguous, groups = 4, rows = 300,
+// CHECK:           nvfp4k.scheduler.group_of %[[S]]
+// CHECK:           nvfp4k.scheduler.blocks_before %[[S]]{{.*}} {block = 128 : i64}
 // CHECK:           memref.store %{{.*}}, %[[REPACK]]
-// 148 persistent CTAs of 192 threads; 6 stages of 36864 bytes, barriers,
-// 1 KiB of alignment slack.
-// CHECK:         gpu.launch_func @nvfp4_sm100_gemm_0::@nvfp4_sm100_gemm_0 blocks in (%c148, %{{.*}}, %{{.*}}) threads in (%c192, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c222344_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
+// 148 persistent CTAs of 192 threads; 6 stages of 36864 bytes, the TMEM
+// slot, 1 KiB of alignment slack.
+// CHECK:         gpu.launch_func @nvfp4_sm100_gemm_0::@nvfp4_sm100_gemm_0 blocks in (%c148, %{{.*}}, %{{.*}}) threads in (%c192, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c222224_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
 // CHECK:       gpu.func @nvfp4_sm100_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {nvvm.reqntid = array<i32: 192, 1, 1>}
-// full[6], empty[6] (one arrival each), accFull[2] (a commit), accEmpty[2]
-// (the 4 epilogue warps).
-// CHECK-COUNT-12:  nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}} : !llvm.ptr<3>, i32
-// CHECK:           nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}} : !llvm.ptr<3>, i32
-// CHECK:           nvvm.mbarrier.init %{{.*}}, %c4_i32{{.*}} : !llvm.ptr<3>, i32
-// CHECK:           nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}} : !llvm.ptr<3>, i32
-// CHECK:           nvvm.mbarrier.init %{{.*}}, %c4_i32{{.*}} : !llvm.ptr<3>, i32
-// CHECK:           nvvm.fence.mbarrier.init
-// CHECK:           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// The same layer as sm_90a: the stage ring (released by one tcgen05.commit),
+// an accumulator ring (2 TMEM buffers, released by the 4 epilogue warps),
+// the scheduler.
+// CHECK:         nvfp4k.shared_memory : memref<221200xi8, #gpu.address_space<workgroup>>
+// CHECK:         %[[RING:.*]] = nvfp4k.ring.create : <6, consumers = 1>
+// CHECK:         %[[ACC:.*]] = nvfp4k.ring.create : <2, consumers = 4>
+// CHECK:         %[[SCHED:.*]] = nvfp4k.scheduler.create %{{.*}} : <mode = contiguous, groups = 4, rows = 300, weight_tiles = 4, weight_rows = 128, token_tile = 128, granule = 0>
 // 2 x 128 accumulator columns + 6 x (16 + 16) scale columns -> 512.
-// CHECK:           nvvm.tcgen05.alloc %{{.*}}, %c512_i32 : !llvm.ptr<3>, i32
-// CHECK:           nvvm.tcgen05.relinquish_alloc_permit
+// CHECK:         nvvm.tcgen05.alloc %{{.*}}, %c512_i32 : !llvm.ptr<3>, i32
+// CHECK:         nvvm.tcgen05.relinquish_alloc_permit
 // CHECK:         nvvm.tcgen05.fence <before>
-// CHECK:         nvvm.barrier0
+// CHECK:         gpu.barrier
 // CHECK:         nvvm.tcgen05.fence <after>
 // Warp 0, one lane: per stage, wait empty, expect the bytes, TMA both
-// tiles (coordinates: K byte, row), bulk-copy the scale units.
+// tiles (coordinates: K byte, row), bulk-copy the scale units (the token
+// units only for the group's blocks).
 // CHECK:           nvvm.elect.sync
-// CHECK:           nvvm.mbarrier.try_wait.parity
-// CHECK:           nvvm.mbarrier.arrive.expect_tx
-// CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}] {isCTAOnly = true} : !llvm.ptr<3>, !llvm.ptr
-// CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] {isCTAOnly = true} : !llvm.ptr<3>, !llvm.ptr
-// CHECK:           nvvm.cp.async.bulk.shared.cluster.global
-// CHECK:           nvvm.cp.async.bulk.shared.cluster.global
+// CHECK:           nvfp4k.scheduler.tile %[[SCHED]]
+// CHECK:           nvfp4k.scheduler.blocks_before %[[SCHED]]
+// CHECK:           nvfp4k.ring.wait_empty %[[RING]]
+// CHECK:           nvfp4k.ring.expect_tx %[[RING]]
+// CHECK-COUNT-2:   nvfp4k.tma.load {{.*}} memref<128x128xui8, #gpu.address_space<workgroup>>, <6, consumers = 1>
+// CHECK:           nvfp4k.bulk.load {{.*}} : memref<2048xi8, #gpu.address_space<workgroup>>
+// CHECK:           scf.if
+// CHECK:             nvfp4k.bulk.load {{.*}} : memref<2048xi8, #gpu.address_space<workgroup>>
 // Warp 1, one lane: wait the epilogue for the accumulator, then per stage
-// wait full, copy 4 weight and 4 token scale units to TMEM (SBO 128 B, no
-// swizzle), 4 MMAs mxf4nvf4 block16 with idesc 0x8200480 (M 128, N 128,
-// E2M1, UE4M3) on SW128 K-major descriptors (LBO 16 B, SBO 1024 B), commit.
+// wait full, one MMA step (scale copy and 4 MMAs), commit the stage; after
+// the tile, commit the accumulator.
 // CHECK:           nvvm.elect.sync
-// CHECK:           nvvm.mbarrier.try_wait.parity
+// CHECK:           nvfp4k.ring.wait_empty %[[ACC]]
 // CHECK:           nvvm.tcgen05.fence <after>
-// CHECK:           nvvm.mbarrier.try_wait.parity
+// CHECK:           nvfp4k.ring.wait_full %[[RING]]
 // CHECK:           nvvm.tcgen05.fence <after>
-// CHECK-COUNT-8:   nvvm.tcgen05.cp %{{.*}}, %{{.*}} {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
-// CHECK:           nvvm.tcgen05.mma_smem_desc(%{{.*}}, %c1_i32{{.*}}, %c64_i32{{.*}}, %c0_i8{{.*}}, %false{{.*}}, %c2_i8{{.*}})
-// CHECK:           nvvm.tcgen05.mma_smem_desc(%{{.*}}, %c1_i32{{.*}}, %c64_i32{{.*}}, %c0_i8{{.*}}, %false{{.*}}, %c2_i8{{.*}})
-// CHECK-COUNT-4:   nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %c136316032_i32, %{{.*}}, %{{.*}}, %{{.*}} {blockScale = #nvvm.tcgen05_mma_block_scale<block16>, ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.block_scale_kind<mxf4nvf4>
-// CHECK:           nvvm.tcgen05.commit
-// CHECK:           nvvm.tcgen05.commit
-// Warps 2-5: wait the accumulator, 4 x tcgen05.ld 32x32b.x32, fence,
-// release the buffer.
-// CHECK:           nvvm.mbarrier.try_wait.parity
+// CHECK:           nvfp4k.tcgen05.scaled_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i32 {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 112 : i64, total_units = 112 : i64, units = 4 : i64} : memref<128x128xui8, #gpu.address_space<workgroup>>, memref<128x128xui8, #gpu.address_space<workgroup>>, memref<2048xi8, #gpu.address_space<workgroup>>, memref<2048xi8, #gpu.address_space<workgroup>>
+// CHECK:           nvfp4k.tcgen05.commit %[[RING]][%{{.*}}], <empty>
+// CHECK:           nvfp4k.tcgen05.commit %[[ACC]][%{{.*}}], <full>
+// Warps 2-5: wait the accumulator, 4 x tcgen05.ld 32x32b.x32, the shared
+// epilogue op, fence, release the buffer.
+// CHECK:           nvfp4k.ring.wait_full %[[ACC]]
 // CHECK:           nvvm.tcgen05.fence <after>
-// CHECK-COUNT-4:   nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<32xi32>
+// CHECK:           nvfp4k.alpha %{{.*}} b_decode(%{{.*}}) {b_decode_per_group} : f32
+// CHECK:           nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<32xi32>
+// CHECK:           nvfp4k.store {{.*}} {element = bf16, row_stride = 512 : i64} : vector<1xf32>
 // CHECK:           nvvm.tcgen05.fence <before>
-// CHECK:           nvvm.mbarrier.arrive
-// CHECK:         nvvm.barrier0
+// CHECK:           nvfp4k.ring.release %[[ACC]]
+// CHECK:         gpu.barrier
 // CHECK:           nvvm.tcgen05.dealloc %{{.*}}, %c512_i32 : !llvm.ptr<6>, i32
+//
+// Lowered: full[6] and empty[6] (one arrival each), full[2] (a commit) and
+// empty[2] (4 warps) of the accumulator ring, fenced for the async proxy;
+// per stage 4 weight and 4 token unit copies to TMEM (SBO 128 B, no
+// swizzle), 4 MMAs mxf4nvf4 block16 with idesc 0x8200480 (M 128, N 128,
+// E2M1, UE4M3) on SW128 K-major descriptors (LBO 16 B, SBO 1024 B), and
+// the commits to the rings' mbarriers.
+// NVVM-LABEL: func.func @contiguous(
+// NVVM:         nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 12>
+// NVVM-COUNT-12: nvgpu.mbarrier.init %{{.*}}, %c1, predicate
+// NVVM:         nvvm.fence.mbarrier.init
+// NVVM:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// NVVM:         nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// NVVM-COUNT-2: nvgpu.mbarrier.init %{{.*}}, %c1, predicate
+// NVVM-COUNT-2: nvgpu.mbarrier.init %{{.*}}, %c4, predicate
+// NVVM:         nvgpu.mbarrier.try_wait.parity
+// NVVM:         nvgpu.mbarrier.arrive.expect_tx
+// NVVM:         nvgpu.tma.async.load
+// NVVM:         nvgpu.tma.async.load
+// NVVM:         nvvm.cp.async.bulk.shared.cluster.global
+// NVVM-COUNT-8: nvvm.tcgen05.cp %{{.*}}, %{{.*}} {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
+// NVVM:         nvvm.tcgen05.mma_smem_desc(%{{.*}}, %c1_i32, %c64_i32, %c0_i8, %false, %c2_i8)
+// NVVM:         nvvm.tcgen05.mma_smem_desc(%{{.*}}, %c1_i32, %c64_i32, %c0_i8, %false, %c2_i8)
+// NVVM-COUNT-4: nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %c136316032_i32, %{{.*}}, %{{.*}}, %{{.*}} {blockScale = #nvvm.tcgen05_mma_block_scale<block16>, ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.block_scale_kind<mxf4nvf4>
+// NVVM:         nvgpu.mbarrier.get
+// NVVM:         nvvm.tcgen05.commit
+// NVVM:         nvgpu.mbarrier.get
+// NVVM:         nvvm.tcgen05.commit
+// NVVM-COUNT-4: nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<32xi32>
+// NVVM:         nvgpu.mbarrier.arrive
 func.func @contiguous(%a: tensor<300x7168xf4E2M1FN>, %sa: tensor<3x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
                       %b: tensor<4x512x7168xf4E2M1FN>, %sb: tensor<4x4x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
                       %off: tensor<5xi32>, %db: tensor<4xf32>) -> tensor<300x512xbf16> {
@@ -83,9 +118,10 @@ func.func @contiguous(%a: tensor<300x7168xf4E2M1FN>, %sa: tensor<3x112x32x4x4xf8
 // MXFP4: mxf4 block32, UE8M0 (bit 23); a unit covers K = 128, so the MMAs
 // alternate scale ids 0 and 2 (0x8a00480, 0x48a004a0).
 // CHECK-LABEL: func.func @mxfp4(
-// CHECK:       gpu.func @nvfp4_sm100_gemm_0(
-// CHECK:         nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %c144704640_i32, {{.*}} {blockScale = #nvvm.tcgen05_mma_block_scale<block32>, ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.block_scale_kind<mxf4>
-// CHECK:         nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %c1218446496_i32, {{.*}} {blockScale = #nvvm.tcgen05_mma_block_scale<block32>, ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.block_scale_kind<mxf4>
+// CHECK:         nvfp4k.tcgen05.scaled_mma {{.*}} {b_scale_blocks = 1 : i64, mxfp4, n = 128 : i64, steps = 4 : i64, total_steps = 8 : i64, total_units = 4 : i64, units = 2 : i64}
+// NVVM-LABEL: func.func @mxfp4(
+// NVVM:         nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %c144704640_i32, {{.*}} {blockScale = #nvvm.tcgen05_mma_block_scale<block32>, ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.block_scale_kind<mxf4>
+// NVVM:         nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %c1218446496_i32, {{.*}} {blockScale = #nvvm.tcgen05_mma_block_scale<block32>, ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.block_scale_kind<mxf4>
 func.func @mxfp4(%xa: tensor<256x512xf4E2M1FN>, %xsa: tensor<2x4x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>,
                  %xb: tensor<384x512xf4E2M1FN>, %xsb: tensor<3x4x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) -> tensor<256x384xbf16> {
   %x = nvfp4.matmul %xa, %xsa, %xb, %xsb : tensor<256x512xf4E2M1FN>, tensor<2x4x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, tensor<384x512xf4E2M1FN>, tensor<3x4x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4> -> tensor<256x384xbf16>
@@ -101,12 +137,15 @@ func.func @mxfp4(%xa: tensor<256x512xf4E2M1FN>, %xsa: tensor<2x4x32x4x4xf8E8M0FN
 // CHECK-LABEL: func.func @wide(
 // CHECK-NOT:     gpu.alloc
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c256, %c128]
-// CHECK:         gpu.launch_func @nvfp4_sm100_gemm_0::@nvfp4_sm100_gemm_0 {{.*}} dynamic_shared_memory_size %c222312_i32
-// CHECK:       gpu.func @nvfp4_sm100_gemm_0(
+// CHECK:         gpu.launch_func @nvfp4_sm100_gemm_0::@nvfp4_sm100_gemm_0 {{.*}} dynamic_shared_memory_size %c222224_i32
+// CHECK:         nvfp4k.ring.create : <4, consumers = 1>
+// CHECK:         nvfp4k.ring.create : <1, consumers = 4>
 // CHECK:         nvvm.tcgen05.alloc %{{.*}}, %c512_i32
-// CHECK-COUNT-3: nvvm.tcgen05.cp
-// CHECK:         nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %c138413184_i32,
+// CHECK:         nvfp4k.tcgen05.scaled_mma {{.*}} {b_scale_blocks = 2 : i64, n = 256 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64}
 // CHECK-COUNT-8: nvvm.tcgen05.ld
+// NVVM-LABEL: func.func @wide(
+// NVVM-COUNT-3: nvvm.tcgen05.cp
+// NVVM:         nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %c138413184_i32,
 func.func @wide(%a0: tensor<2048x256xf4E2M1FN>, %sa0: tensor<16x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
                 %b0: tensor<200x256xf4E2M1FN>, %sb0: tensor<2x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<2048x200xf32> {
   %d = nvfp4.matmul %a0, %sa0, %b0, %sb0 : tensor<2048x256xf4E2M1FN>, tensor<16x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<200x256xf4E2M1FN>, tensor<2x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<2048x200xf32>
@@ -119,15 +158,18 @@ func.func @wide(%a0: tensor<2048x256xf4E2M1FN>, %sa0: tensor<16x4x32x4x4xf8E4M3F
 // MMA's token scales start (row % 128) / 32 columns into the unit. The rows
 // past masked_m[g] get beta * acc from a portable kernel.
 // CHECK-LABEL: func.func @masked(
-// CHECK:         memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [160, 3584], strides: [3584, 1]
+// CHECK:         memref.view %{{.*}} to memref<160x3584xui8>
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c64, %c128]
 // CHECK:         gpu.launch_func @nvfp4_sm100_gemm_0::@nvfp4_sm100_gemm_0
 // CHECK:         gpu.launch blocks
 // CHECK:           arith.cmpi sle
 // CHECK:       gpu.func @nvfp4_sm100_gemm_0(
-// CHECK:         arith.divui %{{.*}}, %c32{{.*}} : index
-// CHECK:         nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %c135267456_i32,
+// CHECK:         nvfp4k.scheduler.create %{{.*}} : <mode = masked, groups = 4, rows = 40,
+// CHECK:         nvfp4k.tcgen05.scaled_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{[0-9]+}} {b_scale_blocks = 1 : i64, n = 64 : i64,
 // CHECK-COUNT-2: nvvm.tcgen05.ld
+// CHECK:         nvfp4k.store {{.*}} acc(%{{.*}}) {beta = 5.000000e-01 : f32, element = f16, row_stride = 512 : i64} : vector<1xf32>
+// NVVM-LABEL: func.func @masked(
+// NVVM:         nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %c135267456_i32,
 func.func @masked(%am: tensor<4x40x7168xf4E2M1FN>, %sam: tensor<4x1x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
                   %b: tensor<4x512x7168xf4E2M1FN>, %sb: tensor<4x4x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
                   %mm: tensor<4xi32>, %acc: tensor<4x40x512xf16>) -> tensor<4x40x512xf16> {

@@ -1,89 +1,95 @@
-// NVFP4 matmuls on the sm_90a kernel: the host side (token pre-pass, TMA
-// descriptor, one persistent launch) and the kernel's structure. What the
+// NVFP4 matmuls on the sm_90a kernel: the host side (token pre-pass, tensor
+// maps, one persistent launch) and the kernel's structure in nvfp4k ops
+// (test/Conversion/NVFP4KernelToNVVM checks how each op lowers). What the
 // kernel computes is checked on the GPU (test/Integration/GPU).
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=128" | FileCheck %s
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=64 stages=4 ctas=8 promote-every=0" | FileCheck %s --check-prefix=OPTS
 
 // CHECK-LABEL: func.func @dense(
 // CHECK-SAME:    %[[A:.*]]: memref<256x64xi8>, %[[SA:.*]]: memref<2x2x32x4x4xi8>, %[[B:.*]]: memref<192x64xi8>, %[[SB:.*]]: memref<2x2x32x4x4xi8>, %[[C:.*]]: memref<256x192xbf16>)
-// The tokens, exactly in f16, K padded to 64 and permuted: one thread per
-// 16-value chunk.
+// The tokens, exactly in f16, K padded to 128 and permuted: one launch, one
+// thread per 16-value chunk.
 // CHECK:         %[[X:.*]] = gpu.alloc () : memref<256x128xf16>
 // CHECK:         gpu.launch
 // CHECK:           vector.store {{.*}}, %[[X]]{{.*}} : memref<256x128xf16>, vector<2xf16>
+// CHECK-NOT:     gpu.launch blocks
+// Tensor maps: the f16 tokens ([128, 64] boxes, 128B swizzle) and the
+// weights' FP4 bytes as ui8 ([128, 64]-byte boxes, no swizzle).
 // CHECK:         %[[UX:.*]] = memref.cast %[[X]] : memref<256x128xf16> to memref<*xf16>
 // CHECK:         %[[DESC:.*]] = nvgpu.tma.create.descriptor %[[UX]] box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 // CHECK:         %[[MAP:.*]] = builtin.unrealized_conversion_cast %[[DESC]] {{.*}} to !llvm.ptr
-// CHECK:         %[[BI:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
-// CHECK:         %[[SBI:.*]] = memref.extract_aligned_pointer_as_index %[[SB]]
-// CHECK:         %[[CI:.*]] = memref.extract_aligned_pointer_as_index %[[C]]
-// 8 stages of 128x64 f16 plus 1 KiB of alignment slack.
-// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in (%c132, %{{.*}}, %{{.*}}) threads in (%c384, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c132096_i32 args(%[[MAP]] : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
+// CHECK:         memref.reinterpret_cast %[[B]] to offset: [0], sizes: [12288], strides: [1]
+// CHECK:         memref.view {{.*}} : memref<12288xi8> to memref<192x64xui8>
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xui8> -> <tensor = memref<128x64xui8, #gpu.address_space<workgroup>>, swizzle = none, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK:         memref.extract_aligned_pointer_as_index %[[SB]]
+// CHECK:         memref.extract_aligned_pointer_as_index %[[C]]
+// 5 stages of 41984 bytes (32 KiB of tokens, 8 KiB of weights, 1 KiB of
+// scales) plus 1 KiB of alignment slack.
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in (%c132, %{{.*}}, %{{.*}}) threads in (%c384, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c210944_i32 args(%[[MAP]] : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64)
 // CHECK:         gpu.dealloc %[[X]]
+// The kernel, in nvfp4k ops: the ring (5 stages, released by the 8
+// consumer warps) and the scheduler of one independent group.
 // CHECK:       gpu.module @nvfp4_sm90_gemm_0
-// CHECK:         memref.global "public" @nvfp4_sm90_gemm_0_smem : memref<0xi8, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
-// CHECK:         gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
-// Full and empty barriers for each of the 8 stages; a stage is released by
-// one arrival per consumer warp (8).
-// CHECK:           nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 16>
-// CHECK-COUNT-15:  nvgpu.mbarrier.init %{{.*}}, %{{.*}}, predicate
-// CHECK:           nvgpu.mbarrier.init %{{.*}}[%c15], %c8{{.*}}, predicate
-// Producer warpgroup: few registers, one elected thread issues TMA.
-// CHECK:           nvvm.setmaxregister decrease 24
+// CHECK:         gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// CHECK:           nvfp4k.shared_memory : memref<209920xi8, #gpu.address_space<workgroup>>
+// CHECK:           %[[RING:.*]] = nvfp4k.ring.create : <5, consumers = 8>
+// CHECK:           %[[SCHED:.*]] = nvfp4k.scheduler.create : <mode = independent, groups = 1, rows = 256, weight_tiles = 2, weight_rows = 128, token_tile = 128, granule = 32, group_rows = [256]>
+// CHECK:           gpu.barrier
+// Producer warpgroup: few registers, one elected thread fills each stage:
+// two TMA boxes of tokens, one of weight bytes, one bulk copy of the two
+// scale units.
+// CHECK:           nvvm.setmaxregister decrease 40
 // CHECK:           nvvm.elect.sync
-// CHECK:           nvgpu.mbarrier.try_wait.parity
-// CHECK:           nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c16384
-// CHECK:           nvgpu.tma.async.load
-// Consumers: 8 weight bytes and the row's scale word per row and block,
-// loaded unconditionally (addresses clamped) 4 blocks ahead; the thread's
-// two scale bytes picked with one prmt after out-of-range rows/chunks are
-// zeroed; e2m1 -> e4m3 bits -> f16.
-// CHECK:           nvvm.setmaxregister increase 240
-// CHECK-NOT:       scf.if
-// CHECK:           llvm.load %{{.*}} invariant {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
-// CHECK:           llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-// CHECK:           scf.for
-// CHECK:           %[[S0:.*]] = arith.select %{{.*}}, %{{.*}}, %c0_i32 : i32
-// CHECK:           %[[S1:.*]] = arith.select %{{.*}}, %{{.*}}, %c0_i32 : i32
-// CHECK:           nvvm.prmt <default> %{{.*}}, %[[S0]], %[[S1]] : i32
-// CHECK:           nvvm.convert.f8x2.to.f16x2 {{.*}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
-// CHECK:           nvgpu.mbarrier.try_wait.parity
-// Every promote-every (4) blocks the partial sum goes to the fp32 total.
-// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-COUNT-64:  arith.addf
-// The tile's width picks the wgmma N (32, 64, 96 or 128) in one loop: each
-// width's branch fences, issues its four k16 steps (the step's descriptor
-// offset added in the asm) and commits.
+// CHECK:           nvfp4k.scheduler.count %[[SCHED]]
+// CHECK:           nvfp4k.scheduler.tile %[[SCHED]]
+// CHECK:           nvfp4k.ring.wait_empty %[[RING]]
+// CHECK:           nvfp4k.ring.expect_tx %[[RING]]
+// CHECK:           nvfp4k.ring.stage %[[RING]]
+// CHECK-COUNT-2:   nvfp4k.tma.load {{.*}}, memref<128x64xf16, #gpu.address_space<workgroup>>, <5, consumers = 8>
+// CHECK:           nvfp4k.tma.load {{.*}}, memref<128x64xui8, #gpu.address_space<workgroup>>, <5, consumers = 8>
+// CHECK:           nvfp4k.bulk.load {{.*}} : memref<1024xi8, #gpu.address_space<workgroup>>, <5, consumers = 8>
+// Consumers: per stage, wait full, two 16-byte loads of code words and an
+// 8-byte load of both rows' scale words, one prmt; each half stage
+// dequantizes 4 k16 steps of fragments and issues them (the first with
+// scale-d from the fp32 promotion); the second half's inputs pass through
+// the wait that frees its fragment registers, which also lets the previous
+// stage go.
+// CHECK:           nvvm.setmaxregister increase 232
+// CHECK:           nvfp4k.ring.wait_full %[[RING]]
+// CHECK:           vector.load {{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// CHECK:           vector.load {{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// CHECK:           vector.load {{.*}} : memref<256xi32, #gpu.address_space<workgroup>>, vector<2xi32>
+// CHECK:           nvvm.prmt <default>
+// CHECK:           %[[D:.*]] = nvgpu.warpgroup.generate.descriptor {{.*}} : memref<128x128xf16, #gpu.address_space<workgroup>>
+// CHECK:           %[[A0:.*]] = nvfp4k.dequant.fragment_a {{.*}} : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
 // CHECK:           scf.if
-// CHECK-NEXT:        nvvm.wgmma.fence.aligned
-// CHECK:             llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $21, 0;\0Awgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{.*}}, $20, p, 1, 1, 0;\0A}", "=f,{{.*}},r,r,r,r,l,r,0,1,
-// CHECK:             llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .b64 d;\0Aadd.s64 d, $20, 2;\0Awgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{.*}}, d, 1, 1, 1, 0;\0A}"
-// CHECK:             llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .b64 d;\0Aadd.s64 d, $20, 4;
-// CHECK:             llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .b64 d;\0Aadd.s64 d, $20, 6;
-// CHECK:             nvvm.wgmma.commit.group.sync.aligned
-// CHECK:           } else {
-// CHECK:             wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-// CHECK:             nvvm.wgmma.commit.group.sync.aligned
-// CHECK:             wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16
-// CHECK:             nvvm.wgmma.commit.group.sync.aligned
-// CHECK:             wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// CHECK:             nvvm.wgmma.commit.group.sync.aligned
-// CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:           nvgpu.mbarrier.arrive
-// Epilogue: neighbouring outputs exchanged, stored in pairs.
+// CHECK:             nvfp4k.wgmma.wait %{{.*}} {pending = 0 : i64} : vector<64xf32>
+// CHECK:           %[[ACC:.*]] = nvfp4k.wgmma.rs %{{.*}}, %[[A0]], %[[D]] width(%{{.*}}) scale_d(%{{.*}}) {k_offset = 0 : i64, n = array<i64: 32, 64, 96, 128>}
+// CHECK:           nvfp4k.wgmma.wait %{{.*}}, %{{.*}} {pending = 1 : i64} : vector<4xi32>, i32
+// CHECK:           nvfp4k.ring.release %[[RING]]
+// CHECK:           %[[A1:.*]] = nvfp4k.dequant.fragment_a
+// CHECK:           nvfp4k.wgmma.rs %[[ACC]], %[[A1]], %[[D]] width(%{{.*}}) {k_offset = 64 : i64, n = array<i64: 32, 64, 96, 128>}
+// CHECK:           nvfp4k.wgmma.wait {pending = 1 : i64}
+// The tile's accumulators are read through the final wait; epilogue:
+// neighbouring outputs exchanged, stored in pairs.
+// CHECK:           nvfp4k.wgmma.wait %{{.*}} {pending = 0 : i64} : vector<64xf32>
+// CHECK:           nvfp4k.ring.release %[[RING]]
+// CHECK:           nvfp4k.alpha %{{.*}} : f32
 // CHECK:           gpu.shuffle xor
-// CHECK:           llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK:           nvfp4k.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] bounds(%{{.*}}, %{{.*}}) alpha(%{{.*}}) {element = bf16, row_stride = 192 : i64} : vector<2xf32>
 
+// Options: 64-token tiles (widths 32 and 64), a 4-stage ring of 25600-byte
+// stages, 8 CTAs, no fp32 promotion (no scale-d, no accumulator wait in
+// the loop).
 // OPTS-LABEL: func.func @dense(
 // OPTS:         tensor = memref<64x64xf16
-// OPTS:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in (%c8{{.*}} dynamic_shared_memory_size %c33792_i32
-// OPTS:         num_barriers = 8
-// OPTS-NOT:     setp.ne.b32
-// OPTS:         wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16
-// OPTS-NOT:     setp.ne.b32
-// OPTS:         wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-// OPTS-NOT:     setp.ne.b32
-// OPTS-NOT:     m64n96k16
+// OPTS:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in (%c8{{.*}} dynamic_shared_memory_size %c103424_i32
+// OPTS:         nvfp4k.ring.create : <4, consumers = 8>
+// OPTS:         scf.for
+// OPTS:         scf.for
+// OPTS-NOT:     {pending = 0 : i64} : vector<32xf32>
+// OPTS:         nvfp4k.wgmma.rs {{.*}} scale_d(%{{.*}}) {k_offset = 0 : i64, n = array<i64: 32, 64>}
+// OPTS:         nvfp4k.wgmma.wait %{{.*}} {pending = 0 : i64} : vector<32xf32>
 // OPTS:         gpu.shuffle
 func.func @dense(%a: memref<256x128xf4E2M1FN>, %sa: memref<2x2x32x4x4xf8E4M3FN>,
                  %b: memref<192x128xf4E2M1FN>, %sb: memref<2x2x32x4x4xf8E4M3FN>,
@@ -95,12 +101,16 @@ func.func @dense(%a: memref<256x128xf4E2M1FN>, %sa: memref<2x2x32x4x4xf8E4M3FN>,
 // -----
 
 // Contiguous groups: one kernel over every group's tiles; arguments are the
-// tensor map, the stacked weights and their scales, the output, the group
-// offsets and the per-group b decode scales.
+// token map, the stacked weights' map (3 x 96 rows) and their scales, the
+// output, the group offsets and the per-group b decode scales, which the
+// scheduler and the epilogue's alpha read.
 // CHECK-LABEL: func.func @contiguous(
-// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
+// CHECK:         memref.view {{.*}} to memref<288x32xui8>
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
 // CHECK-NOT:     gpu.launch_func
-// CHECK:         gpu.func @nvfp4_sm90_gemm_0(
+// CHECK:         gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %[[TABLE:.*]]: i64, %[[DB:.*]]: i64)
+// CHECK:           nvfp4k.scheduler.create %[[TABLE]] : <mode = contiguous, groups = 3, rows = 256, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 32>
+// CHECK:           nvfp4k.alpha %{{.*}} b_decode(%[[DB]]) {b_decode_per_group} : f32
 // OPTS-LABEL: func.func @contiguous(
 // OPTS:         gpu.launch_func @nvfp4_sm90_gemm_0
 func.func @contiguous(%a: memref<256x64xf4E2M1FN>, %sa: memref<2x1x32x4x4xf8E4M3FN>,
@@ -113,15 +123,17 @@ func.func @contiguous(%a: memref<256x64xf4E2M1FN>, %sa: memref<2x1x32x4x4xf8E4M3
 // -----
 
 // Masked groups: the kernel, then a portable kernel writing beta * acc to the
-// rows past masked_m[g]. Arguments: the map, weights, scales, output,
-// accumulator, masked_m.
+// rows past masked_m[g]. Arguments: the token and weight maps, scales,
+// output, accumulator, masked_m; the epilogue adds beta * acc.
 // CHECK-LABEL: func.func @masked(
-// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
 // CHECK:         gpu.launch blocks
 // CHECK:           arith.cmpi sle
 // CHECK:           memref.load %{{.*}} : memref<3x128x96xf32>
 // CHECK:           arith.mulf
 // CHECK:           memref.store %{{.*}} : memref<3x128x96xf32>
+// CHECK:         nvfp4k.scheduler.create %{{.*}} : <mode = masked, groups = 3, rows = 128,
+// CHECK:         nvfp4k.store {{.*}} acc(%{{.*}}) {beta = 5.000000e-01 : f32, element = f32, row_stride = 96 : i64}
 // OPTS-LABEL: func.func @masked(
 // OPTS:         gpu.launch_func @nvfp4_sm90_gemm_0
 func.func @masked(%a: memref<3x128x64xf4E2M1FN>, %sa: memref<3x1x1x32x4x4xf8E4M3FN>,
@@ -133,10 +145,19 @@ func.func @masked(%a: memref<3x128x64xf4E2M1FN>, %sa: memref<3x1x1x32x4x4xf8E4M3
 
 // -----
 
-// Independent groups of one N and K: one kernel, a weight, scale and output
-// pointer per group.
+// Independent groups of one N and K: one token pre-pass over both groups
+// (each row reads its own group's operand), one kernel, a weight map, scale
+// and output pointer per group.
 // CHECK-LABEL: func.func @independent(
-// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
+// CHECK:         gpu.launch blocks
+// CHECK:           scf.index_switch
+// CHECK:           case 1 {
+// CHECK:             memref<200x32xi8>
+// CHECK:           default {
+// CHECK:             memref<40x32xi8>
+// CHECK-NOT:     gpu.launch blocks
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
+// CHECK:         nvfp4k.scheduler.create : <mode = independent, groups = 2, rows = 240, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 32, group_rows = [40, 200]>
 // OPTS-LABEL: func.func @independent(
 // OPTS:         gpu.launch_func @nvfp4_sm90_gemm_0
 func.func @independent(%a0: memref<40x64xf4E2M1FN>, %sa0: memref<1x1x32x4x4xf8E4M3FN>,
@@ -151,10 +172,10 @@ func.func @independent(%a0: memref<40x64xf4E2M1FN>, %sa0: memref<1x1x32x4x4xf8E4
 // -----
 
 // What the kernel does not cover keeps the portable SIMT kernel: MXFP4,
-// odd N, independent groups of different N.
+// odd N, independent groups of different N, K not a multiple of 32.
 // CHECK-LABEL: func.func @portable(
 // CHECK-NOT:     nvfp4_sm90_gemm
-// CHECK-COUNT-3: gpu.launch blocks
+// CHECK-COUNT-4: gpu.launch blocks
 // CHECK-NOT:     nvfp4_sm90_gemm
 // OPTS-LABEL: func.func @portable(
 // OPTS-NOT:     nvfp4_sm90_gemm
@@ -166,9 +187,13 @@ func.func @portable(%a: memref<64x64xf4E2M1FN>, %sa: memref<1x1x32x4x4xf8E8M0FNU
                     %co: memref<64x95xf32>,
                     %b2: memref<32x64xf4E2M1FN>, %sb2: memref<1x1x32x4x4xf8E4M3FN>,
                     %bn: memref<96x64xf4E2M1FN>, %sbn: memref<1x1x32x4x4xf8E4M3FN>,
-                    %g0: memref<64x96xf32>, %g1: memref<64x32xf32>) {
+                    %g0: memref<64x96xf32>, %g1: memref<64x32xf32>,
+                    %ak: memref<64x48xf4E2M1FN>, %sak: memref<1x1x32x4x4xf8E4M3FN>,
+                    %bk: memref<96x48xf4E2M1FN>, %sbk: memref<1x1x32x4x4xf8E4M3FN>,
+                    %ck: memref<64x96xf32>) {
   nvfp4.matmul %a, %sa, %b, %sb outs(%c : memref<64x96xf32>) : memref<64x64xf4E2M1FN>, memref<1x1x32x4x4xf8E8M0FNU>, memref<96x64xf4E2M1FN>, memref<1x1x32x4x4xf8E8M0FNU>
   nvfp4.matmul %an, %san, %bo, %sbo outs(%co : memref<64x95xf32>) : memref<64x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>, memref<95x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>
   nvfp4.grouped_matmul independent a(%an, %an : memref<64x64xf4E2M1FN>, memref<64x64xf4E2M1FN>) a_scales(%san, %san : memref<1x1x32x4x4xf8E4M3FN>, memref<1x1x32x4x4xf8E4M3FN>) b(%bn, %b2 : memref<96x64xf4E2M1FN>, memref<32x64xf4E2M1FN>) b_scales(%sbn, %sb2 : memref<1x1x32x4x4xf8E4M3FN>, memref<1x1x32x4x4xf8E4M3FN>) outs(%g0, %g1 : memref<64x96xf32>, memref<64x32xf32>)
+  nvfp4.matmul %ak, %sak, %bk, %sbk outs(%ck : memref<64x96xf32>) : memref<64x48xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>, memref<96x48xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>
   return
 }

@@ -10,10 +10,7 @@
 // CHECK-LABEL: func.func @wide_n(
 // CHECK:         nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<128x64xf16
 // CHECK:         gpu.func @nvfp4_sm90_gemm_0
-// CHECK-DAG:       m64n32k16
-// CHECK-DAG:       m64n64k16
-// CHECK-DAG:       m64n96k16
-// CHECK-DAG:       m64n128k16
+// CHECK:           nvfp4k.wgmma.rs {{.*}} n = array<i64: 32, 64, 96, 128>
 // FEW-LABEL: func.func @wide_n(
 // FEW:         tensor = memref<128x64xf16
 func.func @wide_n(%a: memref<1024x64xf4E2M1FN>, %sa: memref<8x1x32x4x4xf8E4M3FN>,
@@ -31,9 +28,7 @@ func.func @wide_n(%a: memref<1024x64xf4E2M1FN>, %sa: memref<8x1x32x4x4xf8E4M3FN>
 // CHECK-LABEL: func.func @narrow_n(
 // CHECK:         nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<64x64xf16
 // CHECK:         gpu.func @nvfp4_sm90_gemm_0
-// CHECK-NOT:       m64n96k16
-// CHECK:           m64n64k16
-// CHECK-NOT:       m64n96k16
+// CHECK:           nvfp4k.wgmma.rs {{.*}} n = array<i64: 32, 64>}
 // With 4 CTAs every width takes many waves: the widest wins.
 // FEW-LABEL: func.func @narrow_n(
 // FEW:         tensor = memref<128x64xf16

@@ -1,6 +1,7 @@
 // The sm_90a pipeline down to PTX and through ptxas: every GEMM kernel
-// assembles with no spills and without ptxas serializing the wgmmas (its
-// C75xx "Potential Performance Loss" diagnostics). Compile-only: runs in CI.
+// assembles with no spills, without ptxas serializing the wgmmas or
+// waiting for them on its own (its C75xx diagnostics: the accumulators are
+// read only through nvfp4k.wgmma.wait). Compile-only: runs in CI.
 // REQUIRES: ptxas
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90 | FileCheck %s
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa" -o %t.isa.mlir
@@ -26,23 +27,31 @@
 // PTXAS: Compiling entry function 'nvfp4_sm90_gemm_{{[012]}}' for 'sm_90a'
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 
-// A kernel: TMA into the ring, the register-A wgmma of each tile width with
-// the scale-d predicate that starts each fp32 chunk, the e4m3 -> f16
-// converts.
+// A kernel: TMA of the tokens and the weight bytes and a bulk copy of the
+// scales into the ring, shared loads of the fragments' codes and scales,
+// e4m3 -> f16 conversions, the register-A wgmma of each tile width (the
+// first k16 step with the scale-d predicate of the fp32 promotion, the
+// others with the step's descriptor offset added to its low word), the
+// waits (0 with the accumulators tied through them), the shuffle epilogue.
 // PTX: .extern .shared .align 1024 .b8 nvfp4_sm90_gemm_1_smem[];
-// PTX: setmaxnreg.dec.sync.aligned.u32 24;
+// PTX: setmaxnreg.dec.sync.aligned.u32 40;
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX: setmaxnreg.inc.sync.aligned.u32 240;
+// PTX: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// PTX: setmaxnreg.inc.sync.aligned.u32 232;
+// PTX-DAG: ld.shared.v4.b32
+// PTX-DAG: ld.shared.v2.b32
 // PTX-DAG: prmt.b32
+// PTX-DAG: cvt.rn.f16x2.e4m3x2
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;
-// PTX-DAG: cvt.rn.f16x2.e4m3x2
-// PTX-DAG: wgmma.commit_group.sync.aligned;
-// PTX-DAG: wgmma.wait_group.sync.aligned {{[[:space:]]*}}1;
-// PTX-DAG: wgmma.wait_group.sync.aligned {{[[:space:]]*}}0;
-// PTX-DAG: setp.ne.b32 p, %r{{[0-9]+}}, 0;
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;
+// PTX-DAG: add.u32 lo, lo, 2;
+// PTX-DAG: add.u32 lo, lo, 1030;
+// PTX-DAG: wgmma.commit_group.sync.aligned;
+// PTX-DAG: wgmma.wait_group.sync.aligned 1;
+// PTX-DAG: wgmma.wait_group.sync.aligned 0;
+// PTX-DAG: setp.ne.b32 p, %r{{[0-9]+}}, 0;
 // PTX-DAG: shfl.sync.bfly.b32
 func.func @moe(%a: tensor<300x7168xf4E2M1FN>, %sa: tensor<3x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
                %b: tensor<4x512x7168xf4E2M1FN>, %sb: tensor<4x4x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,

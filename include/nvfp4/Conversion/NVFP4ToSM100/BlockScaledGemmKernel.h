@@ -7,20 +7,23 @@
 // The Blackwell kernel behind nvfp4.matmul / nvfp4.grouped_matmul (NVFP4
 // and MXFP4): persistent and warp-specialised around the native
 // block-scaled MMA, `tcgen05.mma.block_scale` (kind mxf4nvf4 block16 for
-// NVFP4, mxf4 block32 for MXFP4). docs/design/sm100-gemm.md describes it;
-// in short, for each tile of 128 weight rows (MMA M) x `tokenTile` tokens
-// (MMA N, swap-AB as on sm_90a), 192 threads:
+// NVFP4, mxf4 block32 for MXFP4), built from the same kernel-level nvfp4k
+// ops as the sm_90a kernel (scheduler, rings, loads, epilogue).
+// docs/design/sm100-gemm.md describes it; in short, for each tile of 128
+// weight rows (MMA M) x `tokenTile` tokens (MMA N, swap-AB as on sm_90a),
+// 192 threads:
 //
 // * warp 0, one lane: per K stage of 256 values, TMA of the two FP4 tiles
 //   (byte view, 128B swizzle) and 1-D bulk copies of their 512-byte scale
-//   units into an S-stage shared-memory ring (full/empty mbarriers);
-// * warp 1: allocates tensor memory; one lane copies each stage's scale
-//   units to TMEM (tcgen05.cp 32x128b.warpx4), issues 4 MMAs (K = 64 each)
-//   into one of two TMEM accumulators and commits the stage (and, after
-//   the last stage, the accumulator) to its mbarrier;
+//   units into an S-stage `!nvfp4k.ring`;
+// * warp 1: allocates tensor memory; one lane runs
+//   nvfp4k.tcgen05.scaled_mma per stage (the scale copy to TMEM and 4 MMAs
+//   of K = 64) into one of two TMEM accumulators, releases each stage with
+//   nvfp4k.tcgen05.commit and hands each finished accumulator to the
+//   epilogue through a second ring;
 // * warps 2-5: the epilogue of the previous tile overlaps the MMAs of the
-//   next (double-buffered accumulators): tcgen05.ld, alpha and beta * acc
-//   in fp32, the output cast, masked stores.
+//   next: tcgen05.ld, then nvfp4k.store (alpha and beta * acc in fp32, the
+//   output cast, masked stores).
 //
 // Nothing here has run on Blackwell hardware: the kernels are checked by
 // ptxas -arch=sm_100a, an independent decoder of the emitted descriptors
@@ -57,8 +60,12 @@ struct SM100GemmConfig : GemmShape {
 
   int64_t blockSize() const { return mxfp4 ? 32 : 16; }
   int64_t scaleCols() const { return k / blockSize(); }
-  /// 512-byte scale units (128 rows x 4 scale columns) per 128-row block.
-  int64_t unitCols() const { return ceilDiv(scaleCols(), 4); }
+  /// 512-byte scale units (128 rows x 4 scale columns) per 128-row block,
+  /// and that block's bytes.
+  int64_t unitCols() const { return Swizzled128x4Attr::colTiles(scaleCols()); }
+  int64_t rowTileBytes() const {
+    return Swizzled128x4Attr::rowTileBytes(scaleCols());
+  }
   /// Units per K stage: 4 (NVFP4: one per MMA) or 2 (MXFP4: one per 2).
   int64_t unitsPerStage() const { return mxfp4 ? 2 : 4; }
   int64_t kStages() const { return ceilDiv(k, kSM100StageK); }
@@ -68,21 +75,25 @@ struct SM100GemmConfig : GemmShape {
   int64_t tokenScaleBlocks() const { return tokenTile > 128 ? 2 : 1; }
   int64_t accBuffers() const { return tokenTile <= 128 ? 2 : 1; }
 
-  // Shared memory, per stage and in all (plus 1 KiB to align the base).
+  // Shared memory, per stage and in all: the ring's stages, then the slot
+  // tcgen05.alloc writes the TMEM address to (the barriers are the rings').
   int64_t weightBytes() const { return kSM100TileRows * 128; }
   int64_t tokenBytes() const { return tokenTile * 128; }
-  int64_t weightScaleBytes() const { return unitsPerStage() * 512; }
+  int64_t weightScaleBytes() const {
+    return unitsPerStage() * Swizzled128x4Attr::kUnitBytes;
+  }
   int64_t tokenScaleBytes() const {
-    return unitsPerStage() * 512 * tokenScaleBlocks();
+    return weightScaleBytes() * tokenScaleBlocks();
   }
   int64_t stageBytes() const {
     return weightBytes() + tokenBytes() + weightScaleBytes() +
            tokenScaleBytes();
   }
-  /// full[S], empty[S], accFull[2], accEmpty[2], the TMEM address slot.
-  int64_t barrierBytes() const { return 8 * (2 * stages + 4) + 8; }
-  int64_t sharedBytes() const {
-    return stages * stageBytes() + barrierBytes() + 1024;
+  int64_t bufferBytes() const { return stages * stageBytes() + 16; }
+  /// Whether the buffer, its alignment slack and the rings' barriers fit
+  /// the 227 KiB of shared memory per block.
+  bool fitsSharedMemory() const {
+    return bufferBytes() + 1024 + 8 * 2 * (stages + 2) <= 227 * 1024;
   }
 
   // Tensor memory columns: the accumulators, then each stage's scales.
@@ -101,15 +112,10 @@ struct SM100GemmConfig : GemmShape {
       cols *= 2;
     return cols;
   }
-
-  /// Instruction descriptor (PTX ISA, tcgen05 instruction descriptor for
-  /// .kind::mxf4 / mxf4nvf4): E2M1 A and B, M = 128, N = tokenTile, UE8M0
-  /// scales for MXFP4, scale-factor ids `sfId` for both operands.
-  uint32_t instructionDescriptor(int64_t sfId) const;
 };
 
 /// Kernel arguments, in order: operandPointers() tensor maps (!llvm.ptr)
-/// of the token codes ([rows, K/2] bytes, box [tokenTile, 128], 128B
+/// of the token codes ([rows, K/2] ui8 bytes, box [tokenTile, 128], 128B
 /// swizzle), as many of the weight codes (box [128, 128]); then i64 device
 /// addresses: as many token scale bases, as many weight scale bases,
 /// outputPointers() outputs, as many accumulators (hasAcc), the group
@@ -121,8 +127,8 @@ gpu::GPUFuncOp buildSM100BlockScaledGemmKernel(OpBuilder &b, Location loc,
                                                StringRef name,
                                                const SM100GemmConfig &config);
 
-/// The tensor-map type of a [rows, K/2]-byte FP4 operand read `boxRows`
-/// rows at a time.
+/// The tensor-map type of a [rows, K/2]-byte (ui8) FP4 operand read
+/// `boxRows` rows at a time, 128-byte swizzled.
 nvgpu::TensorMapDescriptorType sm100CodesMapType(MLIRContext *ctx,
                                                  int64_t boxRows);
 

@@ -77,8 +77,12 @@ struct SM90GemmConfig : GemmShape {
   int64_t kStages() const { return ceilDiv(k, kSM90StageK); }
   int64_t kPadded() const { return kStages() * kSM90StageK; }
   int64_t nTiles() const { return ceilDiv(n, kSM90TileRows); }
-  /// 512-byte scale units per 128 weight rows (each covers 64 of K).
-  int64_t scaleUnits() const { return ceilDiv(k / 16, kScaleTileCols); }
+  /// 512-byte scale units per 128 weight rows (each covers 64 of K), and
+  /// their bytes.
+  int64_t scaleUnits() const { return Swizzled128x4Attr::colTiles(k / 16); }
+  int64_t scaleRowTileBytes() const {
+    return Swizzled128x4Attr::rowTileBytes(k / 16);
+  }
   /// Scale units stage `kb` carries: 2, or 1 in a last stage that K fills
   /// at most halfway.
   int64_t stageUnits(int64_t kb) const {
@@ -89,7 +93,7 @@ struct SM90GemmConfig : GemmShape {
   // the weight bytes [128, 64], the scale units.
   int64_t tokenBytes() const { return tokenTile * kSM90StageK * 2; }
   int64_t weightBytes() const { return kSM90TileRows * kSM90StageK / 2; }
-  int64_t scaleBytes() const { return 2 * 512; }
+  int64_t scaleBytes() const { return 2 * Swizzled128x4Attr::kUnitBytes; }
   int64_t stageBytes() const {
     return tokenBytes() + weightBytes() + scaleBytes();
   }

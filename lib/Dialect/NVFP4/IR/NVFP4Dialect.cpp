@@ -62,8 +62,8 @@ ShapedType mlir::nvfp4::getScalesType(ShapedType like, ArrayRef<int64_t> batch,
                                       Type elementType, bool swizzled) {
   SmallVector<int64_t> shape(batch);
   if (swizzled) {
-    shape.append({ceilDiv(rows, kScaleTileRows), ceilDiv(cols, kScaleTileCols),
-                  32, 4, 4});
+    shape.append({ceilDiv(rows, Swizzled128x4Attr::kTileRows),
+                  Swizzled128x4Attr::colTiles(cols), 32, 4, 4});
   } else {
     shape.append({rows, cols});
   }
@@ -72,4 +72,47 @@ ShapedType mlir::nvfp4::getScalesType(ShapedType like, ArrayRef<int64_t> batch,
   Attribute encoding =
       swizzled ? Swizzled128x4Attr::get(like.getContext()) : Attribute();
   return RankedTensorType::get(shape, elementType, encoding);
+}
+
+//===----------------------------------------------------------------------===//
+// The 128x4 scale layout
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Index arithmetic of the layout's builders.
+struct LayoutMath {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value div(Value v, int64_t d) {
+    return arith::DivUIOp::create(b, loc, v, c(d));
+  }
+  Value rem(Value v, int64_t d) {
+    return arith::RemUIOp::create(b, loc, v, c(d));
+  }
+  Value mul(Value v, int64_t f) { return arith::MulIOp::create(b, loc, v, c(f)); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+};
+} // namespace
+
+Value Swizzled128x4Attr::buildOffsetInUnit(OpBuilder &b, Location loc, Value r,
+                                           Value c) {
+  LayoutMath m{b, loc};
+  return m.add(m.add(m.mul(m.rem(r, 32), 16), m.mul(m.div(m.rem(r, kTileRows), 32), 4)),
+               m.rem(c, kTileCols));
+}
+
+Value Swizzled128x4Attr::buildOffset(OpBuilder &b, Location loc, Value r,
+                                     Value c, int64_t cols) {
+  LayoutMath m{b, loc};
+  Value unit = m.add(m.mul(m.div(r, kTileRows), colTiles(cols)),
+                     m.div(c, kTileCols));
+  return m.add(m.mul(unit, kUnitBytes), buildOffsetInUnit(b, loc, r, c));
+}
+
+SmallVector<Value> Swizzled128x4Attr::buildIndices(OpBuilder &b, Location loc,
+                                                   Value r, Value c) {
+  LayoutMath m{b, loc};
+  return {m.div(r, kTileRows), m.div(c, kTileCols), m.rem(r, 32),
+          m.div(m.rem(r, kTileRows), 32), m.rem(c, kTileCols)};
 }

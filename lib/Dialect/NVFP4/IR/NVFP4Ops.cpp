@@ -443,8 +443,8 @@ static void forEachScale(ArrayRef<int64_t> rowMajorShape,
                          function_ref<void(int64_t, int64_t)> fn) {
   int64_t rows = rowMajorShape[rowMajorShape.size() - 2];
   int64_t cols = rowMajorShape.back();
-  int64_t colTiles = ceilDiv(cols, kScaleTileCols);
-  int64_t tileBytes = ceilDiv(rows, kScaleTileRows) * colTiles * 512;
+  int64_t tileBytes = ceilDiv(rows, Swizzled128x4Attr::kTileRows) *
+                      Swizzled128x4Attr::rowTileBytes(cols);
   int64_t batch = 1;
   for (int64_t d : rowMajorShape.drop_back(2))
     batch *= d;
@@ -452,7 +452,7 @@ static void forEachScale(ArrayRef<int64_t> rowMajorShape,
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c)
         fn((b * rows + r) * cols + c,
-           b * tileBytes + swizzledScaleOffset(r, c, colTiles));
+           b * tileBytes + Swizzled128x4Attr::offset(r, c, cols));
 }
 
 // The folders use the multi-result form because the result is optional (the

@@ -36,16 +36,7 @@ SmallVector<Value> mlir::nvfp4::scaleIndices(OpBuilder &b, Location loc,
                                              Value r, Value c) {
   if (!swizzled)
     return withBatch(batch, {r, c});
-  auto div = [&](Value v, int64_t d) {
-    return arith::DivUIOp::create(b, loc, v, indexConst(b, loc, d)).getResult();
-  };
-  auto rem = [&](Value v, int64_t d) {
-    return arith::RemUIOp::create(b, loc, v, indexConst(b, loc, d)).getResult();
-  };
-  // [r/128, c/4, r%32, (r%128)/32, c%4] (docs/spec.md, scale layout).
-  return withBatch(batch, {div(r, kScaleTileRows), div(c, kScaleTileCols),
-                           rem(r, 32), div(rem(r, kScaleTileRows), 32),
-                           rem(c, kScaleTileCols)});
+  return withBatch(batch, Swizzled128x4Attr::buildIndices(b, loc, r, c));
 }
 
 Value mlir::nvfp4::loadScaleByte(OpBuilder &b, Location loc, Value scales,

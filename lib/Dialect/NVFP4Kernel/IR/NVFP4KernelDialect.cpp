@@ -15,10 +15,19 @@ using namespace mlir::nvfp4k;
 
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOpsDialect.cpp.inc"
 
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelAttrs.cpp.inc"
+
 #define GET_TYPEDEF_CLASSES
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOpsTypes.cpp.inc"
 
 void NVFP4KernelDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelAttrs.cpp.inc"
+      >();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOpsTypes.cpp.inc"

@@ -164,6 +164,47 @@ LogicalResult WgmmaRSOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// sm_100a MMA step
+//===----------------------------------------------------------------------===//
+
+LogicalResult Tcgen05ScaledMmaOp::verify() {
+  auto isTile = [](MemRefType t, int64_t rows) {
+    return t.getRank() == 2 && t.getDimSize(0) == rows &&
+           t.getDimSize(1) == 128 && t.getElementType().isInteger(8) &&
+           isShared(t);
+  };
+  int64_t n = getN();
+  if (n != 64 && n != 128 && n != 256)
+    return emitOpError("expected N of 64, 128 or 256, got ") << n;
+  if (!isTile(getA().getType(), 128))
+    return emitOpError("expected A as 128 rows of 128 bytes in shared "
+                       "memory, got ")
+           << getA().getType();
+  if (!isTile(getB().getType(), n))
+    return emitOpError("expected B as ")
+           << n << " rows of 128 bytes in shared memory, got "
+           << getB().getType();
+  int64_t units = getMxfp4() ? 2 : 4;
+  if (getUnits() != units)
+    return emitOpError("expected ")
+           << units << " scale units per 256 of K, got " << getUnits();
+  if (getSteps() < 1 || getSteps() > 4)
+    return emitOpError("expected 1 to 4 K steps of 64, got ") << getSteps();
+  int64_t blocks = n > 128 ? 2 : 1;
+  if (getBScaleBlocks() != blocks)
+    return emitOpError("expected ")
+           << blocks << " 128-row scale blocks for N = " << n << ", got "
+           << getBScaleBlocks();
+  MemRefType sa = getAScales().getType(), sb = getBScales().getType();
+  if (!isShared(sa) || !isShared(sb) ||
+      sa.getNumElements() < units * 512 ||
+      sb.getNumElements() < units * blocks * 512)
+    return emitOpError("expected shared scale buffers of at least ")
+           << units * 512 << " and " << units * blocks * 512 << " bytes";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Epilogue
 //===----------------------------------------------------------------------===//
 

@@ -33,10 +33,6 @@
 namespace mlir {
 namespace nvfp4 {
 
-/// Rows of one swizzled scale tile, and scale columns of one tile.
-constexpr int64_t kScaleTileRows = 128;
-constexpr int64_t kScaleTileCols = 4;
-
 /// Elements of the last dimension that share one block scale: 16 for NVFP4
 /// (`f8E4M3FN` scales), 32 for MXFP4 (`f8E8M0FNU` scales).
 int64_t getBlockWidth(Type scaleElementType);
@@ -58,13 +54,6 @@ ShapedType getScalesType(ShapedType like, ArrayRef<int64_t> batch,
 
 /// ceil(a / b) for positive b.
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/// Flat offset of scale `S[r, c]` inside one swizzled scale matrix whose
-/// padded column count is `4 * colTiles` (docs/spec.md, "Scale layout").
-inline int64_t swizzledScaleOffset(int64_t r, int64_t c, int64_t colTiles) {
-  return ((r / kScaleTileRows) * colTiles + c / kScaleTileCols) * 512 +
-         (r % 32) * 16 + ((r % kScaleTileRows) / 32) * 4 + c % kScaleTileCols;
-}
 
 } // namespace nvfp4
 } // namespace mlir

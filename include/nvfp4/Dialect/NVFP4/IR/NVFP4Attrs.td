@@ -98,6 +98,45 @@ def NVFP4_Swizzled128x4Attr : AttrDef<NVFP4_Dialect, "Swizzled128x4"> {
     // scales of a 200 x 448 NVFP4 matrix (28 scale columns)
     tensor<2x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
     ```
+
+    The attribute's static methods are the one place that computes this
+    layout: the verifier, the folders, every lowering and kernel use them.
+  }];
+  let extraClassDeclaration = [{
+    /// Rows and scale columns of one tile, and its bytes: a tile is one
+    /// contiguous 512-byte unit.
+    static constexpr int64_t kTileRows = 128;
+    static constexpr int64_t kTileCols = 4;
+    static constexpr int64_t kUnitBytes = 512;
+    /// Tiles along the scale columns of a matrix with `cols` of them.
+    static int64_t colTiles(int64_t cols) {
+      return (cols + kTileCols - 1) / kTileCols;
+    }
+    /// Bytes of one row of tiles: 128 rows and every scale column.
+    static int64_t rowTileBytes(int64_t cols) {
+      return colTiles(cols) * kUnitBytes;
+    }
+    /// Byte of S[r, c] inside its unit: row r's 4-byte word (rows r,
+    /// r + 32, r + 64, r + 96 share a 16-byte line), then c % 4.
+    static int64_t offsetInUnit(int64_t r, int64_t c) {
+      return (r % 32) * 16 + ((r % kTileRows) / 32) * 4 + c % kTileCols;
+    }
+    /// Flat byte offset of S[r, c] in a matrix with `cols` scale columns.
+    static int64_t offset(int64_t r, int64_t c, int64_t cols) {
+      return ((r / kTileRows) * colTiles(cols) + c / kTileCols) * kUnitBytes +
+             offsetInUnit(r, c);
+    }
+    /// The same, as index arithmetic on `r` and `c`.
+    static ::mlir::Value buildOffsetInUnit(::mlir::OpBuilder &b,
+                                           ::mlir::Location loc,
+                                           ::mlir::Value r, ::mlir::Value c);
+    static ::mlir::Value buildOffset(::mlir::OpBuilder &b,
+                                     ::mlir::Location loc, ::mlir::Value r,
+                                     ::mlir::Value c, int64_t cols);
+    /// Indices of S[r, c] in the [RT, CT, 32, 4, 4] shape.
+    static ::llvm::SmallVector<::mlir::Value>
+    buildIndices(::mlir::OpBuilder &b, ::mlir::Location loc, ::mlir::Value r,
+                 ::mlir::Value c);
   }];
 }
 

@@ -23,6 +23,11 @@
 
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOpsDialect.h.inc"
 
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelAttrs.h.inc"
+
 #define GET_TYPEDEF_CLASSES
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOpsTypes.h.inc"
 

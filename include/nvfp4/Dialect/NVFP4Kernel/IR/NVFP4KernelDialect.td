@@ -42,6 +42,7 @@ def NVFP4Kernel_Dialect : Dialect {
   }];
   let dependentDialects = ["::mlir::nvgpu::NVGPUDialect"];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
 }
 
 class NVFP4K_Op<string mnemonic, list<Trait> traits = []>

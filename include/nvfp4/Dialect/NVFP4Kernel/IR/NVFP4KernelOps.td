@@ -15,6 +15,7 @@ include "mlir/Dialect/NVGPU/IR/NVGPUTypes.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelAttrs.td"
 
 def NVFP4K_Ring : Type<CPred<"::llvm::isa<::mlir::nvfp4k::RingType>($_self)">,
                        "nvfp4k ring", "::mlir::nvfp4k::RingType">;
@@ -246,6 +247,26 @@ def NVFP4K_SchedulerBlocksBeforeOp : NVFP4K_Op<"scheduler.blocks_before"> {
       "$scheduler `[` $group `]` attr-dict `:` type($scheduler)";
 }
 
+def NVFP4K_SchedulerGroupOfOp : NVFP4K_Op<"scheduler.group_of"> {
+  let summary = "the group a token-matrix row belongs to";
+  let description = [{
+    The group whose rows hold token-matrix row `row`, and that group's first
+    row; `groups` and 0 when no group holds it (past the groups' rows, or
+    between a contiguous table's clamped entries). Empty groups hold no
+    row.
+
+    Example:
+
+    ```mlir
+    %g, %start = nvfp4k.scheduler.group_of %sched[%row] : !nvfp4k.scheduler<...>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Scheduler:$scheduler, Index:$row);
+  let results = (outs Index:$group, Index:$group_start);
+  let assemblyFormat =
+      "$scheduler `[` $row `]` attr-dict `:` type($scheduler)";
+}
+
 //===----------------------------------------------------------------------===//
 // Operand loads
 //===----------------------------------------------------------------------===//
@@ -425,6 +446,84 @@ def NVFP4K_WgmmaWaitOp : NVFP4K_Op<"wgmma.wait",
             $_builder.getI64IntegerAttr(pending));
     }]>
   ];
+}
+
+//===----------------------------------------------------------------------===//
+// sm_100a: tcgen05 block-scaled MMA
+//===----------------------------------------------------------------------===//
+
+def NVFP4K_Tcgen05ScaledMmaOp : NVFP4K_Op<"tcgen05.scaled_mma"> {
+  let summary = "one K stage of block-scaled tcgen05 MMAs, with its scale copy";
+  let description = [{
+    The MMA step of the sm_100a kernel, for the ring stage whose operands
+    sit in shared memory: `a` (128 weight rows) and `b` (`n` tokens), each
+    row one 128-byte swizzle atom of K = 256 FP4 values (TMA's 128B swizzle,
+    K-major), and their scale units `a_scales` and `b_scales` (512-byte
+    units of the 128x4 swizzled layout: `units` per 128 rows, `b` with
+    `b_scale_blocks` 128-row blocks, block-major).
+
+    1. `tcgen05.cp.cta_group::1.32x128b.warpx4` copies each unit (A's, then
+       B's) to 4 columns of tensor memory from `scale_columns` on (one
+       unit per 32 rows x 16 bytes, replicated to the 4 lane quarters);
+    2. for each K step j < `steps` of 64 values:
+       `tcgen05.mma.cta_group::1.block_scale` (`block16` for
+       NVFP4, `kind::mxf4nvf4`; `block32` for MXFP4, `kind::mxf4`, with
+       `mxfp4`), M = 128, N = `n`,
+       A and B through shared-memory descriptors (K-major, 128B swizzle,
+       SBO 1024 B, +32 B per step), scales from A's and B's unit of the
+       step (plus `b_scale_offset` columns: where a 64-token tile starts
+       inside its 128-row block), accumulating into tensor memory at
+       `accumulator` except in the first step of the whole K
+       (`first_step` = 0).
+
+    The stage is number `k_stage` along K: its steps are
+    `k_stage * steps + j`, its units `k_stage * units + u`. Steps at or past
+    `total_steps` and units at or past `total_units` (the last stage of a K
+    that is not a multiple of 256) are skipped. The
+    instruction descriptor (E2M1 operands, UE4M3 or UE8M0 scales, M, N, the
+    scale-factor ids) is built here and nowhere else.
+
+    Example:
+
+    ```mlir
+    nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %ks, %shift {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 112 : i64, total_units = 112 : i64, units = 4 : i64} : memref<128x128xi8, #gpu.address_space<workgroup>>, memref<128x128xi8, #gpu.address_space<workgroup>>, memref<2048xi8, #gpu.address_space<workgroup>>, memref<2048xi8, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins I32:$accumulator, AnyMemRef:$a, AnyMemRef:$b,
+                       NVFP4K_SharedBytes:$a_scales,
+                       NVFP4K_SharedBytes:$b_scales, I32:$scale_columns,
+                       Index:$k_stage, I32:$b_scale_offset,
+                       UnitAttr:$mxfp4, I64Attr:$n,
+                       I64Attr:$steps, I64Attr:$total_steps,
+                       I64Attr:$units, I64Attr:$total_units,
+                       I64Attr:$b_scale_blocks);
+  let assemblyFormat = [{
+    $accumulator `,` $a `,` $b `,` $a_scales `,` $b_scales `,`
+    $scale_columns `,` $k_stage `,` $b_scale_offset attr-dict `:`
+    type($a) `,` type($b) `,` type($a_scales) `,` type($b_scales)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4K_Tcgen05CommitOp : NVFP4K_Op<"tcgen05.commit"> {
+  let summary = "arrive on a ring barrier once earlier tcgen05 ops complete";
+  let description = [{
+    `tcgen05.commit.cta_group::1.mbarrier::arrive::one` on the full or the
+    empty barrier of `position`'s stage: one arrival once every tcgen05
+    operation this thread issued before has completed (the MMAs that read
+    a stage release it; the last MMAs of a tile fill an accumulator ring).
+
+    Example:
+
+    ```mlir
+    nvfp4k.tcgen05.commit %ring[%i], <empty> : !nvfp4k.ring<6, consumers = 1>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Ring:$ring, Index:$position,
+                       NVFP4K_RingBarrierAttr:$barrier);
+  let assemblyFormat = [{
+    $ring `[` $position `]` `,` $barrier attr-dict `:` type($ring)
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,266 @@
+// Every nvfp4k verifier rule, one case each.
+// RUN: nvfp4-opt %s --split-input-file --verify-diagnostics
+
+// expected-error @+1 {{expected at least one stage, got 0}}
+func.func @ring_stages(%r: !nvfp4k.ring<0, consumers = 8>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected at least one consumer arrival, got 0}}
+func.func @ring_consumers(%r: !nvfp4k.ring<4, consumers = 0>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected group_rows for each of the 2 independent groups, got 1}}
+func.func @sched_rows(%s: !nvfp4k.scheduler<mode = independent, groups = 2, rows = 128, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 0, group_rows = [128]>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected rows (100) to be the sum of group_rows (128)}}
+func.func @sched_sum(%s: !nvfp4k.scheduler<mode = independent, groups = 1, rows = 100, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 0, group_rows = [128]>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{group_rows are for independent groups only; contiguous groups read a table}}
+func.func @sched_table_rows(%s: !nvfp4k.scheduler<mode = contiguous, groups = 1, rows = 128, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 0, group_rows = [128]>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected the granule to be 0 or a divisor of the token tile (128), got 48}}
+func.func @sched_granule(%s: !nvfp4k.scheduler<mode = masked, groups = 2, rows = 128, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 48>) {
+  return
+}
+
+// -----
+
+func.func @sched_table() {
+  // expected-error @+1 {{expected a group table operand for contiguous groups}}
+  %s = nvfp4k.scheduler.create : !nvfp4k.scheduler<mode = contiguous, groups = 2, rows = 128, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 0>
+  return
+}
+
+// -----
+
+func.func @sched_no_table(%t: i64) {
+  // expected-error @+1 {{expected a group table operand only for contiguous and masked groups, not for independent groups}}
+  %s = nvfp4k.scheduler.create %t : !nvfp4k.scheduler<mode = independent, groups = 1, rows = 128, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 0, group_rows = [128]>
+  return
+}
+
+// -----
+
+func.func @smem_outside() {
+  // expected-error @+1 {{expected to be inside a gpu.func}}
+  %m = nvfp4k.shared_memory : memref<1024xi8, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @smem_space() kernel {
+    // expected-error @+1 {{expected a workgroup-memory buffer, got 'memref<1024xi8>'}}
+    %m = nvfp4k.shared_memory : memref<1024xi8>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @smem_twice() kernel {
+    // expected-error @+1 {{expected one nvfp4k.shared_memory per kernel}}
+    %m = nvfp4k.shared_memory : memref<1024xi8, #gpu.address_space<workgroup>>
+    %n = nvfp4k.shared_memory : memref<1024xi8, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+!map = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+func.func @tma_box(%m: !map, %d: memref<64x64xf16, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) {
+  // expected-error @+1 {{expected the destination to have the tensor map's box type 'memref<128x64xf16, #gpu.address_space<workgroup>>', got 'memref<64x64xf16, #gpu.address_space<workgroup>>'}}
+  nvfp4k.tma.load %m[%i, %i], %d, %r[%i] : !map, memref<64x64xf16, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
+  return
+}
+
+// -----
+
+!map = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+func.func @tma_coords(%m: !map, %d: memref<128x64xf16, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) {
+  // expected-error @+1 {{expected 2 coordinates (the map's rank), got 1}}
+  nvfp4k.tma.load %m[%i], %d, %r[%i] : !map, memref<128x64xf16, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
+  return
+}
+
+// -----
+
+func.func @bulk_bytes(%s: i64, %d: memref<1024xi8, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) {
+  %c = arith.constant 24 : index
+  // expected-error @+1 {{expected a positive multiple of 16 bytes, got 24}}
+  nvfp4k.bulk.load %s, %d, %c, %r[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
+  return
+}
+
+// -----
+
+func.func @bulk_size(%s: i64, %d: memref<1024xi8, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) {
+  %c = arith.constant 2048 : index
+  // expected-error @+1 {{expected at most 1024 bytes (the destination), got 2048}}
+  nvfp4k.bulk.load %s, %d, %c, %r[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
+  return
+}
+
+// -----
+
+func.func @dequant_rows(%c: vector<3x2xi32>, %s: vector<2xf8E4M3FN>) {
+  // expected-error @+1 {{expected the codes of 2 fragment rows, got 3}}
+  %a = nvfp4k.dequant.fragment_a %c, %s : vector<3x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
+  return
+}
+
+// -----
+
+func.func @dequant_steps(%c: vector<2x2xi32>, %s: vector<2xf8E4M3FN>) {
+  // expected-error @+1 {{expected 4x8 f16 fragments for 2 code words per row, got 'vector<8x8xf16>'}}
+  %a = nvfp4k.dequant.fragment_a %c, %s : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<8x8xf16>
+  return
+}
+
+// -----
+
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
+func.func @wgmma_width(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) {
+  // expected-error @+1 {{expected wgmma widths in 8..256, multiples of 8, got 100}}
+  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 100>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+  return
+}
+
+// -----
+
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
+func.func @wgmma_select(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) {
+  // expected-error @+1 {{expected a width operand exactly when several widths are listed}}
+  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 64, 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+  return
+}
+
+// -----
+
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
+func.func @wgmma_acc(%acc: vector<32xf32>, %a: vector<4x8xf16>, %d: !desc) {
+  // expected-error @+1 {{expected at least 64 accumulator registers for width 128, got 32}}
+  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 128>} : vector<32xf32>, vector<4x8xf16>, !desc -> vector<32xf32>
+  return
+}
+
+// -----
+
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<64x128xf16, #gpu.address_space<workgroup>>>
+func.func @wgmma_rows(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) {
+  // expected-error @+1 {{expected the B tile to hold 128 rows for width 128, got 64}}
+  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+  return
+}
+
+// -----
+
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x96xf16, #gpu.address_space<workgroup>>>
+func.func @wgmma_atoms(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) {
+  // expected-error @+1 {{expected the B tile's K to be whole 128-byte atoms (multiples of 64), got 96}}
+  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+  return
+}
+
+// -----
+
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
+func.func @wgmma_k(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) {
+  // expected-error @+1 {{expected k_offset (96) to be a multiple of 16 with its 4 k16 steps inside the B tile's K (128)}}
+  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 96 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+  return
+}
+
+// -----
+
+!t = memref<128x128xi8, #gpu.address_space<workgroup>>
+!s = memref<2048xi8, #gpu.address_space<workgroup>>
+func.func @tcgen05_n(%acc: i32, %a: !t, %b: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32) {
+  // expected-error @+1 {{expected N of 64, 128 or 256, got 96}}
+  nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 96 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, !t, !s, !s
+  return
+}
+
+// -----
+
+!t = memref<128x128xi8, #gpu.address_space<workgroup>>
+!s = memref<2048xi8, #gpu.address_space<workgroup>>
+func.func @tcgen05_units(%acc: i32, %a: !t, %b: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32) {
+  // expected-error @+1 {{expected 2 scale units per 256 of K, got 4}}
+  nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, mxfp4, n = 128 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, !t, !s, !s
+  return
+}
+
+// -----
+
+!t = memref<128x128xi8, #gpu.address_space<workgroup>>
+!s = memref<2048xi8, #gpu.address_space<workgroup>>
+func.func @tcgen05_blocks(%acc: i32, %a: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32, %b: memref<256x128xi8, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{expected 2 128-row scale blocks for N = 256, got 1}}
+  nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 256 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, memref<256x128xi8, #gpu.address_space<workgroup>>, !s, !s
+  return
+}
+
+// -----
+
+!t = memref<128x128xi8, #gpu.address_space<workgroup>>
+!s = memref<2048xi8, #gpu.address_space<workgroup>>
+func.func @tcgen05_tile(%acc: i32, %b: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32, %a: memref<128x64xi8, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{expected A as 128 rows of 128 bytes in shared memory, got 'memref<128x64xi8, #gpu.address_space<workgroup>>'}}
+  nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : memref<128x64xi8, #gpu.address_space<workgroup>>, !t, !s, !s
+  return
+}
+
+// -----
+
+!t = memref<128x128xi8, #gpu.address_space<workgroup>>
+func.func @tcgen05_scales(%acc: i32, %a: !t, %b: !t, %sa: memref<1024xi8, #gpu.address_space<workgroup>>, %sb: memref<2048xi8, #gpu.address_space<workgroup>>, %cols: i32, %k: index, %o: i32) {
+  // expected-error @+1 {{expected shared scale buffers of at least 2048 and 2048 bytes}}
+  nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, !t, memref<1024xi8, #gpu.address_space<workgroup>>, memref<2048xi8, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @store_element(%v: vector<2xf32>, %o: i64, %i: index, %a: f32) {
+  // expected-error @+1 {{expected a bf16, f16 or f32 output, got 'f8E4M3FN'}}
+  nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) {element = f8E4M3FN, row_stride = 8 : i64} : vector<2xf32>
+  return
+}
+
+// -----
+
+func.func @store_beta(%v: vector<2xf32>, %o: i64, %i: index, %a: f32) {
+  // expected-error @+1 {{expected beta only with an accumulator}}
+  nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) {beta = 0.5 : f32, element = f32, row_stride = 8 : i64} : vector<2xf32>
+  return
+}
+
+// -----
+
+func.func @store_stride(%v: vector<2xf32>, %o: i64, %i: index, %a: f32) {
+  // expected-error @+1 {{expected a positive row stride, got 0}}
+  nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) {element = f32, row_stride = 0 : i64} : vector<2xf32>
+  return
+}
