@@ -18,41 +18,41 @@ namespace nvfp4 {
 
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {};
 
-struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
-  Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("GPU to compile for (sm_50 ... sm_121f, e.g. sm_90a)"),
-      llvm::cl::init("sm_90a")};
-  Option<std::string> features{
-      *this, "features",
-      llvm::cl::desc("PTX features, e.g. +ptx86 (default: the PTX ISA version "
-                     "the chip needs, at least 8.0)"),
+/// The target options every GPU pipeline has, with the chip and its help
+/// from `Derived` (kDefaultChip, kChipHelp, kFeaturesHelp).
+template <typename Derived>
+struct GPUTargetOptions : public PassPipelineOptions<Derived> {
+  using Base = PassPipelineOptions<Derived>;
+  typename Base::template Option<std::string> chip{
+      *this, "chip", llvm::cl::desc(Derived::kChipHelp),
+      llvm::cl::init(Derived::kDefaultChip)};
+  typename Base::template Option<std::string> features{
+      *this, "features", llvm::cl::desc(Derived::kFeaturesHelp),
       llvm::cl::init("")};
-  Option<int> optLevel{*this, "opt-level",
-                       llvm::cl::desc("NVVM/ptxas optimization level"),
-                       llvm::cl::init(3)};
-  Option<std::string> format{
+  typename Base::template Option<int> optLevel{
+      *this, "opt-level", llvm::cl::desc("NVVM/ptxas optimization level"),
+      llvm::cl::init(3)};
+  typename Base::template Option<std::string> format{
       *this, "format",
       llvm::cl::desc("what gpu.binary holds: bin (cubin), isa (PTX), fatbin"),
       llvm::cl::init("bin")};
 };
 
-struct LowerToSM90Options : public PassPipelineOptions<LowerToSM90Options> {
-  Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("GPU to compile for (a chip with wgmma: sm_90a)"),
-      llvm::cl::init("sm_90a")};
-  Option<std::string> features{
-      *this, "features",
-      llvm::cl::desc("PTX features, e.g. +ptx83 (default: +ptx80)"),
-      llvm::cl::init("")};
-  Option<int> optLevel{*this, "opt-level",
-                       llvm::cl::desc("NVVM/ptxas optimization level"),
-                       llvm::cl::init(3)};
-  Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("what gpu.binary holds: bin (cubin), isa (PTX), fatbin"),
-      llvm::cl::init("bin")};
+struct LowerToGPUOptions : public GPUTargetOptions<LowerToGPUOptions> {
+  static constexpr const char *kDefaultChip = "sm_90a";
+  static constexpr const char *kChipHelp =
+      "GPU to compile for (sm_50 ... sm_121f, e.g. sm_90a)";
+  static constexpr const char *kFeaturesHelp =
+      "PTX features, e.g. +ptx86 (default: the PTX ISA version the chip "
+      "needs, at least 8.0)";
+};
+
+struct LowerToSM90Options : public GPUTargetOptions<LowerToSM90Options> {
+  static constexpr const char *kDefaultChip = "sm_90a";
+  static constexpr const char *kChipHelp =
+      "GPU to compile for (a chip with wgmma: sm_90a)";
+  static constexpr const char *kFeaturesHelp =
+      "PTX features, e.g. +ptx83 (default: +ptx80)";
   // Defaults: convert-nvfp4-to-sm90's (Passes.td), the one owner.
   Option<int64_t> ctas{*this, "ctas",
                        llvm::cl::desc("persistent CTAs per GEMM (SM count)"),
@@ -77,43 +77,34 @@ struct LowerToSM90Options : public PassPipelineOptions<LowerToSM90Options> {
       llvm::cl::init(ConvertNVFP4ToSM90Options().granule)};
 };
 
-struct LowerToSM100Options : public PassPipelineOptions<LowerToSM100Options> {
-  Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("GPU to compile for (a chip with tcgen05: sm_100a)"),
-      llvm::cl::init("sm_100a")};
+struct LowerToSM100Options : public GPUTargetOptions<LowerToSM100Options> {
+  static constexpr const char *kDefaultChip = "sm_100a";
+  static constexpr const char *kChipHelp =
+      "GPU to compile for (a chip with tcgen05: sm_100a)";
   // PTX 8.8: tcgen05.mma's .block16 / .block32 qualifiers.
-  Option<std::string> features{
-      *this, "features",
-      llvm::cl::desc("PTX features, e.g. +ptx90 (default: +ptx88)"),
-      llvm::cl::init("")};
-  Option<int> optLevel{*this, "opt-level",
-                       llvm::cl::desc("NVVM/ptxas optimization level"),
-                       llvm::cl::init(3)};
-  Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("what gpu.binary holds: bin (cubin), isa (PTX), fatbin"),
-      llvm::cl::init("bin")};
+  static constexpr const char *kFeaturesHelp =
+      "PTX features, e.g. +ptx90 (default: +ptx88)";
+  // Defaults: convert-nvfp4-to-sm100's (Passes.td), the one owner.
   Option<int64_t> ctas{*this, "ctas",
                        llvm::cl::desc("persistent CTAs per GEMM (SM count)"),
-                       llvm::cl::init(148)};
+                       llvm::cl::init(ConvertNVFP4ToSM100Options().ctas)};
   Option<int64_t> tokenTile{
       *this, "token-tile",
       llvm::cl::desc("GEMM token tile (64, 128 or 256; 0 chooses)"),
-      llvm::cl::init(0)};
+      llvm::cl::init(ConvertNVFP4ToSM100Options().tokenTile)};
   Option<int64_t> stages{
       *this, "stages",
       llvm::cl::desc("GEMM shared-memory ring depth (0: deepest that fits)"),
-      llvm::cl::init(0)};
+      llvm::cl::init(ConvertNVFP4ToSM100Options().stages)};
   Option<bool> hardwareE2m1{
       *this, "hardware-e2m1",
       llvm::cl::desc("quantize with cvt.rn.satfinite.e2m1x2.f32"),
-      llvm::cl::init(true)};
+      llvm::cl::init(ConvertNVFP4ToSM100Options().hardwareE2m1)};
   Option<bool> hardwareStochastic{
       *this, "hardware-stochastic",
       llvm::cl::desc("stochastic rounding with cvt.rs.satfinite.e2m1x4.f32 "
                      "(hardware-defined, not bit-exact with the reference)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(ConvertNVFP4ToSM100Options().hardwareStochastic)};
 };
 
 /// Tensor programs to buffers: canonicalize, One-Shot Bufferize across

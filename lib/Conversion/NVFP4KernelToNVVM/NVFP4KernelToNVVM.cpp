@@ -11,6 +11,9 @@
 
 #include "nvfp4/Conversion/NVFP4KernelToNVVM/NVFP4KernelToNVVM.h"
 
+#include "nvfp4/Conversion/GPUCommon/KernelArith.h"
+
+#include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -255,10 +258,10 @@ struct RingReleaseLowering : OpConversionPattern<RingReleaseOp> {
 /// The arithmetic of a tile space (SchedulerType describes it): the one
 /// place that walks groups. `table` is the i64 address of the group table
 /// (contiguous: G + 1 i32 offsets; masked: G i32 row counts).
-class TileWalk {
+class TileWalk : nvfp4::KernelArith {
 public:
   TileWalk(ImplicitLocOpBuilder &b, SchedulerType space, Value table)
-      : b(b), space(space), table(table) {}
+      : KernelArith(b), space(space), table(table) {}
 
   /// Rows of group g, and the token-matrix row of its first token.
   Value groupRows(Value g) {
@@ -377,34 +380,11 @@ public:
   }
 
 private:
-  Value c(int64_t v) { return cIndex(b, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-  Value divu(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
-  }
   Value not1(Value x) {
     return arith::XOrIOp::create(b, x, cInt(b, b.getI1Type(), 1));
   }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, cond, x, y);
-  }
-  Value clamp(Value v, Value lo, Value hi) {
-    return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, lo), hi);
-  }
   SmallVector<int64_t> staticRows() {
     return SmallVector<int64_t>(space.getGroupRows());
-  }
-  /// values[g] for a run-time g (a select chain: G is small).
-  Value pick(ArrayRef<int64_t> values, Value g) {
-    Value result = c(values.front());
-    for (size_t i = 1; i < values.size(); ++i)
-      result = select(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, g,
-                                            c(static_cast<int64_t>(i))),
-                      c(values[i]), result);
-    return result;
   }
   /// Entry `index` of the i32 group table.
   Value entry(Value index) {
@@ -413,7 +393,6 @@ private:
     return arith::IndexCastOp::create(b, b.getIndexType(), v);
   }
 
-  ImplicitLocOpBuilder &b;
   SchedulerType space;
   Value table;
 };
@@ -975,22 +954,19 @@ struct AlphaLowering : OpConversionPattern<AlphaOp> {
   matchAndRewrite(AlphaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    // fl(fl(a_decode * b_decode) * alpha), each missing factor 1.
-    Value result;
-    auto factor = [&](Value address, bool perGroup) {
+    auto factor = [&](Value address, bool perGroup) -> Value {
       if (!address)
-        return;
+        return Value();
       Value index = perGroup ? adaptor.getGroup() : cIndex(b, 0);
       Value ptr = globalAddress(
           b, address, arith::MulIOp::create(b, index, cIndex(b, 4)));
-      Value v = LLVM::LoadOp::create(b, b.getF32Type(), ptr, 4);
-      result = result ? arith::MulFOp::create(b, result, v).getResult() : v;
+      return LLVM::LoadOp::create(b, b.getF32Type(), ptr, 4);
     };
-    factor(adaptor.getADecode(), op.getADecodePerGroup());
-    factor(adaptor.getBDecode(), op.getBDecodePerGroup());
-    factor(adaptor.getAlpha(), /*perGroup=*/true);
-    if (!result)
-      result = arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f));
+    Value aDecode = factor(adaptor.getADecode(), op.getADecodePerGroup());
+    Value bDecode = factor(adaptor.getBDecode(), op.getBDecodePerGroup());
+    Value result = nvfp4::combineAlpha(
+        b, b.getLoc(), aDecode, bDecode,
+        factor(adaptor.getAlpha(), /*perGroup=*/true));
     rewriter.replaceOp(op, result);
     return success();
   }

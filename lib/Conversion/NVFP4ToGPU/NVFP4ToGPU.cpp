@@ -13,14 +13,15 @@
 
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 
+#include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
-#include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -85,6 +86,61 @@ struct CopyToGPU : OpConversionPattern<memref::CopyOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// sm_100a E2M1 conversions (QuantizeSpec::hardwareEncoder)
+//===----------------------------------------------------------------------===//
+
+/// cvt.rn.satfinite.e2m1x2.f32: the codes of the fp32 emulation
+/// (docs/spec.md 2.1), NaN -> +6 included. `cvt d, a, b` puts a in the high
+/// nibble of d: pass (x[2p+1], x[2p]) so that x[2p] lands in the low nibble,
+/// as the packed layout wants.
+SmallVector<Value> encodeE2M1Nearest(OpBuilder &b, Location loc,
+                                     ArrayRef<Value> scaled,
+                                     ArrayRef<Value>) {
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); };
+  SmallVector<Value> codes;
+  for (size_t p = 0; p + 1 < scaled.size(); p += 2) {
+    Value byte = NVVM::ConvertF32x2ToF4x2Op::create(
+        b, loc, b.getI8Type(), scaled[p + 1], scaled[p], /*relu=*/false,
+        b.getType<Float4E2M1FNType>());
+    Value word = arith::ExtUIOp::create(b, loc, i32, byte);
+    codes.push_back(arith::AndIOp::create(b, loc, word, c(0xF)));
+    codes.push_back(arith::ShRUIOp::create(b, loc, word, c(4)));
+  }
+  return codes;
+}
+
+/// cvt.rs.satfinite.e2m1x4.f32 with the reference's random bytes as rbits:
+/// hardware-defined rounding, not bit-exact. `cvt d, {a, b, e, f}, rbits`
+/// packs a into the most significant nibble of d: pass the four values last
+/// first so that element 4g lands in the low nibble; rbits is the word whose
+/// bytes the emulation gives these elements.
+SmallVector<Value> encodeE2M1Stochastic(OpBuilder &b, Location loc,
+                                        ArrayRef<Value> scaled,
+                                        ArrayRef<Value> random) {
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); };
+  SmallVector<Value> codes;
+  for (size_t g = 0; g + 3 < scaled.size(); g += 4) {
+    SmallVector<Value> src(llvm::reverse(scaled.slice(g, 4)));
+    Value vec = vector::FromElementsOp::create(
+        b, loc, VectorType::get({4}, b.getF32Type()), src);
+    Value rbits = random[g];
+    for (int j = 1; j < 4; ++j)
+      rbits = arith::OrIOp::create(
+          b, loc, rbits, arith::ShLIOp::create(b, loc, random[g + j], c(8 * j)));
+    Value packed = NVVM::ConvertF32x4ToF4x4Op::create(
+        b, loc, b.getI16Type(), vec, rbits, /*relu=*/false,
+        b.getType<Float4E2M1FNType>());
+    Value word = arith::ExtUIOp::create(b, loc, i32, packed);
+    for (int j = 0; j < 4; ++j)
+      codes.push_back(arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, word, c(4 * j)), c(0xF)));
+  }
+  return codes;
+}
+
+//===----------------------------------------------------------------------===//
 // Kernels
 //===----------------------------------------------------------------------===//
 
@@ -97,8 +153,10 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     QuantizeSpec spec = QuantizeSpec::get(op);
-    spec.hardwareE2M1 = options.hardwareE2M1 && !spec.stochastic;
-    spec.hardwareStochastic = options.hardwareStochastic && spec.stochastic;
+    if (options.hardwareE2M1 && !spec.stochastic)
+      spec.hardwareEncoder = encodeE2M1Nearest;
+    if (options.hardwareStochastic && spec.stochastic)
+      spec.hardwareEncoder = encodeE2M1Stochastic;
     ValueRange outs = adaptor.getOuts();
     OpBuilder &b = rewriter;
     KernelIndexing ix(b, loc);
@@ -458,22 +516,6 @@ void emitEpilogue(OpBuilder &b, Location loc, Value dot, Value alpha, Value acc,
   memref::StoreOp::create(b, loc, v, out, idx);
 }
 
-/// alpha of group `group` (null: dense), read on the device.
-Value deviceAlpha(OpBuilder &b, Location loc, Value aDecode, Value bDecode,
-                  Value alpha, Value group) {
-  NumericsBuilder nb(b, loc, b.getF32Type());
-  Value result;
-  for (Value factor : {aDecode, bDecode, alpha}) {
-    if (!factor)
-      continue;
-    bool perGroup = cast<MemRefType>(factor.getType()).getRank() == 1;
-    Value v = memref::LoadOp::create(
-        b, loc, factor, perGroup ? ValueRange{group} : ValueRange{});
-    result = result ? nb.mul(result, v) : v;
-  }
-  return result ? result : nb.f32(1.0);
-}
-
 DeviceOperand deviceOperand(Value values, Value scales, Value origScales,
                             unsigned batchRank) {
   auto type = cast<ShapedType>(origScales.getType());
@@ -500,7 +542,7 @@ struct MatmulToGPU : BufferizedOpPattern<MatmulOp> {
       SmallVector<Value> id = ix.delinearize(linear, {m, n});
       Value dot = emitDot(b, loc, a, Value(), id[0], bo, Value(), id[1], k);
       Value alpha =
-          deviceAlpha(b, loc, adaptor.getADecodeScale(),
+          loadGroupAlpha(b, loc, adaptor.getADecodeScale(),
                       adaptor.getBDecodeScale(), adaptor.getAlpha(), Value());
       emitEpilogue(b, loc, dot, alpha, adaptor.getAcc(), beta, adaptor.getOut(),
                    id);
@@ -519,7 +561,7 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
     float beta = op.getBeta().convertToFloat();
     Value acc0 = adaptor.getAcc().empty() ? Value() : adaptor.getAcc().front();
     auto alphaOf = [&](Value group) {
-      return deviceAlpha(b, loc, adaptor.getADecodeScale(),
+      return loadGroupAlpha(b, loc, adaptor.getADecodeScale(),
                          adaptor.getBDecodeScale(), adaptor.getAlpha(), group);
     };
     switch (op.getGrouping()) {

@@ -121,26 +121,6 @@ void dequantizeRows(OpBuilder &b, Location loc, const QuantOperand &q,
   });
 }
 
-/// The fp32 alpha of group `group` (null: dense): fl(fl(dA * dB) * alpha),
-/// each factor 1 when absent; per-group operands are indexed by `group`.
-Value effectiveAlpha(OpBuilder &b, Location loc, Value aDecode, Value bDecode,
-                     Value alpha, Value group) {
-  NumericsBuilder nb(b, loc, b.getF32Type());
-  auto load = [&](Value memref) -> Value {
-    if (!memref)
-      return Value();
-    bool perGroup = cast<MemRefType>(memref.getType()).getRank() == 1;
-    return memref::LoadOp::create(
-        b, loc, memref,
-        perGroup ? ValueRange{group} : ValueRange{});
-  };
-  Value result;
-  for (Value factor : {load(aDecode), load(bDecode), load(alpha)})
-    if (factor)
-      result = result ? nb.mul(result, factor) : factor;
-  return result ? result : nb.f32(1.0);
-}
-
 /// Output rows [mLo, mHi) of one (group's) product:
 ///   out[batch?, m, n] = round(fl(alpha * dot(aHat[m], bHat[n]))
 ///                             + fl(beta * acc[batch?, m, n]))
@@ -370,7 +350,7 @@ struct MatmulLowering : BufferizedOpPattern<MatmulOp> {
                                 op.getBScales(), 0),
                    Value(), indexConst(rewriter, loc, n), k, bHat);
     GemmEpilogue e{adaptor.getOut(), adaptor.getAcc(), Value(),
-                   effectiveAlpha(rewriter, loc, adaptor.getADecodeScale(),
+                   loadGroupAlpha(rewriter, loc, adaptor.getADecodeScale(),
                                   adaptor.getBDecodeScale(),
                                   adaptor.getAlpha(), Value()),
                    op.getBeta().convertToFloat()};
@@ -400,7 +380,7 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
 
   Value alphaOf(OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
                 Location loc, Value group) const {
-    return effectiveAlpha(rewriter, loc, adaptor.getADecodeScale(),
+    return loadGroupAlpha(rewriter, loc, adaptor.getADecodeScale(),
                           adaptor.getBDecodeScale(), adaptor.getAlpha(),
                           group);
   }

@@ -13,6 +13,7 @@
 
 #include "nvfp4/Conversion/NVFP4ToSM100/BlockScaledGemmKernel.h"
 
+#include "nvfp4/Conversion/GPUCommon/KernelArith.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -66,58 +67,14 @@ struct StageLayout {
   }
 };
 
-class KernelBuilder {
+class KernelBuilder : KernelArith {
 public:
   KernelBuilder(ImplicitLocOpBuilder &b, const SM100GemmConfig &cfg)
-      : b(b), cfg(cfg), ctx(b.getContext()), layout(cfg) {}
+      : KernelArith(b), cfg(cfg), ctx(b.getContext()), layout(cfg) {}
 
   gpu::GPUFuncOp build(gpu::GPUModuleOp module, StringRef name);
 
 private:
-  // Shorthands.
-  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
-  Value c32(int64_t v) {
-    return arith::ConstantIntOp::create(b, b.getI32Type(), v);
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-  Value divu(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
-  Value remu(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
-  Value eq(Value x, Value y) {
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, x, y);
-  }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
-  }
-  Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, cond, x, y);
-  }
-  Value toI64(Value index) {
-    return arith::IndexCastOp::create(b, b.getI64Type(), index);
-  }
-  Value toI32(Value index) {
-    return arith::IndexCastOp::create(b, b.getI32Type(), index);
-  }
-  void ifThen(Value cond, function_ref<void()> then) {
-    scf::IfOp::create(b, cond, [&](OpBuilder &, Location) {
-      then();
-      scf::YieldOp::create(b);
-    });
-  }
-  /// values[g] for a run-time group g (G is small: a select chain).
-  Value pick(ArrayRef<Value> values, Value g) {
-    Value result = values.front();
-    for (size_t i = 1; i < values.size(); ++i)
-      result = select(eq(g, c(i)), values[i], result);
-    return result;
-  }
-  Type shared(ArrayRef<int64_t> shape, Type element) {
-    return MemRefType::get(
-        shape, element, MemRefLayoutAttrInterface(),
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
-  }
   /// A view of `type` at byte `offset` of the stage `stage`.
   Value stageView(Value stage, int64_t offset, Type type) {
     Value at = add(mul(stage, c(cfg.stageBytes())), c(offset));
@@ -147,7 +104,6 @@ private:
   void emitMma();
   void emitEpilogue();
 
-  ImplicitLocOpBuilder &b;
   const SM100GemmConfig &cfg;
   MLIRContext *ctx;
   StageLayout layout;
@@ -393,9 +349,8 @@ void KernelBuilder::emitEpilogue() {
         Value buffer = nvfp4k::RingStageOp::create(b, accRing, j);
         Value n = add(mul(tile.getWeightTile(), c(kSM100TileRows)), tileLane);
         Value alpha = nvfp4k::AlphaOp::create(
-            b, b.getF32Type(), g, args.aDecode, args.bDecode, args.alpha,
-            cfg.aDecodePerGroup ? b.getUnitAttr() : UnitAttr(),
-            cfg.bDecodePerGroup ? b.getUnitAttr() : UnitAttr());
+            b, g, args.aDecode, args.bDecode, args.alpha, cfg.aDecodePerGroup,
+            cfg.bDecodePerGroup);
         Value out = pick(args.outputs, g);
         Value accIn = cfg.hasAcc ? pick(args.accs, g) : Value();
         // Output rows are token-matrix rows, from the group's first row for

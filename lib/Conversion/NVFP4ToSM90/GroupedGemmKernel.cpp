@@ -12,6 +12,7 @@
 
 #include "nvfp4/Conversion/NVFP4ToSM90/GroupedGemmKernel.h"
 
+#include "nvfp4/Conversion/GPUCommon/KernelArith.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -48,51 +49,14 @@ struct KernelArgs : EpilogueArgs {
   SmallVector<Value> weightMaps, scales;
 };
 
-class KernelBuilder {
+class KernelBuilder : KernelArith {
 public:
   KernelBuilder(ImplicitLocOpBuilder &b, const SM90GemmConfig &cfg)
-      : b(b), cfg(cfg), ctx(b.getContext()) {}
+      : KernelArith(b), cfg(cfg), ctx(b.getContext()) {}
 
   gpu::GPUFuncOp build(gpu::GPUModuleOp module, StringRef name);
 
 private:
-  // Shorthands.
-  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
-  Value ci32(int64_t v) { return arith::ConstantIntOp::create(b, b.getI32Type(), v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-  Value divu(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
-  Value remu(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, p, x, y);
-  }
-  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
-  Value lt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, cond, x, y);
-  }
-  Value toI64(Value index) {
-    return arith::IndexCastOp::create(b, b.getI64Type(), index);
-  }
-  void ifThen(Value cond, function_ref<void()> then) {
-    scf::IfOp::create(b, cond, [&](OpBuilder &, Location) {
-      then();
-      scf::YieldOp::create(b);
-    });
-  }
-  /// values[g] for a run-time group g (G is small: a select chain).
-  Value pick(ArrayRef<Value> values, Value g) {
-    Value result = values.front();
-    for (size_t i = 1; i < values.size(); ++i)
-      result = select(eq(g, c(i)), values[i], result);
-    return result;
-  }
-  Type shared(ArrayRef<int64_t> shape, Type element) {
-    return MemRefType::get(
-        shape, element, MemRefLayoutAttrInterface(),
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
-  }
   /// A view of `type` at byte `offset` of the stage `stage`.
   Value stageView(Value stage, int64_t offset, Type type) {
     Value at = add(mul(stage, c(cfg.stageBytes())), c(offset));
@@ -116,7 +80,6 @@ private:
   void emitEpilogue(Value acc, ValueRange tile, Value warpgroup, Value warp,
                     Value lane);
 
-  ImplicitLocOpBuilder &b;
   const SM90GemmConfig &cfg;
   MLIRContext *ctx;
   KernelArgs args;
@@ -283,9 +246,9 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
         if (cfg.n % kSM90TileRows) {
           Value row = add(mul(tile.getWeightTile(), c(kSM90TileRows)), rho);
           rowMask = arith::OrIOp::create(
-              b, select(lt(row, c(cfg.n)), ci32(0x00FF00FF), ci32(0)),
-              select(lt(add(row, c(32)), c(cfg.n)), ci32(0xFF00FF00),
-                     ci32(0)));
+              b, select(lt(row, c(cfg.n)), c32(0x00FF00FF), c32(0)),
+              select(lt(add(row, c(32)), c(cfg.n)), c32(0xFF00FF00),
+                     c32(0)));
         }
         Value tailMask;
         int64_t last = cfg.kStages() - 1;
@@ -293,9 +256,9 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
           Value chunk = add(c(8 * last), mul(c4, c(2)));
           int64_t chunks = cfg.k / 16;
           tailMask = arith::OrIOp::create(
-              b, select(lt(chunk, c(chunks)), ci32(0x0000FFFF), ci32(0)),
-              select(lt(add(chunk, c(1)), c(chunks)), ci32(0xFFFF0000),
-                     ci32(0)));
+              b, select(lt(chunk, c(chunks)), c32(0x0000FFFF), c32(0)),
+              select(lt(add(chunk, c(1)), c(chunks)), c32(0xFFFF0000),
+                     c32(0)));
         }
         SmallVector<Value> init{zeroAcc};
         if (promote)
@@ -327,7 +290,7 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
                 bytes = arith::AndIOp::create(b, bytes, rowMask);
               if (tailMask)
                 bytes = arith::AndIOp::create(
-                    b, bytes, select(eq(kb, c(last)), tailMask, ci32(-1)));
+                    b, bytes, select(eq(kb, c(last)), tailMask, c32(-1)));
               Value desc = nvgpu::WarpgroupGenerateDescriptorOp::create(
                   b, descType, stageView(s, 0, tokensType), tokenMap);
               // The stage's two halves: chunk 2c + h (code words 2h, 2h + 1
@@ -407,7 +370,7 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
                      });
               Value a1 = fragments(
                   waited.getResult(0),
-                  arith::ShRUIOp::create(b, waited.getResult(1), ci32(16)));
+                  arith::ShRUIOp::create(b, waited.getResult(1), c32(16)));
               mma(a1, 1, Value());
               // The first half's wgmmas are complete: the next stage may
               // rewrite its fragment registers.
@@ -448,9 +411,8 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
   Value rho = add(add(mul(warpgroup, c(64)), mul(warp, c(8))), g8);
   Value nBase = add(mul(weightTile, c(kSM90TileRows)), sub(rho, oddIdx));
   Value alpha = nvfp4k::AlphaOp::create(
-      b, b.getF32Type(), g, args.aDecode, args.bDecode, args.alpha,
-      cfg.aDecodePerGroup ? b.getUnitAttr() : UnitAttr(),
-      cfg.bDecodePerGroup ? b.getUnitAttr() : UnitAttr());
+      b, g, args.aDecode, args.bDecode, args.alpha, cfg.aDecodePerGroup,
+      cfg.bDecodePerGroup);
   Value out = pick(args.outputs, g);
   Value accIn = cfg.hasAcc ? pick(args.accs, g) : Value();
   // Output rows are token-matrix rows, from the group's first row for

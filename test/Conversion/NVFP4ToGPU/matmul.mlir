@@ -52,8 +52,8 @@ func.func @matmul_mxfp4_acc(%a: memref<128x64xf4E2M1FN>, %sa: memref<1x1x32x4x4x
 // CHECK: %[[DOT:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args
 // CHECK: %[[VA:.*]] = memref.load %[[DA]][] : memref<f32>
 // CHECK-NEXT: %[[VB:.*]] = memref.load %[[DB]][] : memref<f32>
-// CHECK-NEXT: %[[AB:.*]] = arith.mulf %[[VA]], %[[VB]] : f32
 // CHECK-NEXT: %[[VAL:.*]] = memref.load %[[AL]][] : memref<f32>
+// CHECK-NEXT: %[[AB:.*]] = arith.mulf %[[VA]], %[[VB]] : f32
 // CHECK-NEXT: %[[ALPHA:.*]] = arith.mulf %[[AB]], %[[VAL]] : f32
 // CHECK-NEXT: %[[V:.*]] = arith.mulf %[[ALPHA]], %[[DOT]] : f32
 // CHECK-NEXT: %[[H:.*]] = arith.truncf %[[V]] : f32 to f16

@@ -46,6 +46,8 @@ gpu.module @kernels {
     %tile:6 = nvfp4k.scheduler.tile %sched[%t] : !sched
     // CHECK: nvfp4k.scheduler.blocks_before %[[S]][%{{.*}}] {block = 128 : i64}
     %b = nvfp4k.scheduler.blocks_before %sched[%g] {block = 128 : i64} : !sched
+    // CHECK: nvfp4k.scheduler.group_of %[[S]][%{{.*}}] : <mode = contiguous
+    %grp, %start = nvfp4k.scheduler.group_of %sched[%t] : !sched
     // CHECK: nvfp4k.scheduler.create : <mode = independent, {{.*}}, group_rows = [128, 384]>
     %isched = nvfp4k.scheduler.create : !isched
     %in = nvfp4k.scheduler.count %isched : !isched
@@ -73,6 +75,23 @@ gpu.module @kernels {
     nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
     // CHECK: nvfp4k.store {{.*}} acc(%{{.*}}) {beta = 5.000000e-01 : f32, element = f32, row_stride = 64 : i64}
     nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%one) acc(%acc) {beta = 0.5 : f32, element = f32, row_stride = 64 : i64} : vector<2xf32>
+    gpu.return
+  }
+}
+
+!fp4 = memref<128x128xui8, #gpu.address_space<workgroup>>
+!units = memref<2048xi8, #gpu.address_space<workgroup>>
+!ring1 = !nvfp4k.ring<6, consumers = 1>
+gpu.module @tcgen05 {
+  // CHECK-LABEL: gpu.func @scaled_mma
+  gpu.func @scaled_mma(%acc: i32, %a: !fp4, %b: !fp4, %sa: !units, %sb: !units, %cols: i32, %ks: index, %shift: i32, %i: index) kernel {
+    // CHECK: nvfp4k.tcgen05.scaled_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 112 : i64, total_units = 112 : i64, units = 4 : i64} : memref<128x128xui8
+    nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %ks, %shift {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 112 : i64, total_units = 112 : i64, units = 4 : i64} : !fp4, !fp4, !units, !units
+    %ring = nvfp4k.ring.create : !ring1
+    // CHECK: nvfp4k.tcgen05.commit %{{.*}}[%{{.*}}], <empty> : <6, consumers = 1>
+    nvfp4k.tcgen05.commit %ring[%i], <empty> : !ring1
+    // CHECK: nvfp4k.tcgen05.commit %{{.*}}[%{{.*}}], <full> : <6, consumers = 1>
+    nvfp4k.tcgen05.commit %ring[%i], <full> : !ring1
     gpu.return
   }
 }

@@ -9,7 +9,7 @@
 #define NVFP4_CONVERSION_NVFP4TOGPU_NVFP4TOGPU_H
 
 #include "nvfp4/Conversion/BufferizedOpPattern.h"
-#include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
+#include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"

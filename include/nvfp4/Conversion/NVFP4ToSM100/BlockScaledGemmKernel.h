@@ -35,7 +35,7 @@
 #define NVFP4_CONVERSION_NVFP4TOSM100_BLOCKSCALEDGEMMKERNEL_H
 
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
-#include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
+#include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"

@@ -7,7 +7,6 @@
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -215,48 +214,11 @@ SmallVector<Value> QuantizeCodegen::encodeChunk(ArrayRef<Value> chunk,
                                                 Value enc,
                                                 ArrayRef<Value> random) {
   SmallVector<Value> codes;
-  if (spec.hardwareE2M1 && !spec.stochastic) {
-    // cvt.rn.satfinite.e2m1x2.f32 d, a, b puts a in the high nibble of d:
-    // pass (x[2p+1], x[2p]) so that x[2p] lands in the low nibble, as the
-    // packed layout wants.
-    for (size_t p = 0; p + 1 < chunk.size(); p += 2) {
-      Value lo = nb.mul(chunk[p], enc), hi = nb.mul(chunk[p + 1], enc);
-      Value byte = NVVM::ConvertF32x2ToF4x2Op::create(
-          b, loc, b.getI8Type(), hi, lo, /*relu=*/false,
-          b.getType<Float4E2M1FNType>());
-      Value word = arith::ExtUIOp::create(b, loc, b.getI32Type(), byte);
-      codes.push_back(arith::AndIOp::create(b, loc, word, nb.i32(0xF)));
-      codes.push_back(arith::ShRUIOp::create(b, loc, word, nb.i32(4)));
-    }
-    return codes;
-  }
-  if (spec.hardwareStochastic) {
-    // cvt.rs.satfinite.e2m1x4.f32 d, {a, b, e, f}, rbits packs a into the
-    // most significant nibble of d (as the x2 form does): pass the four
-    // values last first so that element 4g lands in the low nibble. rbits
-    // is the Philox word whose bytes the emulation gives these elements.
-    auto i32 = b.getI32Type();
-    for (size_t g = 0; g + 3 < chunk.size(); g += 4) {
-      SmallVector<Value> src;
-      for (int j = 3; j >= 0; --j)
-        src.push_back(nb.mul(chunk[g + j], enc));
-      Value vec = vector::FromElementsOp::create(
-          b, loc, VectorType::get({4}, b.getF32Type()), src);
-      Value rbits = random[g];
-      for (int j = 1; j < 4; ++j)
-        rbits = arith::OrIOp::create(
-            b, loc, rbits,
-            arith::ShLIOp::create(b, loc, random[g + j], nb.i32(8 * j)));
-      Value packed = NVVM::ConvertF32x4ToF4x4Op::create(
-          b, loc, b.getI16Type(), vec, rbits, /*relu=*/false,
-          b.getType<Float4E2M1FNType>());
-      Value word = arith::ExtUIOp::create(b, loc, i32, packed);
-      for (int j = 0; j < 4; ++j)
-        codes.push_back(arith::AndIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, word, nb.i32(4 * j)),
-            nb.i32(0xF)));
-    }
-    return codes;
+  if (spec.hardwareEncoder) {
+    SmallVector<Value> scaled;
+    for (Value x : chunk)
+      scaled.push_back(nb.mul(x, enc));
+    return spec.hardwareEncoder(b, loc, scaled, random);
   }
   for (auto [i, x] : llvm::enumerate(chunk)) {
     Value v = nb.mul(x, enc);
@@ -468,6 +430,33 @@ void QuantizeCodegen::emitTile(Value batch, Value tileRow, Value blockCol,
     storeScale(batch, row, blockCol, scaleByte);
     return SmallVector<Value>{};
   });
+}
+
+Value mlir::nvfp4::combineAlpha(OpBuilder &b, Location loc, Value aDecode,
+                                Value bDecode, Value alpha) {
+  Value result;
+  for (Value factor : {aDecode, bDecode, alpha})
+    if (factor)
+      result = result ? arith::MulFOp::create(b, loc, result, factor).getResult()
+                      : factor;
+  return result ? result
+                : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f))
+                      .getResult();
+}
+
+Value mlir::nvfp4::loadGroupAlpha(OpBuilder &b, Location loc, Value aDecode,
+                                  Value bDecode, Value alpha, Value group) {
+  auto load = [&](Value memref) -> Value {
+    if (!memref)
+      return Value();
+    bool perGroup = cast<MemRefType>(memref.getType()).getRank() == 1;
+    return memref::LoadOp::create(b, loc, memref,
+                                  perGroup ? ValueRange{group} : ValueRange{});
+  };
+  // In operand order (argument evaluation order is unspecified).
+  Value a = load(aDecode);
+  Value d = load(bDecode);
+  return combineAlpha(b, loc, a, d, load(alpha));
 }
 
 void mlir::nvfp4::fillZeros(OpBuilder &b, Location loc, Value memref) {

@@ -17,6 +17,8 @@
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 
+#include <functional>
+
 namespace mlir {
 namespace nvfp4 {
 
@@ -46,6 +48,23 @@ SmallVector<Value> withBatch(Value batch, ArrayRef<Value> rest);
 /// all but the last dimension, one vector store per innermost row).
 void fillZeros(OpBuilder &b, Location loc, Value memref);
 
+/// The fp32 alpha of a matmul group (docs/spec.md 2.7):
+/// fl(fl(a_decode * b_decode) * alpha) over the factors given (null ones
+/// absent, i.e. 1), 1 without any. Every lowering forms it here.
+Value combineAlpha(OpBuilder &b, Location loc, Value aDecode, Value bDecode,
+                   Value alpha);
+/// The same with the factors loaded from memrefs: rank 1 per group (indexed
+/// by `group`), rank 0 for the whole matmul.
+Value loadGroupAlpha(OpBuilder &b, Location loc, Value aDecode, Value bDecode,
+                     Value alpha, Value group);
+
+/// Encodes values already multiplied by S_enc into E2M1 codes (i32, 0..15;
+/// a multiple of 4 values, in order), given their random bytes (i32, one per
+/// value; empty unless rounding is stochastic).
+using E2M1Encoder = std::function<SmallVector<Value>(
+    OpBuilder &b, Location loc, ArrayRef<Value> scaled,
+    ArrayRef<Value> random)>;
+
 /// Static description of an nvfp4.quantize.
 struct QuantizeSpec {
   Format format;
@@ -53,13 +72,10 @@ struct QuantizeSpec {
   int64_t batch, rows, k;
   int64_t tileRows, blockWidth; // 1x16, 16x16 or 1x32
   bool swizzled, hadamard, stochastic;
-  /// Round-to-nearest E2M1 codes from cvt.rn.satfinite.e2m1x2.f32 (GPU
-  /// kernels for sm_100a) instead of the fp32 emulation: the same codes
-  /// (docs/spec.md 2.1), NaN -> +6 included.
-  bool hardwareE2M1 = false;
-  /// Stochastic codes from cvt.rs.satfinite.e2m1x4.f32 with the reference's
-  /// random bytes as rbits: hardware-defined rounding, not bit-exact.
-  bool hardwareStochastic = false;
+  /// E2M1 codes from a hardware conversion instead of the fp32 emulation:
+  /// set by the GPU lowerings that have one (NVFP4ToGPU's sm_100a cvt
+  /// instructions), so that this file builds no target op.
+  E2M1Encoder hardwareEncoder;
   ScaleRule rule;
   ErrorMetric metric;
   /// E4M3 maximum of the global scale (448; four_over_six may ask for 256).

@@ -27,13 +27,19 @@ def NVFP4Kernel_Dialect : Dialect {
     * `!nvfp4k.scheduler<...>`: the static tile space of a grouped matmul
       (groups, weight tiles, token tiles); `nvfp4k.scheduler.count` and
       `nvfp4k.scheduler.tile` walk it, reading the group table
-      (`group_offsets` or `masked_m`) at run time.
+      (`group_offsets` or `masked_m`) at run time;
+      `nvfp4k.scheduler.group_of` and `nvfp4k.scheduler.blocks_before` map a
+      token row to its group and a group to its first 128-row scale block.
     * `!nvfp4k.ring<S, consumers = C>`: S full/empty mbarrier pairs. Every
       ring op takes a position `%i` (the count of stages the role has passed
       through); the ring owns the stage (`i mod S`) and the phase parity.
     * loads: `nvfp4k.tma.load`, `nvfp4k.bulk.load` (complete on a ring
       stage's full barrier).
-    * MMA steps: `nvfp4k.dequant.fragment_a` + `nvfp4k.wgmma.rs` (sm_90a),
+    * `nvfp4k.shared_memory`: the kernel's dynamic shared memory, from its
+      first 1024-byte aligned byte.
+    * MMA steps: `nvfp4k.dequant.fragment_a` + `nvfp4k.wgmma.rs` +
+      `nvfp4k.wgmma.wait` (sm_90a; the wait ties the register values the
+      wgmmas read and write, so that nothing touches them early),
       `nvfp4k.tcgen05.scaled_mma` + `nvfp4k.tcgen05.commit` (sm_100a).
     * epilogue: `nvfp4k.alpha`, `nvfp4k.store`.
 

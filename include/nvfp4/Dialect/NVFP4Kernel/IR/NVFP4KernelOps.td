@@ -550,6 +550,14 @@ def NVFP4K_AlphaOp : NVFP4K_Op<"alpha", [AttrSizedOperandSegments]> {
                        UnitAttr:$a_decode_per_group,
                        UnitAttr:$b_decode_per_group);
   let results = (outs F32:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$group, "::mlir::Value":$aDecode,
+                   "::mlir::Value":$bDecode, "::mlir::Value":$alpha,
+                   "bool":$aDecodePerGroup, "bool":$bDecodePerGroup), [{
+      build($_builder, $_state, $_builder.getF32Type(), group, aDecode,
+            bDecode, alpha, aDecodePerGroup, bDecodePerGroup);
+    }]>
+  ];
   let assemblyFormat = [{
     $group (`a_decode` `(` $a_decode^ `)`)? (`b_decode` `(` $b_decode^ `)`)?
     (`alpha` `(` $alpha^ `)`)? attr-dict `:` type($result)

@@ -5,12 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nvfp4/Dialect/NVFP4/Utils/GemmProblem.h"
+#include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 
-#include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
+#include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
 
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -153,49 +151,4 @@ EpilogueArgs EpilogueArgs::take(const GemmShape &shape,
   if (shape.alpha)
     args.alpha = *it++;
   return args;
-}
-
-static MemRefType dynamicSharedType(MLIRContext *ctx, int64_t bytes) {
-  return MemRefType::get(
-      {bytes}, IntegerType::get(ctx, 8), MemRefLayoutAttrInterface(),
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
-}
-
-void mlir::nvfp4::declareDynamicShared(OpBuilder &b, Location loc,
-                                       StringRef symbol) {
-  memref::GlobalOp::create(b, loc, symbol, b.getStringAttr("public"),
-                           dynamicSharedType(b.getContext(), 0), Attribute(),
-                           /*constant=*/false, b.getI64IntegerAttr(1024));
-}
-
-std::pair<Value, Value> mlir::nvfp4::emitDynamicShared(OpBuilder &b,
-                                                       Location loc,
-                                                       StringRef symbol,
-                                                       int64_t bytes) {
-  Value global = memref::GetGlobalOp::create(
-      b, loc, dynamicSharedType(b.getContext(), 0), symbol);
-  Value all = memref::ReinterpretCastOp::create(
-      b, loc, dynamicSharedType(b.getContext(), bytes), global, /*offset=*/0,
-      ArrayRef<int64_t>{bytes}, ArrayRef<int64_t>{1});
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, all);
-  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value aligned = arith::AndIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, base, c(1023)), c(~int64_t(1023)));
-  return {all, aligned};
-}
-
-Value mlir::nvfp4::emitGroupAlpha(Emitter &e, const GemmShape &shape,
-                                  Value aDecode, Value bDecode, Value alpha,
-                                  Value g) {
-  Value result;
-  auto factor = [&](bool present, bool perGroup, Value base) {
-    if (!present)
-      return;
-    Value v = e.loadElement(e.f32, base, perGroup ? g : e.c(0));
-    result = result ? e.fmul(result, v) : v;
-  };
-  factor(shape.aDecode, shape.aDecodePerGroup, aDecode);
-  factor(shape.bDecode, shape.bDecodePerGroup, bDecode);
-  factor(shape.alpha, true, alpha);
-  return result ? result : e.cf(1.0f);
 }

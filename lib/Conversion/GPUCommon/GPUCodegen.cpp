@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nvfp4/Dialect/NVFP4/Utils/GPUCodegen.h"
+#include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

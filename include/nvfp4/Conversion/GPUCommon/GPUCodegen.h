@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NVFP4_DIALECT_NVFP4_UTILS_GPUCODEGEN_H
-#define NVFP4_DIALECT_NVFP4_UTILS_GPUCODEGEN_H
+#ifndef NVFP4_CONVERSION_GPUCOMMON_GPUCODEGEN_H
+#define NVFP4_CONVERSION_GPUCOMMON_GPUCODEGEN_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -92,4 +92,4 @@ Value warpReduce(OpBuilder &b, Location loc, Value value,
 } // namespace nvfp4
 } // namespace mlir
 
-#endif // NVFP4_DIALECT_NVFP4_UTILS_GPUCODEGEN_H
+#endif // NVFP4_CONVERSION_GPUCOMMON_GPUCODEGEN_H

@@ -12,11 +12,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NVFP4_DIALECT_NVFP4_UTILS_GEMMPROBLEM_H
-#define NVFP4_DIALECT_NVFP4_UTILS_GEMMPROBLEM_H
+#ifndef NVFP4_CONVERSION_GPUCOMMON_GEMMPROBLEM_H
+#define NVFP4_CONVERSION_GPUCOMMON_GEMMPROBLEM_H
 
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
-#include "nvfp4/Dialect/NVFP4/Utils/KernelEmitter.h"
+
+#include "mlir/IR/Builders.h"
 
 namespace mlir {
 namespace nvfp4 {
@@ -91,23 +92,7 @@ struct EpilogueArgs {
   static EpilogueArgs take(const GemmShape &shape, Block::args_iterator &it);
 };
 
-/// In a kernel: the extern dynamic shared memory `symbol` (declared in the
-/// kernel's gpu.module by declareDynamicShared) as a `bytes`-byte i8 memref,
-/// and the index address of its first 1024-byte aligned byte (128B-swizzle
-/// atoms and TMA destinations need it; the launch adds 1 KiB of slack).
-std::pair<Value, Value> emitDynamicShared(OpBuilder &b, Location loc,
-                                          StringRef symbol, int64_t bytes);
-/// Declares it: `gpu.dynamic_shared_memory` lowers to a 1-byte static
-/// variable after NVPTX demotion, so the kernels use an extern global.
-void declareDynamicShared(OpBuilder &b, Location loc, StringRef symbol);
-
-/// In a kernel: alpha of group g, the product of the a_decode, b_decode and
-/// alpha factors the shape has (each per group or scalar), 1 without any.
-/// The factor arguments are the i64 device addresses of the operands.
-Value emitGroupAlpha(Emitter &e, const GemmShape &shape, Value aDecode,
-                     Value bDecode, Value alpha, Value g);
-
 } // namespace nvfp4
 } // namespace mlir
 
-#endif // NVFP4_DIALECT_NVFP4_UTILS_GEMMPROBLEM_H
+#endif // NVFP4_CONVERSION_GPUCOMMON_GEMMPROBLEM_H
