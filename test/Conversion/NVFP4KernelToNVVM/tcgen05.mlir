@@ -54,7 +54,7 @@
 // CHECK:         %[[BD:.*]] = nvvm.tcgen05.mma_smem_desc(%[[BE]], %c1_i32, %c64_i32, %c0_i8, %false, %c2_i8)
 // Step 0: accumulate unless it is the first step of the K; A's scales at
 // cols, B's at cols + 16 + shift; idesc 0x8200480: E2M1 x E2M1 (bits 7, 10),
-// UE4M3 scales, N = 128 (16 << 17), M = 128 (8 << 24), scale ids 0.
+// UE4M3 scales, N = 128 (16 << 17), M = 128 (1 << 27: M >> 7), scale ids 0.
 // CHECK:         scf.if %[[IN0]] {
 // CHECK:           %[[ACC0:.*]] = arith.cmpi ne, %[[U0]], %c0 : index
 // CHECK:           %[[SBC:.*]] = arith.addi %[[BCOLS]], %c0_i32 : i32
