@@ -1,10 +1,11 @@
 """Tuning sweep of the sm_90a GEMM's options (convert-nvfp4-to-sm90).
 
     python3 benchmarks/sweep_sm90.py [--out DIR] [--cases gpumode1,moe_prefill]
-                                     [--configs "token-tile=64;stages=4"]
+                                     [--configs ";token-tile=64;granule=16 stages=4"]
 
-Each configuration is the base ("" = the pipeline defaults) or a string of
-nvfp4-lower-to-sm90 options handed to nvfp4-runner --pipeline-options. Each
+Configurations are separated by ";". Each is the base ("" = the pipeline
+defaults) or space-separated nvfp4-lower-to-sm90 options handed to
+nvfp4-runner --pipeline-options. Each
 case runs in the MoE layout (contiguous; dense_8k as a matmul), is timed as
 CUDA-graph replays and checked on sampled rows like benchmarks/bench_h200.py.
 Writes DIR/sweep.json and prints a table: one row per case, one column per
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -47,7 +49,8 @@ def main(argv=None):
     results = {}
     for case in cases:
         for config in configs:
-            os.environ["NVFP4_RUNNER_ARGS"] = f"--pipeline-options={config}" if config else ""
+            os.environ["NVFP4_RUNNER_ARGS"] = (
+                shlex.quote(f"--pipeline-options={config}") if config else "")
             rng = np.random.default_rng(7)
             row = bench.bench_case(case, args.reps, rng, forms=("contiguous", "matmul"),
                                    graph_only=True)[0]
