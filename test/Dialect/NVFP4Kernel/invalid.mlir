@@ -1,6 +1,21 @@
 // Every nvfp4k verifier rule, one case each.
 // RUN: nvfp4-opt %s --split-input-file --verify-diagnostics
 
+// Outside a kernel (found by the compile fuzzer: such a ring reached the
+// upstream mbarrier lowering, which assumes an enclosing function).
+func.func @outside_kernel() {
+  // expected-error @+1 {{'nvfp4k.ring.create' op expected to be inside a GPU kernel (a gpu.func or a gpu.launch body)}}
+  %r = nvfp4k.ring.create : !nvfp4k.ring<3, consumers = 16>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'nvfp4k.ring.create' op expected to be inside a GPU kernel (a gpu.func or a gpu.launch body)}}
+%top = nvfp4k.ring.create : !nvfp4k.ring<3, consumers = 16>
+
+// -----
+
 // expected-error @+1 {{expected at least one stage, got 0}}
 func.func @ring_stages(%r: !nvfp4k.ring<0, consumers = 8>) {
   return
@@ -60,8 +75,20 @@ func.func @sched_no_table(%t: i64) {
 // -----
 
 func.func @smem_outside() {
-  // expected-error @+1 {{expected to be inside a gpu.func}}
+  // expected-error @+1 {{expected to be inside a GPU kernel (a gpu.func or a gpu.launch body)}}
   %m = nvfp4k.shared_memory : memref<1024xi8, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @smem_launch() {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1) threads(%tx, %ty, %tz) in (%u = %c1, %v = %c1, %w = %c1) {
+    // expected-error @+1 {{expected to be inside a gpu.func}}
+    %m = nvfp4k.shared_memory : memref<1024xi8, #gpu.address_space<workgroup>>
+    gpu.terminator
+  }
   return
 }
 
@@ -89,156 +116,190 @@ gpu.module @k {
 // -----
 
 !map = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
-func.func @tma_box(%m: !map, %d: memref<64x64xf16, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) {
-  // expected-error @+1 {{expected the destination to have the tensor map's box type 'memref<128x64xf16, #gpu.address_space<workgroup>>', got 'memref<64x64xf16, #gpu.address_space<workgroup>>'}}
-  nvfp4k.tma.load %m[%i, %i], %d, %r[%i] : !map, memref<64x64xf16, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
-  return
+gpu.module @k {
+  gpu.func @tma_box(%m: !map, %d: memref<64x64xf16, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) kernel {
+    // expected-error @+1 {{expected the destination to have the tensor map's box type 'memref<128x64xf16, #gpu.address_space<workgroup>>', got 'memref<64x64xf16, #gpu.address_space<workgroup>>'}}
+    nvfp4k.tma.load %m[%i, %i], %d, %r[%i] : !map, memref<64x64xf16, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
+    gpu.return
+  }
 }
 
 // -----
 
 !map = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
-func.func @tma_coords(%m: !map, %d: memref<128x64xf16, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) {
-  // expected-error @+1 {{expected 2 coordinates (the map's rank), got 1}}
-  nvfp4k.tma.load %m[%i], %d, %r[%i] : !map, memref<128x64xf16, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
-  return
+gpu.module @k {
+  gpu.func @tma_coords(%m: !map, %d: memref<128x64xf16, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) kernel {
+    // expected-error @+1 {{expected 2 coordinates (the map's rank), got 1}}
+    nvfp4k.tma.load %m[%i], %d, %r[%i] : !map, memref<128x64xf16, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
+    gpu.return
+  }
 }
 
 // -----
 
-func.func @bulk_bytes(%s: i64, %d: memref<1024xi8, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) {
-  %c = arith.constant 24 : index
-  // expected-error @+1 {{expected a positive multiple of 16 bytes, got 24}}
-  nvfp4k.bulk.load %s, %d, %c, %r[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
-  return
+gpu.module @k {
+  gpu.func @bulk_bytes(%s: i64, %d: memref<1024xi8, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) kernel {
+    %c = arith.constant 24 : index
+    // expected-error @+1 {{expected a positive multiple of 16 bytes, got 24}}
+    nvfp4k.bulk.load %s, %d, %c, %r[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
+    gpu.return
+  }
 }
 
 // -----
 
-func.func @bulk_size(%s: i64, %d: memref<1024xi8, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) {
-  %c = arith.constant 2048 : index
-  // expected-error @+1 {{expected at most 1024 bytes (the destination), got 2048}}
-  nvfp4k.bulk.load %s, %d, %c, %r[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
-  return
+gpu.module @k {
+  gpu.func @bulk_size(%s: i64, %d: memref<1024xi8, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) kernel {
+    %c = arith.constant 2048 : index
+    // expected-error @+1 {{expected at most 1024 bytes (the destination), got 2048}}
+    nvfp4k.bulk.load %s, %d, %c, %r[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
+    gpu.return
+  }
 }
 
 // -----
 
-func.func @dequant_rows(%c: vector<3x2xi32>, %s: vector<2xf8E4M3FN>) {
-  // expected-error @+1 {{expected the codes of 2 fragment rows, got 3}}
-  %a = nvfp4k.dequant.fragment_a %c, %s : vector<3x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
-  return
+gpu.module @k {
+  gpu.func @dequant_rows(%c: vector<3x2xi32>, %s: vector<2xf8E4M3FN>) kernel {
+    // expected-error @+1 {{expected the codes of 2 fragment rows, got 3}}
+    %a = nvfp4k.dequant.fragment_a %c, %s : vector<3x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
+    gpu.return
+  }
 }
 
 // -----
 
-func.func @dequant_steps(%c: vector<2x2xi32>, %s: vector<2xf8E4M3FN>) {
-  // expected-error @+1 {{expected 4x8 f16 fragments for 2 code words per row, got 'vector<8x8xf16>'}}
-  %a = nvfp4k.dequant.fragment_a %c, %s : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<8x8xf16>
-  return
-}
-
-// -----
-
-!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
-func.func @wgmma_width(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) {
-  // expected-error @+1 {{expected wgmma widths in 8..256, multiples of 8, got 100}}
-  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 100>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
-  return
-}
-
-// -----
-
-!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
-func.func @wgmma_select(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) {
-  // expected-error @+1 {{expected a width operand exactly when several widths are listed}}
-  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 64, 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
-  return
+gpu.module @k {
+  gpu.func @dequant_steps(%c: vector<2x2xi32>, %s: vector<2xf8E4M3FN>) kernel {
+    // expected-error @+1 {{expected 4x8 f16 fragments for 2 code words per row, got 'vector<8x8xf16>'}}
+    %a = nvfp4k.dequant.fragment_a %c, %s : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<8x8xf16>
+    gpu.return
+  }
 }
 
 // -----
 
 !desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
-func.func @wgmma_acc(%acc: vector<32xf32>, %a: vector<4x8xf16>, %d: !desc) {
-  // expected-error @+1 {{expected at least 64 accumulator registers for width 128, got 32}}
-  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 128>} : vector<32xf32>, vector<4x8xf16>, !desc -> vector<32xf32>
-  return
+gpu.module @k {
+  gpu.func @wgmma_width(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) kernel {
+    // expected-error @+1 {{expected wgmma widths in 8..256, multiples of 8, got 100}}
+    %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 100>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
+gpu.module @k {
+  gpu.func @wgmma_select(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) kernel {
+    // expected-error @+1 {{expected a width operand exactly when several widths are listed}}
+    %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 64, 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
+gpu.module @k {
+  gpu.func @wgmma_acc(%acc: vector<32xf32>, %a: vector<4x8xf16>, %d: !desc) kernel {
+    // expected-error @+1 {{expected at least 64 accumulator registers for width 128, got 32}}
+    %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 128>} : vector<32xf32>, vector<4x8xf16>, !desc -> vector<32xf32>
+    gpu.return
+  }
 }
 
 // -----
 
 !desc = !nvgpu.warpgroup.descriptor<tensor = memref<64x128xf16, #gpu.address_space<workgroup>>>
-func.func @wgmma_rows(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) {
-  // expected-error @+1 {{expected the B tile to hold 128 rows for width 128, got 64}}
-  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
-  return
+gpu.module @k {
+  gpu.func @wgmma_rows(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) kernel {
+    // expected-error @+1 {{expected the B tile to hold 128 rows for width 128, got 64}}
+    %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+    gpu.return
+  }
 }
 
 // -----
 
 !desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x96xf16, #gpu.address_space<workgroup>>>
-func.func @wgmma_atoms(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) {
-  // expected-error @+1 {{expected the B tile's K to be whole 128-byte atoms (multiples of 64), got 96}}
-  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
-  return
+gpu.module @k {
+  gpu.func @wgmma_atoms(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) kernel {
+    // expected-error @+1 {{expected the B tile's K to be whole 128-byte atoms (multiples of 64), got 96}}
+    %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+    gpu.return
+  }
 }
 
 // -----
 
 !desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
-func.func @wgmma_k(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) {
-  // expected-error @+1 {{expected k_offset (96) to be a multiple of 16 with its 4 k16 steps inside the B tile's K (128)}}
-  %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 96 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
-  return
+gpu.module @k {
+  gpu.func @wgmma_k(%acc: vector<64xf32>, %a: vector<4x8xf16>, %d: !desc) kernel {
+    // expected-error @+1 {{expected k_offset (96) to be a multiple of 16 with its 4 k16 steps inside the B tile's K (128)}}
+    %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 96 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+    gpu.return
+  }
 }
 
 // -----
 
 !t = memref<128x128xi8, #gpu.address_space<workgroup>>
 !s = memref<2048xi8, #gpu.address_space<workgroup>>
-func.func @tcgen05_n(%acc: i32, %a: !t, %b: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32) {
-  // expected-error @+1 {{expected N of 64, 128 or 256, got 96}}
-  nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 96 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, !t, !s, !s
-  return
+gpu.module @k {
+  gpu.func @tcgen05_n(%acc: i32, %a: !t, %b: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32) kernel {
+    // expected-error @+1 {{expected N of 64, 128 or 256, got 96}}
+    nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 96 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, !t, !s, !s
+    gpu.return
+  }
 }
 
 // -----
 
 !t = memref<128x128xi8, #gpu.address_space<workgroup>>
 !s = memref<2048xi8, #gpu.address_space<workgroup>>
-func.func @tcgen05_units(%acc: i32, %a: !t, %b: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32) {
-  // expected-error @+1 {{expected 2 scale units per 256 of K, got 4}}
-  nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, mxfp4, n = 128 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, !t, !s, !s
-  return
+gpu.module @k {
+  gpu.func @tcgen05_units(%acc: i32, %a: !t, %b: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32) kernel {
+    // expected-error @+1 {{expected 2 scale units per 256 of K, got 4}}
+    nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, mxfp4, n = 128 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, !t, !s, !s
+    gpu.return
+  }
 }
 
 // -----
 
 !t = memref<128x128xi8, #gpu.address_space<workgroup>>
 !s = memref<2048xi8, #gpu.address_space<workgroup>>
-func.func @tcgen05_blocks(%acc: i32, %a: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32, %b: memref<256x128xi8, #gpu.address_space<workgroup>>) {
-  // expected-error @+1 {{expected 2 128-row scale blocks for N = 256, got 1}}
-  nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 256 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, memref<256x128xi8, #gpu.address_space<workgroup>>, !s, !s
-  return
+gpu.module @k {
+  gpu.func @tcgen05_blocks(%acc: i32, %a: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32, %b: memref<256x128xi8, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{expected 2 128-row scale blocks for N = 256, got 1}}
+    nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 256 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, memref<256x128xi8, #gpu.address_space<workgroup>>, !s, !s
+    gpu.return
+  }
 }
 
 // -----
 
 !t = memref<128x128xi8, #gpu.address_space<workgroup>>
 !s = memref<2048xi8, #gpu.address_space<workgroup>>
-func.func @tcgen05_tile(%acc: i32, %b: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32, %a: memref<128x64xi8, #gpu.address_space<workgroup>>) {
-  // expected-error @+1 {{expected A as 128 rows of 128 bytes in shared memory, got 'memref<128x64xi8, #gpu.address_space<workgroup>>'}}
-  nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : memref<128x64xi8, #gpu.address_space<workgroup>>, !t, !s, !s
-  return
+gpu.module @k {
+  gpu.func @tcgen05_tile(%acc: i32, %b: !t, %sa: !s, %sb: !s, %cols: i32, %k: index, %o: i32, %a: memref<128x64xi8, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{expected A as 128 rows of 128 bytes in shared memory, got 'memref<128x64xi8, #gpu.address_space<workgroup>>'}}
+    nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : memref<128x64xi8, #gpu.address_space<workgroup>>, !t, !s, !s
+    gpu.return
+  }
 }
 
 // -----
 
 !t = memref<128x128xi8, #gpu.address_space<workgroup>>
-func.func @tcgen05_scales(%acc: i32, %a: !t, %b: !t, %sa: memref<1024xi8, #gpu.address_space<workgroup>>, %sb: memref<2048xi8, #gpu.address_space<workgroup>>, %cols: i32, %k: index, %o: i32) {
-  // expected-error @+1 {{expected shared scale buffers of at least 2048 and 2048 bytes}}
-  nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, !t, memref<1024xi8, #gpu.address_space<workgroup>>, memref<2048xi8, #gpu.address_space<workgroup>>
-  return
+gpu.module @k {
+  gpu.func @tcgen05_scales(%acc: i32, %a: !t, %b: !t, %sa: memref<1024xi8, #gpu.address_space<workgroup>>, %sb: memref<2048xi8, #gpu.address_space<workgroup>>, %cols: i32, %k: index, %o: i32) kernel {
+    // expected-error @+1 {{expected shared scale buffers of at least 2048 and 2048 bytes}}
+    nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %k, %o {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 4 : i64, total_units = 4 : i64, units = 4 : i64} : !t, !t, memref<1024xi8, #gpu.address_space<workgroup>>, memref<2048xi8, #gpu.address_space<workgroup>>
+    gpu.return
+  }
 }
 
 // -----

@@ -16,6 +16,7 @@
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -30,6 +31,27 @@
 
 #define GET_TYPEDEF_CLASSES
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOpsTypes.h.inc"
+
+namespace mlir {
+namespace nvfp4k {
+/// The ring, shared-memory, load and MMA ops live in a GPU kernel (a
+/// gpu.func or a gpu.launch body): their lowerings create barriers, shared
+/// memory, TMA and tensor-core operations that only exist there, and the
+/// upstream lowerings of the nvgpu ops they create assume an enclosing
+/// function and module.
+template <typename ConcreteType>
+class InGPUKernel : public OpTrait::TraitBase<ConcreteType, InGPUKernel> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    if (!op->getParentOfType<gpu::GPUFuncOp>() &&
+        !op->getParentOfType<gpu::LaunchOp>())
+      return op->emitOpError("expected to be inside a GPU kernel (a "
+                             "gpu.func or a gpu.launch body)");
+    return success();
+  }
+};
+} // namespace nvfp4k
+} // namespace mlir
 
 #define GET_OP_CLASSES
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOps.h.inc"

@@ -44,15 +44,28 @@ def NVFP4Kernel_Dialect : Dialect {
     * epilogue: `nvfp4k.alpha`, `nvfp4k.store`.
 
     The dialect is internal: programs never contain it, and the GPU
-    pipelines lower it right after the chip pass that creates it.
+    pipelines lower it right after the chip pass that creates it. The ring,
+    shared-memory, load and MMA ops must sit in a GPU kernel (a `gpu.func`,
+    or a `gpu.launch` body, except `shared_memory`, which needs the
+    `gpu.module` of a `gpu.func`).
   }];
   let dependentDialects = ["::mlir::nvgpu::NVGPUDialect"];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
 }
 
+def NVFP4K_InGPUKernel : NativeOpTrait<"InGPUKernel"> {
+  let cppNamespace = "::mlir::nvfp4k";
+}
+
 class NVFP4K_Op<string mnemonic, list<Trait> traits = []>
     : Op<NVFP4Kernel_Dialect, mnemonic, traits>;
+
+// Ops whose lowering creates barriers, shared memory, TMA, tensor-core or
+// TMEM operations: they must sit in a GPU kernel. (The scheduler and
+// epilogue ops lower to portable code and may be anywhere.)
+class NVFP4K_KernelOp<string mnemonic, list<Trait> traits = []>
+    : NVFP4K_Op<mnemonic, !listconcat(traits, [NVFP4K_InGPUKernel])>;
 
 class NVFP4K_Type<string name, string typeMnemonic, list<Trait> traits = []>
     : TypeDef<NVFP4Kernel_Dialect, name, traits> {

@@ -28,7 +28,7 @@ def NVFP4K_SharedBytes : MemRefRankOf<[I8], [1]>;
 // Shared memory
 //===----------------------------------------------------------------------===//
 
-def NVFP4K_SharedMemoryOp : NVFP4K_Op<"shared_memory", [Pure]> {
+def NVFP4K_SharedMemoryOp : NVFP4K_KernelOp<"shared_memory", [Pure]> {
   let summary = "the kernel's dynamic shared memory, 1024-byte aligned";
   let description = [{
     The kernel's dynamic shared memory as a byte buffer whose first byte is
@@ -57,7 +57,7 @@ def NVFP4K_SharedMemoryOp : NVFP4K_Op<"shared_memory", [Pure]> {
 // The stage ring
 //===----------------------------------------------------------------------===//
 
-def NVFP4K_RingCreateOp : NVFP4K_Op<"ring.create"> {
+def NVFP4K_RingCreateOp : NVFP4K_KernelOp<"ring.create"> {
   let summary = "allocate and initialise a ring's mbarriers";
   let description = [{
     Creates the `2 * stages` mbarriers of a ring in shared memory (one
@@ -77,7 +77,7 @@ def NVFP4K_RingCreateOp : NVFP4K_Op<"ring.create"> {
   let assemblyFormat = "attr-dict `:` type($ring)";
 }
 
-def NVFP4K_RingStageOp : NVFP4K_Op<"ring.stage", [Pure]> {
+def NVFP4K_RingStageOp : NVFP4K_KernelOp<"ring.stage", [Pure]> {
   let summary = "the stage of a ring position";
   let description = [{
     `position mod stages`: which stage buffer position `position` uses.
@@ -95,7 +95,7 @@ def NVFP4K_RingStageOp : NVFP4K_Op<"ring.stage", [Pure]> {
 
 class NVFP4K_RingPositionOp<string mnemonic, string summaryText,
                             string descriptionText>
-    : NVFP4K_Op<mnemonic> {
+    : NVFP4K_KernelOp<mnemonic> {
   let summary = summaryText;
   let description = descriptionText;
   let arguments = (ins NVFP4K_Ring:$ring, Index:$position);
@@ -142,7 +142,7 @@ def NVFP4K_RingReleaseOp : NVFP4K_RingPositionOp<"ring.release",
     ```
   }]>;
 
-def NVFP4K_RingExpectTxOp : NVFP4K_Op<"ring.expect_tx"> {
+def NVFP4K_RingExpectTxOp : NVFP4K_KernelOp<"ring.expect_tx"> {
   let summary = "the producer's arrival, announcing the stage's bytes";
   let description = [{
     The producer's arrival on the full barrier of `position`'s stage,
@@ -271,7 +271,7 @@ def NVFP4K_SchedulerGroupOfOp : NVFP4K_Op<"scheduler.group_of"> {
 // Operand loads
 //===----------------------------------------------------------------------===//
 
-def NVFP4K_TmaLoadOp : NVFP4K_Op<"tma.load"> {
+def NVFP4K_TmaLoadOp : NVFP4K_KernelOp<"tma.load"> {
   let summary = "a TMA tile load completing on a ring stage";
   let description = [{
     Copies the box of `map` at `coordinates` (innermost first, in elements
@@ -297,7 +297,7 @@ def NVFP4K_TmaLoadOp : NVFP4K_Op<"tma.load"> {
   let hasVerifier = 1;
 }
 
-def NVFP4K_BulkLoadOp : NVFP4K_Op<"bulk.load"> {
+def NVFP4K_BulkLoadOp : NVFP4K_KernelOp<"bulk.load"> {
   let summary = "a 1-D bulk copy completing on a ring stage";
   let description = [{
     Copies `bytes` contiguous bytes from the global address `source` (i64)
@@ -325,7 +325,7 @@ def NVFP4K_BulkLoadOp : NVFP4K_Op<"bulk.load"> {
 // sm_90a: register-A wgmma on exactly dequantized fragments
 //===----------------------------------------------------------------------===//
 
-def NVFP4K_DequantFragmentAOp : NVFP4K_Op<"dequant.fragment_a", [Pure]> {
+def NVFP4K_DequantFragmentAOp : NVFP4K_KernelOp<"dequant.fragment_a", [Pure]> {
   let summary = "exact f16 wgmma A fragments from packed E2M1 codes";
   let description = [{
     Dequantizes the register-A fragments of `2 * W` consecutive k16 steps of
@@ -362,7 +362,7 @@ def NVFP4K_DequantFragmentAOp : NVFP4K_Op<"dequant.fragment_a", [Pure]> {
   let hasVerifier = 1;
 }
 
-def NVFP4K_WgmmaRSOp : NVFP4K_Op<"wgmma.rs", [AttrSizedOperandSegments]> {
+def NVFP4K_WgmmaRSOp : NVFP4K_KernelOp<"wgmma.rs", [AttrSizedOperandSegments]> {
   let summary = "one MMA step of register-A wgmma over k16 steps";
   let description = [{
     The MMA step of the sm_90a kernel: `wgmma.fence`, then for each k16
@@ -409,7 +409,7 @@ def NVFP4K_WgmmaRSOp : NVFP4K_Op<"wgmma.rs", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def NVFP4K_WgmmaWaitOp : NVFP4K_Op<"wgmma.wait",
+def NVFP4K_WgmmaWaitOp : NVFP4K_KernelOp<"wgmma.wait",
     [AllTypesMatch<["values", "results"]>]> {
   let summary = "wait for wgmma groups, ordering register values after it";
   let description = [{
@@ -452,7 +452,7 @@ def NVFP4K_WgmmaWaitOp : NVFP4K_Op<"wgmma.wait",
 // sm_100a: tcgen05 block-scaled MMA
 //===----------------------------------------------------------------------===//
 
-def NVFP4K_Tcgen05ScaledMmaOp : NVFP4K_Op<"tcgen05.scaled_mma"> {
+def NVFP4K_Tcgen05ScaledMmaOp : NVFP4K_KernelOp<"tcgen05.scaled_mma"> {
   let summary = "one K stage of block-scaled tcgen05 MMAs, with its scale copy";
   let description = [{
     The MMA step of the sm_100a kernel, for the ring stage whose operands
@@ -505,7 +505,7 @@ def NVFP4K_Tcgen05ScaledMmaOp : NVFP4K_Op<"tcgen05.scaled_mma"> {
   let hasVerifier = 1;
 }
 
-def NVFP4K_Tcgen05CommitOp : NVFP4K_Op<"tcgen05.commit"> {
+def NVFP4K_Tcgen05CommitOp : NVFP4K_KernelOp<"tcgen05.commit"> {
   let summary = "arrive on a ring barrier once earlier tcgen05 ops complete";
   let description = [{
     `tcgen05.commit.cta_group::1.mbarrier::arrive::one` on the full or the
