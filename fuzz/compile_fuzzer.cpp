@@ -167,8 +167,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   // Every pipeline, each on its own clone.
   bool kernelLevel = !module->getOps<gpu::GPUModuleOp>().empty();
-  for (const Pipeline &pipeline :
-       kernelLevel ? llvm::ArrayRef(kernelPipelines) : llvm::ArrayRef(pipelines)) {
+  for (const Pipeline &pipeline : kernelLevel ? llvm::ArrayRef(kernelPipelines)
+                                              : llvm::ArrayRef(pipelines)) {
     OwningOpRef<ModuleOp> clone(cast<ModuleOp>((*module)->clone()));
     PassManager pm(&context);
     pipeline.build(pm);

@@ -63,12 +63,11 @@
 
 void mlir::nvfp4::registerAllDialects(DialectRegistry &registry) {
   registry.insert<nvfp4::NVFP4Dialect, nvfp4k::NVFP4KernelDialect,
-                  arith::ArithDialect,
-                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
-                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
-                  NVVM::NVVMDialect, nvgpu::NVGPUDialect, scf::SCFDialect,
-                  tensor::TensorDialect, ub::UBDialect,
+                  arith::ArithDialect, bufferization::BufferizationDialect,
+                  cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
+                  index::IndexDialect, LLVM::LLVMDialect, math::MathDialect,
+                  memref::MemRefDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect,
+                  scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
                   vector::VectorDialect>();
   nvfp4::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferizableOpInterfaceExternalModels(registry);

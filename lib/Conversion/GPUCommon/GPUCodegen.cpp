@@ -1,5 +1,4 @@
-//===- GPUCodegen.cpp - building GPU kernels
-//-------------------------------===//
+//===- GPUCodegen.cpp - building GPU kernels ------------------------------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -147,16 +146,15 @@ Value mlir::nvfp4::createByteTensorMap(OpBuilder &b, Location loc, Value codes,
       b, loc, MemRefType::get({rows * rowBytes}, bytes), codes, /*offset=*/0,
       ArrayRef<int64_t>{rows * rowBytes}, ArrayRef<int64_t>{1});
   auto ui8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
-  Value view =
-      memref::ViewOp::create(b, loc, MemRefType::get({rows, rowBytes}, ui8),
-                             flat, c(0), ValueRange{});
+  Value view = memref::ViewOp::create(
+      b, loc, MemRefType::get({rows, rowBytes}, ui8), flat, c(0), ValueRange{});
   Value unranked = memref::CastOp::create(
       b, loc, UnrankedMemRefType::get(ui8, Attribute()), view);
   ArrayRef<int64_t> box = map.getTensor().getShape();
   Value desc = nvgpu::TmaCreateDescriptorOp::create(
       b, loc, map, unranked, ValueRange{c(box[0]), c(box[1])});
   // gpu.func arguments cannot be tensor maps: the kernel takes a pointer.
-  return UnrealizedConversionCastOp::create(b, loc,
-                                            LLVM::LLVMPointerType::get(ctx), desc)
+  return UnrealizedConversionCastOp::create(
+             b, loc, LLVM::LLVMPointerType::get(ctx), desc)
       .getResult(0);
 }

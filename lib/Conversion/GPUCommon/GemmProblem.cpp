@@ -1,5 +1,4 @@
-//===- GemmProblem.cpp - a matmul as the chip-specific kernels see it
-//------===//
+//===- GemmProblem.cpp - a matmul as the chip-specific kernels see it -----===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //

@@ -130,15 +130,15 @@ struct SharedMemoryLowering : OpConversionPattern<SharedMemoryOp> {
     int64_t window = sharedMemoryLaunchBytes(bytes);
     Value global = memref::GetGlobalOp::create(b, bytesType(0), symbol);
     Value all = memref::ReinterpretCastOp::create(
-        b, bytesType(window), global, /*offset=*/0,
-        ArrayRef<int64_t>{window}, ArrayRef<int64_t>{1});
+        b, bytesType(window), global, /*offset=*/0, ArrayRef<int64_t>{window},
+        ArrayRef<int64_t>{1});
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, all);
     Value aligned = arith::AndIOp::create(
         b, arith::AddIOp::create(b, base, cIndex(b, 1023)),
         cIndex(b, ~int64_t(1023)));
     Value pad = arith::SubIOp::create(b, aligned, base);
-    rewriter.replaceOpWithNewOp<memref::ViewOp>(
-        op, op.getBuffer().getType(), all, pad, ValueRange{});
+    rewriter.replaceOpWithNewOp<memref::ViewOp>(op, op.getBuffer().getType(),
+                                                all, pad, ValueRange{});
     return success();
   }
 };
@@ -187,9 +187,9 @@ struct RingStageLowering : OpConversionPattern<RingStageOp> {
   matchAndRewrite(RingStageOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    rewriter.replaceOp(op, ringPosition(b, op.getRing().getType(),
-                                        adaptor.getPosition())
-                               .stage);
+    rewriter.replaceOp(
+        op,
+        ringPosition(b, op.getRing().getType(), adaptor.getPosition()).stage);
     return success();
   }
 };
@@ -227,9 +227,8 @@ struct RingExpectTxLowering : OpConversionPattern<RingExpectTxOp> {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     RingPosition p =
         ringPosition(b, op.getRing().getType(), adaptor.getPosition());
-    nvgpu::MBarrierArriveExpectTxOp::create(b, adaptor.getRing(),
-                                            adaptor.getBytes(), p.stage,
-                                            Value());
+    nvgpu::MBarrierArriveExpectTxOp::create(
+        b, adaptor.getRing(), adaptor.getBytes(), p.stage, Value());
     rewriter.eraseOp(op);
     return success();
   }
@@ -316,8 +315,8 @@ public:
         b, c(0), c(space.getGroups()), c(1), ValueRange{c(0)},
         [&](OpBuilder &, Location, Value g, ValueRange acc) {
           scf::YieldOp::create(
-              b, ValueRange{add(acc[0], mul(tokenTiles(g),
-                                            c(space.getWeightTiles())))});
+              b, ValueRange{add(
+                     acc[0], mul(tokenTiles(g), c(space.getWeightTiles())))});
         });
     return loop.getResult(0);
   }
@@ -333,9 +332,9 @@ public:
           Value inside = lt(rem, n);
           Value here = arith::AndIOp::create(b, searching, inside);
           Value past = arith::AndIOp::create(b, searching, not1(inside));
-          scf::YieldOp::create(
-              b, ValueRange{select(past, sub(rem, n), rem),
-                            select(here, g, found), select(here, rem, local)});
+          scf::YieldOp::create(b, ValueRange{select(past, sub(rem, n), rem),
+                                             select(here, g, found),
+                                             select(here, rem, local)});
         });
     Value group = loop.getResult(1), local = loop.getResult(2);
     Value rows = groupRows(group);
@@ -358,13 +357,15 @@ public:
         [&](OpBuilder &, Location, Value g, ValueRange st) {
           Value start = groupStart(g);
           Value inside = arith::AndIOp::create(
-              b, arith::CmpIOp::create(b, arith::CmpIPredicate::sle, start, row),
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::sle, start, row),
               lt(row, add(start, groupRows(g))));
           Value here = arith::AndIOp::create(
-              b, inside, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, st[0],
-                                               c(space.getGroups())));
-          scf::YieldOp::create(
-              b, ValueRange{select(here, g, st[0]), select(here, start, st[1])});
+              b, inside,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, st[0],
+                                    c(space.getGroups())));
+          scf::YieldOp::create(b, ValueRange{select(here, g, st[0]),
+                                             select(here, start, st[1])});
         });
     return {loop.getResult(0), loop.getResult(1)};
   }
@@ -443,8 +444,8 @@ struct SchedulerBlocksBeforeLowering
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     TileWalk walk(b, op.getScheduler().getType(), adaptor.getScheduler());
-    rewriter.replaceOp(op, walk.blocksBefore(adaptor.getGroup(),
-                                             op.getBlock()));
+    rewriter.replaceOp(op,
+                       walk.blocksBefore(adaptor.getGroup(), op.getBlock()));
     return success();
   }
 };
@@ -473,10 +474,9 @@ struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     RingPosition p =
         ringPosition(b, op.getRing().getType(), adaptor.getPosition());
-    nvgpu::TmaAsyncLoadOp::create(b, adaptor.getDestination(),
-                                  adaptor.getRing(), adaptor.getMap(),
-                                  adaptor.getCoordinates(), p.stage, Value(),
-                                  Value());
+    nvgpu::TmaAsyncLoadOp::create(
+        b, adaptor.getDestination(), adaptor.getRing(), adaptor.getMap(),
+        adaptor.getCoordinates(), p.stage, Value(), Value());
     rewriter.eraseOp(op);
     return success();
   }
@@ -532,15 +532,15 @@ struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
     };
     auto word = [&](int64_t v) { return cInt(b, i32, v); };
     // Both rows' scales at once, times 2^6 (exact in f16: <= 28672).
-    Value scalePair = cvt(vector::BitCastOp::create(b, i8x2, adaptor.getScales()));
+    Value scalePair =
+        cvt(vector::BitCastOp::create(b, i8x2, adaptor.getScales()));
     Value sixtyFour = arith::ConstantOp::create(
         b, DenseElementsAttr::get(f16x2, APFloat(APFloat::IEEEhalf(), "64")));
     scalePair = arith::MulFOp::create(b, scalePair, sixtyFour);
-    Value splat[2] = {
-        vector::ShuffleOp::create(b, scalePair, scalePair,
-                                  ArrayRef<int64_t>{0, 0}),
-        vector::ShuffleOp::create(b, scalePair, scalePair,
-                                  ArrayRef<int64_t>{1, 1})};
+    Value splat[2] = {vector::ShuffleOp::create(b, scalePair, scalePair,
+                                                ArrayRef<int64_t>{0, 0}),
+                      vector::ShuffleOp::create(b, scalePair, scalePair,
+                                                ArrayRef<int64_t>{1, 1})};
     // Nibble n (in a byte) becomes the E4M3 bit pattern
     // ((n & 7) << 2) | ((n & 8) << 4) = e2m1(n) * 2^-6, four bytes at once.
     auto toE4M3 = [&](Value nibbles /*one code per byte*/) {
@@ -610,26 +610,24 @@ struct WgmmaRSLowering : OpConversionPattern<WgmmaRSOp> {
     for (int64_t i = 0; i < regs; ++i)
       outs += (i ? ", $" : "$") + std::to_string(i);
     std::string desc = "$" + std::to_string(regs + 4);
-    std::string text = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
-                       "k16.f32.f16.f16 {" + outs + "}, {$" +
-                       std::to_string(regs) + ", $" +
-                       std::to_string(regs + 1) + ", $" +
-                       std::to_string(regs + 2) + ", $" +
-                       std::to_string(regs + 3) + "}, " +
-                       (descOffset ? "d" : desc) +
-                       (predicated ? ", p" : ", 1") + ", 1, 1, 0;";
+    std::string text =
+        "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
+        "k16.f32.f16.f16 {" + outs + "}, {$" + std::to_string(regs) + ", $" +
+        std::to_string(regs + 1) + ", $" + std::to_string(regs + 2) + ", $" +
+        std::to_string(regs + 3) + "}, " + (descOffset ? "d" : desc) +
+        (predicated ? ", p" : ", 1") + ", 1, 1, 0;";
     // The offset goes into the descriptor's low word (start address, bits
     // 0-13): a 32-bit add, since nothing carries into the high word (the
     // leading-dimension field in bits 16-29 stays below bit 32), where a
     // 64-bit add cost ptxas an add with carry and moves of both halves.
     std::string prologue;
     if (descOffset)
-      prologue += ".reg .b32 lo, hi;\n.reg .b64 d;\nmov.b64 {lo, hi}, " +
-                  desc + ";\nadd.u32 lo, lo, " + std::to_string(descOffset) +
+      prologue += ".reg .b32 lo, hi;\n.reg .b64 d;\nmov.b64 {lo, hi}, " + desc +
+                  ";\nadd.u32 lo, lo, " + std::to_string(descOffset) +
                   ";\nmov.b64 d, {lo, hi};\n";
     if (predicated)
-      prologue +=
-          ".reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 5) + ", 0;\n";
+      prologue += ".reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 5) +
+                  ", 0;\n";
     return prologue.empty() ? text : "{\n" + prologue + text + "\n}";
   }
   static std::string constraints(int64_t n, bool predicated) {
@@ -655,8 +653,8 @@ struct WgmmaRSLowering : OpConversionPattern<WgmmaRSOp> {
         LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(regs, f32));
     MemRefType tile = op.getDescriptor().getType().getTensor();
     int64_t atomBytes = tile.getDimSize(0) * 128; // rows x 64 f16
-    Value desc = UnrealizedConversionCastOp::create(
-                     b, b.getI64Type(), adaptor.getDescriptor())
+    Value desc = UnrealizedConversionCastOp::create(b, b.getI64Type(),
+                                                    adaptor.getDescriptor())
                      .getResult(0);
     Value accumulate;
     if (adaptor.getScaleD())
@@ -666,13 +664,12 @@ struct WgmmaRSLowering : OpConversionPattern<WgmmaRSOp> {
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t s = 0; s < a.getDimSize(0); ++s) {
       int64_t k = op.getKOffset() + 16 * s;
-      int64_t offset = ((k / kWgmmaAtomK) * atomBytes +
-                        (k % kWgmmaAtomK) * 2) /
-                       16;
+      int64_t offset =
+          ((k / kWgmmaAtomK) * atomBytes + (k % kWgmmaAtomK) * 2) / 16;
       bool predicated = s == 0 && accumulate;
       Value step = vector::ExtractOp::create(b, adaptor.getA(), s);
-      Value words = vector::BitCastOp::create(
-          b, VectorType::get({4}, i32), step);
+      Value words =
+          vector::BitCastOp::create(b, VectorType::get({4}, i32), step);
       SmallVector<Value> operands;
       for (int64_t j = 0; j < 4; ++j)
         operands.push_back(vector::ExtractOp::create(b, words, j));
@@ -681,14 +678,14 @@ struct WgmmaRSLowering : OpConversionPattern<WgmmaRSOp> {
         operands.push_back(accumulate);
       for (int64_t i = 0; i < regs; ++i)
         operands.push_back(vector::ExtractOp::create(b, acc, i));
-      Value out = LLVM::InlineAsmOp::create(
-                      b, narrow, operands, asmText(n, offset, predicated),
-                      constraints(n, predicated), /*has_side_effects=*/true,
-                      /*is_align_stack=*/false,
-                      LLVM::tailcallkind::TailCallKind::None,
-                      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
-                      /*operand_attrs=*/ArrayAttr())
-                      .getResult(0);
+      Value out =
+          LLVM::InlineAsmOp::create(
+              b, narrow, operands, asmText(n, offset, predicated),
+              constraints(n, predicated), /*has_side_effects=*/true,
+              /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+              LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+              /*operand_attrs=*/ArrayAttr())
+              .getResult(0);
       for (int64_t i = 0; i < regs; ++i)
         acc = vector::InsertOp::create(
             b, LLVM::ExtractValueOp::create(b, out, i), acc, i);
@@ -748,7 +745,8 @@ struct WgmmaWaitLowering : OpConversionPattern<WgmmaWaitOp> {
         continue;
       }
       Value flat = vector::ShapeCastOp::create(
-          b, VectorType::get({vector.getNumElements()}, vector.getElementType()),
+          b,
+          VectorType::get({vector.getNumElements()}, vector.getElementType()),
           v);
       for (int64_t i = 0; i < vector.getNumElements(); ++i)
         scalars.push_back(vector::ExtractOp::create(b, flat, i));
@@ -862,9 +860,9 @@ struct Tcgen05ScaledMmaLowering : OpConversionPattern<Tcgen05ScaledMmaOp> {
       });
     };
     auto before = [&](Value first, int64_t i, int64_t total) {
-      return arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                   arith::AddIOp::create(b, first, cIndex(b, i)),
-                                   cIndex(b, total));
+      return arith::CmpIOp::create(
+          b, arith::CmpIPredicate::slt,
+          arith::AddIOp::create(b, first, cIndex(b, i)), cIndex(b, total));
     };
     // The stage's scale units -> its own tensor-memory columns: one
     // 512-byte unit (32 rows x 16 B, no swizzle) -> 4 columns, replicated
@@ -958,15 +956,15 @@ struct AlphaLowering : OpConversionPattern<AlphaOp> {
       if (!address)
         return Value();
       Value index = perGroup ? adaptor.getGroup() : cIndex(b, 0);
-      Value ptr = globalAddress(
-          b, address, arith::MulIOp::create(b, index, cIndex(b, 4)));
+      Value ptr = globalAddress(b, address,
+                                arith::MulIOp::create(b, index, cIndex(b, 4)));
       return LLVM::LoadOp::create(b, b.getF32Type(), ptr, 4);
     };
     Value aDecode = factor(adaptor.getADecode(), op.getADecodePerGroup());
     Value bDecode = factor(adaptor.getBDecode(), op.getBDecodePerGroup());
-    Value result = nvfp4::combineAlpha(
-        b, b.getLoc(), aDecode, bDecode,
-        factor(adaptor.getAlpha(), /*perGroup=*/true));
+    Value result =
+        nvfp4::combineAlpha(b, b.getLoc(), aDecode, bDecode,
+                            factor(adaptor.getAlpha(), /*perGroup=*/true));
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -986,9 +984,9 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     auto lt = [&](Value x, Value y) {
       return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
     };
-    Value inside = arith::AndIOp::create(
-        b, lt(adaptor.getRow(), adaptor.getRows()),
-        lt(adaptor.getColumn(), adaptor.getColumns()));
+    Value inside =
+        arith::AndIOp::create(b, lt(adaptor.getRow(), adaptor.getRows()),
+                              lt(adaptor.getColumn(), adaptor.getColumns()));
     scf::IfOp::create(b, inside, [&](OpBuilder &nested, Location loc) {
       ImplicitLocOpBuilder nb(loc, nested);
       Value offset = arith::MulIOp::create(
@@ -1062,15 +1060,14 @@ void mlir::nvfp4::populateNVFP4KernelTypeConversions(TypeConverter &converter) {
 
 void mlir::nvfp4::populateNVFP4KernelToNVVMConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<SharedMemoryLowering, RingCreateLowering, RingStageLowering,
-               RingWaitLowering<RingWaitFullOp, false>,
-               RingWaitLowering<RingWaitEmptyOp, true>, RingExpectTxLowering,
-               RingReleaseLowering, SchedulerCreateLowering,
-               SchedulerCountLowering, SchedulerTileLowering,
-               SchedulerBlocksBeforeLowering, SchedulerGroupOfLowering,
-               TmaLoadLowering, Tcgen05ScaledMmaLowering,
-               Tcgen05CommitLowering,
-               BulkLoadLowering, DequantFragmentALowering, WgmmaRSLowering,
-               WgmmaWaitLowering, AlphaLowering, StoreLowering>(converter,
-                                             patterns.getContext());
+  patterns
+      .add<SharedMemoryLowering, RingCreateLowering, RingStageLowering,
+           RingWaitLowering<RingWaitFullOp, false>,
+           RingWaitLowering<RingWaitEmptyOp, true>, RingExpectTxLowering,
+           RingReleaseLowering, SchedulerCreateLowering, SchedulerCountLowering,
+           SchedulerTileLowering, SchedulerBlocksBeforeLowering,
+           SchedulerGroupOfLowering, TmaLoadLowering, Tcgen05ScaledMmaLowering,
+           Tcgen05CommitLowering, BulkLoadLowering, DequantFragmentALowering,
+           WgmmaRSLowering, WgmmaWaitLowering, AlphaLowering, StoreLowering>(
+          converter, patterns.getContext());
 }

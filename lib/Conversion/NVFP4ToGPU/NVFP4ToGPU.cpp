@@ -1,5 +1,4 @@
-//===- NVFP4ToGPU.cpp - nvfp4 ops to GPU kernels
-//---------------------------===//
+//===- NVFP4ToGPU.cpp - nvfp4 ops to GPU kernels --------------------------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -94,10 +93,11 @@ struct CopyToGPU : OpConversionPattern<memref::CopyOp> {
 /// nibble of d: pass (x[2p+1], x[2p]) so that x[2p] lands in the low nibble,
 /// as the packed layout wants.
 SmallVector<Value> encodeE2M1Nearest(OpBuilder &b, Location loc,
-                                     ArrayRef<Value> scaled,
-                                     ArrayRef<Value>) {
+                                     ArrayRef<Value> scaled, ArrayRef<Value>) {
   Type i32 = b.getI32Type();
-  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); };
+  auto c = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  };
   SmallVector<Value> codes;
   for (size_t p = 0; p + 1 < scaled.size(); p += 2) {
     Value byte = NVVM::ConvertF32x2ToF4x2Op::create(
@@ -119,7 +119,9 @@ SmallVector<Value> encodeE2M1Stochastic(OpBuilder &b, Location loc,
                                         ArrayRef<Value> scaled,
                                         ArrayRef<Value> random) {
   Type i32 = b.getI32Type();
-  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); };
+  auto c = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  };
   SmallVector<Value> codes;
   for (size_t g = 0; g + 3 < scaled.size(); g += 4) {
     SmallVector<Value> src(llvm::reverse(scaled.slice(g, 4)));
@@ -128,7 +130,8 @@ SmallVector<Value> encodeE2M1Stochastic(OpBuilder &b, Location loc,
     Value rbits = random[g];
     for (int j = 1; j < 4; ++j)
       rbits = arith::OrIOp::create(
-          b, loc, rbits, arith::ShLIOp::create(b, loc, random[g + j], c(8 * j)));
+          b, loc, rbits,
+          arith::ShLIOp::create(b, loc, random[g + j], c(8 * j)));
     Value packed = NVVM::ConvertF32x4ToF4x4Op::create(
         b, loc, b.getI16Type(), vec, rbits, /*relu=*/false,
         b.getType<Float4E2M1FNType>());
@@ -183,13 +186,12 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     // matrix only write the swizzled layout's zero padding.
     int64_t rowsPadded =
         spec.swizzled ? ceilDiv(spec.rows, Swizzled128x4Attr::kTileRows) *
-                  Swizzled128x4Attr::kTileRows
+                            Swizzled128x4Attr::kTileRows
                       : spec.rows;
-    int64_t colsPadded =
-        spec.swizzled
-            ? Swizzled128x4Attr::colTiles(spec.scaleCols()) *
-                  Swizzled128x4Attr::kTileCols
-            : spec.scaleCols();
+    int64_t colsPadded = spec.swizzled
+                             ? Swizzled128x4Attr::colTiles(spec.scaleCols()) *
+                                   Swizzled128x4Attr::kTileCols
+                             : spec.scaleCols();
     int64_t tileRowsPadded = ceilDiv(rowsPadded, spec.tileRows);
     SmallVector<int64_t> space = {spec.batch, tileRowsPadded, colsPadded};
     int64_t tiles = spec.batch * tileRowsPadded * colsPadded;
@@ -541,9 +543,9 @@ struct MatmulToGPU : BufferizedOpPattern<MatmulOp> {
     launchLinear(b, loc, m * n, [&](Value linear) {
       SmallVector<Value> id = ix.delinearize(linear, {m, n});
       Value dot = emitDot(b, loc, a, Value(), id[0], bo, Value(), id[1], k);
-      Value alpha =
-          loadGroupAlpha(b, loc, adaptor.getADecodeScale(),
-                      adaptor.getBDecodeScale(), adaptor.getAlpha(), Value());
+      Value alpha = loadGroupAlpha(b, loc, adaptor.getADecodeScale(),
+                                   adaptor.getBDecodeScale(),
+                                   adaptor.getAlpha(), Value());
       emitEpilogue(b, loc, dot, alpha, adaptor.getAcc(), beta, adaptor.getOut(),
                    id);
     });
@@ -562,7 +564,8 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
     Value acc0 = adaptor.getAcc().empty() ? Value() : adaptor.getAcc().front();
     auto alphaOf = [&](Value group) {
       return loadGroupAlpha(b, loc, adaptor.getADecodeScale(),
-                         adaptor.getBDecodeScale(), adaptor.getAlpha(), group);
+                            adaptor.getBDecodeScale(), adaptor.getAlpha(),
+                            group);
     };
     switch (op.getGrouping()) {
     case Grouping::independent:

@@ -351,8 +351,8 @@ struct MatmulLowering : BufferizedOpPattern<MatmulOp> {
                    Value(), indexConst(rewriter, loc, n), k, bHat);
     GemmEpilogue e{adaptor.getOut(), adaptor.getAcc(), Value(),
                    loadGroupAlpha(rewriter, loc, adaptor.getADecodeScale(),
-                                  adaptor.getBDecodeScale(),
-                                  adaptor.getAlpha(), Value()),
+                                  adaptor.getBDecodeScale(), adaptor.getAlpha(),
+                                  Value()),
                    op.getBeta().convertToFloat()};
     emitGemmRows(rewriter, loc, aHat, bHat, indexConst(rewriter, loc, 0),
                  indexConst(rewriter, loc, m), n, k, e);
@@ -381,8 +381,7 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
   Value alphaOf(OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
                 Location loc, Value group) const {
     return loadGroupAlpha(rewriter, loc, adaptor.getADecodeScale(),
-                          adaptor.getBDecodeScale(), adaptor.getAlpha(),
-                          group);
+                          adaptor.getBDecodeScale(), adaptor.getAlpha(), group);
   }
 
   void lowerIndependent(GroupedMatmulOp op, OpAdaptor adaptor,

@@ -124,10 +124,9 @@ KernelBuilder::TileOperands KernelBuilder::operandsOf(Value t) {
   ops.tokenMap =
       UnrealizedConversionCastOp::create(b, mapType, pick(args.tokenMaps, g))
           .getResult(0);
-  ops.weightMap =
-      UnrealizedConversionCastOp::create(b, sm100CodesMapType(ctx, 128),
-                                         pick(args.weightMaps, g))
-          .getResult(0);
+  ops.weightMap = UnrealizedConversionCastOp::create(
+                      b, sm100CodesMapType(ctx, 128), pick(args.weightMaps, g))
+                      .getResult(0);
   Value tokenScales = pick(args.tokenScales, g);
   Value weightScales = pick(args.weightScales, g);
   Value groupRows = sub(ops.tile.getGroupEnd(), groupStart);
@@ -156,14 +155,13 @@ KernelBuilder::TileOperands KernelBuilder::operandsOf(Value t) {
   ops.tokenScaleBlock = divu(local, c(128));
   // Weights: stacked [G, N, K] operands are one map of G * N rows.
   Value weightRow0 = mul(ops.tile.getWeightTile(), c(kSM100TileRows));
-  ops.weightRow = cfg.stackedWeights() ? add(mul(g, c(cfg.n)), weightRow0)
-                                       : weightRow0;
-  Value weightGroupBase =
-      cfg.stackedWeights() ? toI64(mul(g, c(cfg.weightTiles() * unitBytes)))
-                           : toI64(c(0));
-  ops.weightScaleBase =
-      add(add(weightScales, weightGroupBase),
-          toI64(mul(ops.tile.getWeightTile(), c(unitBytes))));
+  ops.weightRow =
+      cfg.stackedWeights() ? add(mul(g, c(cfg.n)), weightRow0) : weightRow0;
+  Value weightGroupBase = cfg.stackedWeights()
+                              ? toI64(mul(g, c(cfg.weightTiles() * unitBytes)))
+                              : toI64(c(0));
+  ops.weightScaleBase = add(add(weightScales, weightGroupBase),
+                            toI64(mul(ops.tile.getWeightTile(), c(unitBytes))));
   return ops;
 }
 
@@ -199,8 +197,8 @@ void KernelBuilder::emitProducer() {
               Value bytes =
                   add(c(cfg.weightBytes() + cfg.tokenBytes()), unitBytes);
               for (int64_t rb = 0; rb < cfg.tokenScaleBlocks(); ++rb) {
-                Value ok = lt(add(ops.tokenScaleBlock, c(rb)),
-                              ops.tokenScaleBlocks);
+                Value ok =
+                    lt(add(ops.tokenScaleBlock, c(rb)), ops.tokenScaleBlocks);
                 tokenBlockOk.push_back(ok);
                 bytes = add(bytes, select(ok, unitBytes, c(0)));
               }
@@ -231,15 +229,14 @@ void KernelBuilder::emitProducer() {
               for (int64_t rb = 0; rb < cfg.tokenScaleBlocks(); ++rb) {
                 ifThen(tokenBlockOk[rb], [&] {
                   Value block = add(ops.tokenScaleBlock, c(rb));
-                  Value src = add(
-                      add(ops.tokenScaleBase,
-                          toI64(mul(block, c(cfg.rowTileBytes())))),
-                      unitOffset);
+                  Value src = add(add(ops.tokenScaleBase,
+                                      toI64(mul(block, c(cfg.rowTileBytes())))),
+                                  unitOffset);
                   nvfp4k::BulkLoadOp::create(
                       b, src,
-                      stageView(s,
-                                layout.tokenScales + rb * cfg.weightScaleBytes(),
-                                shared({cfg.weightScaleBytes()}, b.getI8Type())),
+                      stageView(
+                          s, layout.tokenScales + rb * cfg.weightScaleBytes(),
+                          shared({cfg.weightScaleBytes()}, b.getI8Type())),
                       unitBytes, ring, i);
                 });
               }
@@ -277,9 +274,9 @@ void KernelBuilder::emitMma() {
         // token scales start 0 or 2 columns into it ((row % 128) / 32).
         Value tokenScaleShift = c32(0);
         if (cfg.tokenTile < 128)
-          tokenScaleShift = toI32(divu(
-              remu(sub(tile.getRowStart(), tile.getGroupStart()), c(128)),
-              c(32)));
+          tokenScaleShift = toI32(
+              divu(remu(sub(tile.getRowStart(), tile.getGroupStart()), c(128)),
+                   c(32)));
         auto kloop = scf::ForOp::create(
             b, c(0), c(cfg.kStages()), c(1), ValueRange{it0},
             [&](OpBuilder &, Location, Value ks, ValueRange itv) {
@@ -348,9 +345,9 @@ void KernelBuilder::emitEpilogue() {
         tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         Value buffer = nvfp4k::RingStageOp::create(b, accRing, j);
         Value n = add(mul(tile.getWeightTile(), c(kSM100TileRows)), tileLane);
-        Value alpha = nvfp4k::AlphaOp::create(
-            b, g, args.aDecode, args.bDecode, args.alpha, cfg.aDecodePerGroup,
-            cfg.bDecodePerGroup);
+        Value alpha = nvfp4k::AlphaOp::create(b, g, args.aDecode, args.bDecode,
+                                              args.alpha, cfg.aDecodePerGroup,
+                                              cfg.bDecodePerGroup);
         Value out = pick(args.outputs, g);
         Value accIn = cfg.hasAcc ? pick(args.accs, g) : Value();
         // Output rows are token-matrix rows, from the group's first row for
@@ -372,9 +369,9 @@ void KernelBuilder::emitEpilogue() {
             Value v = vector::BroadcastOp::create(
                 b, one, LLVM::BitcastOp::create(b, b.getF32Type(), bits));
             nvfp4k::StoreOp::create(
-                b, v, out, sub(token, rowBase), n, rows, c(cfg.n), alpha,
-                accIn, TypeAttr::get(cfg.outElement),
-                b.getI64IntegerAttr(cfg.n), b.getF32FloatAttr(cfg.beta));
+                b, v, out, sub(token, rowBase), n, rows, c(cfg.n), alpha, accIn,
+                TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
+                b.getF32FloatAttr(cfg.beta));
           }
         }
         // Hand the buffer back to the MMA warp: one arrival per warp.
@@ -426,8 +423,8 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   accRing = nvfp4k::RingCreateOp::create(
       b, nvfp4k::RingType::get(ctx, cfg.accBuffers(), /*consumers=*/4));
   auto space = nvfp4k::SchedulerType::get(
-      ctx, cfg.mode, cfg.groups, cfg.maxRows, cfg.weightTiles(),
-      kSM100TileRows, cfg.tokenTile, /*granule=*/0,
+      ctx, cfg.mode, cfg.groups, cfg.maxRows, cfg.weightTiles(), kSM100TileRows,
+      cfg.tokenTile, /*granule=*/0,
       cfg.mode == Grouping::independent ? ArrayRef<int64_t>(cfg.rowsPerGroup)
                                         : ArrayRef<int64_t>());
   scheduler = nvfp4k::SchedulerCreateOp::create(b, space, args.groupInfo);

@@ -1,5 +1,4 @@
-//===- NVFP4ToSM100.cpp - nvfp4 on Blackwell tcgen05
-//-----------------------===//
+//===- NVFP4ToSM100.cpp - nvfp4 on Blackwell tcgen05 ----------------------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -15,12 +14,12 @@
 
 #include "nvfp4/Conversion/NVFP4ToSM100/NVFP4ToSM100.h"
 
+#include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
+#include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/NVFP4ToSM100/BlockScaledGemmKernel.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
-#include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
-#include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
@@ -108,13 +107,12 @@ Value repackContiguousScales(OpBuilder &b, Location loc,
         [&](OpBuilder &, Location) {
           Value before = nvfp4k::SchedulerBlocksBeforeOp::create(
               b, loc, scheduler, group.getGroup(), b.getI64IntegerAttr(128));
-          Value local =
-              arith::SubIOp::create(b, loc, r, group.getGroupStart());
+          Value local = arith::SubIOp::create(b, loc, r, group.getGroupStart());
           // The byte of (local row, c) once the group starts at block
           // `before`.
-          Value at = ix.add(
-              ix.mul(before, ix.c(cfg.rowTileBytes())),
-              Swizzled128x4Attr::buildOffset(b, loc, local, c, cols));
+          Value at =
+              ix.add(ix.mul(before, ix.c(cfg.rowTileBytes())),
+                     Swizzled128x4Attr::buildOffset(b, loc, local, c, cols));
           Value byte = arith::TruncIOp::create(
               b, loc, b.getI8Type(),
               loadScaleByte(b, loc, scales, /*swizzled=*/true, Value(), r, c));
@@ -149,11 +147,11 @@ void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     int64_t rows = cfg.mode == Grouping::independent ? cfg.rowsPerGroup[g]
                    : cfg.mode == Grouping::masked    ? cfg.groups * cfg.maxRows
                                                      : cfg.maxRows;
-    tokenMaps.push_back(rows ? createByteTensorMap(
-                                   b, loc, a, rows, cfg.k / 2,
-                                   sm100CodesMapType(b.getContext(),
-                                                     cfg.tokenTile))
-                             : Value());
+    tokenMaps.push_back(
+        rows ? createByteTensorMap(
+                   b, loc, a, rows, cfg.k / 2,
+                   sm100CodesMapType(b.getContext(), cfg.tokenTile))
+             : Value());
     if (tokenMaps.back())
       anyTokens = tokenMaps.back();
   }
@@ -161,8 +159,9 @@ void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     if (!m)
       m = anyTokens;
   for (Value w : ops.weights)
-    weightMaps.push_back(createByteTensorMap(
-        b, loc, w, weightRows, cfg.k / 2, sm100CodesMapType(b.getContext(), 128)));
+    weightMaps.push_back(
+        createByteTensorMap(b, loc, w, weightRows, cfg.k / 2,
+                            sm100CodesMapType(b.getContext(), 128)));
   if (cfg.mode == Grouping::contiguous) {
     Value repacked =
         repackContiguousScales(b, loc, cfg, ops.aScales.front(), ops.groupInfo);

@@ -117,12 +117,12 @@ void KernelBuilder::emitProducer() {
             // Independent groups: one map per group (chosen as a pointer).
             Value weightMap = asMap(pick(args.weightMaps, g), weightMapType);
             Value weightRow = mul(wt, c(kSM90TileRows));
-            Value scaleBase = add(pick(args.scales, g),
-                                  toI64(mul(wt, c(unitBytes))));
+            Value scaleBase =
+                add(pick(args.scales, g), toI64(mul(wt, c(unitBytes))));
             if (cfg.stackedWeights()) {
               weightRow = add(weightRow, mul(g, c(cfg.n)));
-              scaleBase = add(scaleBase,
-                              toI64(mul(g, c(cfg.nTiles() * unitBytes))));
+              scaleBase =
+                  add(scaleBase, toI64(mul(g, c(cfg.nTiles() * unitBytes))));
             }
             int64_t last = cfg.kStages() - 1;
             scf::ForOp::create(
@@ -135,8 +135,8 @@ void KernelBuilder::emitProducer() {
                   int64_t fixed = cfg.tokenBytes() + cfg.weightBytes();
                   Value units = c(2);
                   if (cfg.stageUnits(last) != 2)
-                    units = select(eq(kb, c(last)), c(cfg.stageUnits(last)),
-                                   c(2));
+                    units =
+                        select(eq(kb, c(last)), c(cfg.stageUnits(last)), c(2));
                   Value scaleBytes =
                       mul(units, c(Swizzled128x4Attr::kUnitBytes));
                   nvfp4k::RingExpectTxOp::create(b, ring, i,
@@ -146,7 +146,8 @@ void KernelBuilder::emitProducer() {
                   auto atom = shared({cfg.tokenTile, 64}, b.getF16Type());
                   for (int64_t h = 0; h < 2; ++h)
                     nvfp4k::TmaLoadOp::create(
-                        b, tokenMap, ValueRange{add(k0, c(64 * h)), tile.getRowStart()},
+                        b, tokenMap,
+                        ValueRange{add(k0, c(64 * h)), tile.getRowStart()},
                         stageView(s, h * cfg.tokenBytes() / 2, atom), ring, i);
                   nvfp4k::TmaLoadOp::create(
                       b, weightMap,
@@ -162,8 +163,7 @@ void KernelBuilder::emitProducer() {
                       scaleBytes, ring, i);
                   scf::YieldOp::create(b);
                 });
-            scf::YieldOp::create(b,
-                                 ValueRange{add(it0[0], c(cfg.kStages()))});
+            scf::YieldOp::create(b, ValueRange{add(it0[0], c(cfg.kStages()))});
           });
     });
   });
@@ -195,10 +195,10 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
   int64_t weights = cfg.tokenBytes(), scales = weights + cfg.weightBytes();
   Value codeWord0 = divu(add(mul(rho, c(64)), mul(c4, c(16))), c(4));
   Value codeWord1 = add(codeWord0, c(32 * 64 / 4));
-  Value scaleWord = divu(
-      add(mul(divu(c4, c(2)), c(Swizzled128x4Attr::kUnitBytes)),
-          Swizzled128x4Attr::buildOffsetInUnit(b, b.getLoc(), rho, c(0))),
-      c(4));
+  Value scaleWord =
+      divu(add(mul(divu(c4, c(2)), c(Swizzled128x4Attr::kUnitBytes)),
+               Swizzled128x4Attr::buildOffsetInUnit(b, b.getLoc(), rho, c(0))),
+           c(4));
   // prmt selector of the thread's scale bytes: chunk 2c (byte 2(c%2)) and
   // 2c + 1 of row rho (word 0, bytes 0-3) and rho + 32 (word 1, bytes 4-7),
   // as (rho, rho + 32) for each chunk.
@@ -232,8 +232,7 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
         auto tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t);
         // The narrowest width that covers the tile's tokens.
         Value rows = sub(tile.getTileEnd(), tile.getRowStart());
-        Value which = divu(add(rows, c(cfg.granule - 1)),
-                           c(cfg.granule));
+        Value which = divu(add(rows, c(cfg.granule - 1)), c(cfg.granule));
         which = arith::MinSIOp::create(
             b, arith::MaxSIOp::create(b, sub(which, c(1)), c(0)),
             c(widths.size() - 1));
@@ -247,8 +246,7 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
           Value row = add(mul(tile.getWeightTile(), c(kSM90TileRows)), rho);
           rowMask = arith::OrIOp::create(
               b, select(lt(row, c(cfg.n)), c32(0x00FF00FF), c32(0)),
-              select(lt(add(row, c(32)), c(cfg.n)), c32(0xFF00FF00),
-                     c32(0)));
+              select(lt(add(row, c(32)), c(cfg.n)), c32(0xFF00FF00), c32(0)));
         }
         Value tailMask;
         int64_t last = cfg.kStages() - 1;
@@ -257,8 +255,7 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
           int64_t chunks = cfg.k / 16;
           tailMask = arith::OrIOp::create(
               b, select(lt(chunk, c(chunks)), c32(0x0000FFFF), c32(0)),
-              select(lt(add(chunk, c(1)), c(chunks)), c32(0xFFFF0000),
-                     c32(0)));
+              select(lt(add(chunk, c(1)), c(chunks)), c32(0xFFFF0000), c32(0)));
         }
         SmallVector<Value> init{zeroAcc};
         if (promote)
@@ -280,8 +277,8 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
               };
               Value row0 = load(codes, codeWord0, 4, 16);
               Value row1 = load(codes, codeWord1, 4, 16);
-              Value sw = load(stageView(s, scales, scaleWordsType), scaleWord,
-                              2, 8);
+              Value sw =
+                  load(stageView(s, scales, scaleWordsType), scaleWord, 2, 8);
               Value bytes = NVVM::PermuteOp::create(
                   b, i32, vector::ExtractOp::create(b, sw, 0),
                   vector::ExtractOp::create(b, sw, 1), selector,
@@ -320,17 +317,17 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
                     .getResult();
               };
               auto mma = [&](Value a, int64_t h, Value scaleD) {
-                acc = nvfp4k::WgmmaRSOp::create(
-                    b, accType, acc, a, desc, which, scaleD,
-                    b.getDenseI64ArrayAttr(widths),
-                    b.getI64IntegerAttr(h * 64));
+                acc = nvfp4k::WgmmaRSOp::create(b, accType, acc, a, desc, which,
+                                                scaleD,
+                                                b.getDenseI64ArrayAttr(widths),
+                                                b.getI64IntegerAttr(h * 64));
               };
               Value a0 = fragments(halfCodes(0), bytes);
               // The first step of a chunk of promoteEvery blocks (and of the
               // tile) starts a new tensor-core sum; with promotion, the
               // finished chunk goes to the fp32 total first.
-              Value chunkStart = promote ? eq(remu(kb, c(chunkStages)), c(0))
-                                         : eq(kb, c(0));
+              Value chunkStart =
+                  promote ? eq(remu(kb, c(chunkStages)), c(0)) : eq(kb, c(0));
               if (promote) {
                 auto fold = scf::IfOp::create(
                     b, TypeRange{accType, accType},
@@ -341,8 +338,8 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
                 {
                   OpBuilder::InsertionGuard guard(b);
                   b.setInsertionPointToStart(&fold.getThenRegion().front());
-                  Value done = nvfp4k::WgmmaWaitOp::create(
-                                   b, ValueRange{acc}, /*pending=*/0)
+                  Value done = nvfp4k::WgmmaWaitOp::create(b, ValueRange{acc},
+                                                           /*pending=*/0)
                                    .getResult(0);
                   scf::YieldOp::create(
                       b, ValueRange{arith::AddFOp::create(b, sum, done), done});
@@ -352,9 +349,10 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
                 sum = fold.getResult(0);
                 acc = fold.getResult(1);
               }
-              mma(a0, 0, arith::XOrIOp::create(
-                             b, chunkStart,
-                             arith::ConstantIntOp::create(b, b.getI1Type(), 1)));
+              mma(a0, 0,
+                  arith::XOrIOp::create(
+                      b, chunkStart,
+                      arith::ConstantIntOp::create(b, b.getI1Type(), 1)));
               // The previous stage's wgmmas (the last read the second half's
               // fragment registers) are complete after this wait; the
               // second half's fragments are computed from its results.
@@ -386,8 +384,8 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
                            b, ValueRange{loop.getResult(0)}, /*pending=*/0)
                            .getResult(0);
         ifThen(eq(lane, c(0)), [&] {
-          nvfp4k::RingReleaseOp::create(
-              b, ring, add(it0, c(cfg.kStages() - 1)));
+          nvfp4k::RingReleaseOp::create(b, ring,
+                                        add(it0, c(cfg.kStages() - 1)));
         });
         if (promote)
           result = arith::AddFOp::create(b, loop.getResult(1), result);
@@ -410,9 +408,9 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
   Value oddIdx = select(odd, c(1), c(0));
   Value rho = add(add(mul(warpgroup, c(64)), mul(warp, c(8))), g8);
   Value nBase = add(mul(weightTile, c(kSM90TileRows)), sub(rho, oddIdx));
-  Value alpha = nvfp4k::AlphaOp::create(
-      b, g, args.aDecode, args.bDecode, args.alpha, cfg.aDecodePerGroup,
-      cfg.bDecodePerGroup);
+  Value alpha =
+      nvfp4k::AlphaOp::create(b, g, args.aDecode, args.bDecode, args.alpha,
+                              cfg.aDecodePerGroup, cfg.bDecodePerGroup);
   Value out = pick(args.outputs, g);
   Value accIn = cfg.hasAcc ? pick(args.accs, g) : Value();
   // Output rows are token-matrix rows, from the group's first row for
@@ -427,9 +425,9 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
       Value x0 = vector::ExtractOp::create(b, acc, 4 * j + 2 * h);
       Value x1 = vector::ExtractOp::create(b, acc, 4 * j + 2 * h + 1);
       Value send = select(odd, x0, x1);
-      Value recv = gpu::ShuffleOp::create(b, send, four, width,
-                                          gpu::ShuffleMode::XOR)
-                       .getShuffleResult();
+      Value recv =
+          gpu::ShuffleOp::create(b, send, four, width, gpu::ShuffleMode::XOR)
+              .getShuffleResult();
       Value lo = select(odd, recv, x0), hi = select(odd, x1, recv);
       Value token = add(add(rowStart, c(8 * j)), add(mul(c4, c(2)), oddIdx));
       Value column = add(nBase, c(32 * h));
@@ -461,8 +459,8 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   SmallVector<Type> argTypes(1 + cfg.operandPointers(), ptrType);
   argTypes.append(cfg.operandPointers() + EpilogueArgs::count(cfg),
                   b.getI64Type());
-  auto func = gpu::GPUFuncOp::create(b, name,
-                                     FunctionType::get(ctx, argTypes, {}));
+  auto func =
+      gpu::GPUFuncOp::create(b, name, FunctionType::get(ctx, argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr("nvvm.maxntid",
                 b.getDenseI32ArrayAttr({int32_t(cfg.threads()), 1, 1}));
@@ -481,10 +479,10 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   smem = nvfp4k::SharedMemoryOp::create(
       b, shared({cfg.bufferBytes()}, b.getI8Type()));
   ring = nvfp4k::RingCreateOp::create(
-      b, nvfp4k::RingType::get(ctx, cfg.stages,
-                               4 * kSM90ConsumerWarpgroups));
+      b, nvfp4k::RingType::get(ctx, cfg.stages, 4 * kSM90ConsumerWarpgroups));
   auto space = nvfp4k::SchedulerType::get(
-      ctx, cfg.mode, cfg.groups, cfg.maxRows, cfg.nTiles(), kSM90TileRows, cfg.tokenTile, cfg.granule,
+      ctx, cfg.mode, cfg.groups, cfg.maxRows, cfg.nTiles(), kSM90TileRows,
+      cfg.tokenTile, cfg.granule,
       cfg.mode == Grouping::independent ? ArrayRef<int64_t>(cfg.rowsPerGroup)
                                         : ArrayRef<int64_t>());
   scheduler = nvfp4k::SchedulerCreateOp::create(b, space, args.groupInfo);
@@ -508,16 +506,17 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
 
 } // namespace
 
-nvgpu::TensorMapDescriptorType mlir::nvfp4::sm90WeightMapType(MLIRContext *ctx) {
+nvgpu::TensorMapDescriptorType
+mlir::nvfp4::sm90WeightMapType(MLIRContext *ctx) {
   // Raw FP4 bytes, [128 rows, 64 bytes] boxes, unswizzled: each thread reads
   // 16 contiguous bytes of a row.
   return nvgpu::TensorMapDescriptorType::get(
       ctx,
-      MemRefType::get({kSM90TileRows, kSM90StageK / 2},
-                      IntegerType::get(ctx, 8, IntegerType::Unsigned),
-                      MemRefLayoutAttrInterface(),
-                      gpu::AddressSpaceAttr::get(ctx,
-                                                 gpu::AddressSpace::Workgroup)),
+      MemRefType::get(
+          {kSM90TileRows, kSM90StageK / 2},
+          IntegerType::get(ctx, 8, IntegerType::Unsigned),
+          MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)),
       nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE,
       nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
       nvgpu::TensorMapOOBKind::OOB_ZERO,

@@ -1,5 +1,4 @@
-//===- NVFP4ToSM90.cpp - nvfp4 matmuls on Hopper tensor cores
-//--------------===//
+//===- NVFP4ToSM90.cpp - nvfp4 matmuls on Hopper tensor cores -------------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -14,12 +13,12 @@
 
 #include "nvfp4/Conversion/NVFP4ToSM90/NVFP4ToSM90.h"
 
+#include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
+#include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/NVFP4ToSM90/GroupedGemmKernel.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
-#include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
-#include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Storage.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
@@ -155,8 +154,7 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
         }
         auto byGroup = scf::IndexSwitchOp::create(
             b, loc, TypeRange{f32x16}, g,
-            llvm::to_vector(llvm::seq<int64_t>(1, cfg.groups)),
-            cfg.groups - 1);
+            llvm::to_vector(llvm::seq<int64_t>(1, cfg.groups)), cfg.groups - 1);
         for (int64_t i = 0; i < cfg.groups; ++i) {
           Region &region = i == 0 ? byGroup.getDefaultRegion()
                                   : byGroup.getCaseRegions()[i - 1];
@@ -265,7 +263,8 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     kernel = buildSM90GroupedGemmKernel(b, loc, gpuModule, name, cfg);
   }
   Value smem = arith::ConstantIntOp::create(
-      b, loc, b.getI32Type(), nvfp4k::sharedMemoryLaunchBytes(cfg.bufferBytes()));
+      b, loc, b.getI32Type(),
+      nvfp4k::sharedMemoryLaunchBytes(cfg.bufferBytes()));
   gpu::LaunchFuncOp::create(
       b, loc, kernel, gpu::KernelDim3{ix.c(cfg.ctas), ix.c(1), ix.c(1)},
       gpu::KernelDim3{ix.c(cfg.threads()), ix.c(1), ix.c(1)}, smem, kernelArgs);

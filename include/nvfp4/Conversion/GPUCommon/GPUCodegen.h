@@ -1,5 +1,4 @@
-//===- GPUCodegen.h - building GPU kernels -------------------------*- C++
-//-*-===//
+//===- GPUCodegen.h - building GPU kernels ----------------------*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -77,9 +76,8 @@ Value deviceAddress(OpBuilder &b, Location loc, Value memref);
 /// A TMA descriptor of the FP4 codes `codes` (their row-major byte storage)
 /// viewed as [rows, rowBytes] ui8, read in boxes of `map`'s tensor shape, as
 /// the !llvm.ptr a kernel takes.
-Value createByteTensorMap(OpBuilder &b, Location loc, Value codes,
-                          int64_t rows, int64_t rowBytes,
-                          nvgpu::TensorMapDescriptorType map);
+Value createByteTensorMap(OpBuilder &b, Location loc, Value codes, int64_t rows,
+                          int64_t rowBytes, nvgpu::TensorMapDescriptorType map);
 
 /// `base_<i>` for the first i that names no symbol in `module`.
 std::string uniqueSymbolName(Operation *module, StringRef base);

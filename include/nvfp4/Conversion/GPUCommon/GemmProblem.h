@@ -1,5 +1,4 @@
-//===- GemmProblem.h - a matmul as the chip-specific kernels see it -*- C++
-//-*-===//
+//===- GemmProblem.h - a matmul as the chip kernels see it ------*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //

@@ -1,4 +1,4 @@
-//===- KernelArith.h - arithmetic shorthands for kernel builders -*- C++ -*-===//
+//===- KernelArith.h - kernel arithmetic shorthands -------------*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //

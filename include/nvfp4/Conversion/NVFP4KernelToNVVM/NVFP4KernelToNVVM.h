@@ -1,4 +1,4 @@
-//===- NVFP4KernelToNVVM.h - nvfp4k ops to NVGPU/NVVM -------------*- C++ -*-===//
+//===- NVFP4KernelToNVVM.h - nvfp4k ops to NVGPU/NVVM -----------*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -24,8 +24,8 @@ namespace nvfp4 {
 void populateNVFP4KernelTypeConversions(TypeConverter &converter);
 
 /// One pattern per nvfp4k op.
-void populateNVFP4KernelToNVVMConversionPatterns(
-    const TypeConverter &converter, RewritePatternSet &patterns);
+void populateNVFP4KernelToNVVMConversionPatterns(const TypeConverter &converter,
+                                                 RewritePatternSet &patterns);
 
 } // namespace nvfp4
 } // namespace mlir

@@ -1,5 +1,4 @@
-//===- NVFP4ToGPU.h - nvfp4 to GPU kernels ------------------------*- C++
-//-*-===//
+//===- NVFP4ToGPU.h - nvfp4 to GPU kernels ----------------------*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //

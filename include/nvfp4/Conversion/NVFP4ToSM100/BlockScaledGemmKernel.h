@@ -1,4 +1,4 @@
-//===- BlockScaledGemmKernel.h - the sm_100a tcgen05 GEMM ---------*- C++ -*-===//
+//===- BlockScaledGemmKernel.h - the sm_100a tcgen05 GEMM -------*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -34,8 +34,8 @@
 #ifndef NVFP4_CONVERSION_NVFP4TOSM100_BLOCKSCALEDGEMMKERNEL_H
 #define NVFP4_CONVERSION_NVFP4TOSM100_BLOCKSCALEDGEMMKERNEL_H
 
-#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"

@@ -1,4 +1,4 @@
-//===- GroupedGemmKernel.h - the sm_90a block-scaled GEMM kernel --*- C++ -*-===//
+//===- GroupedGemmKernel.h - the sm_90a block-scaled GEMM -------*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -33,8 +33,8 @@
 #ifndef NVFP4_CONVERSION_NVFP4TOSM90_GROUPEDGEMMKERNEL_H
 #define NVFP4_CONVERSION_NVFP4TOSM90_GROUPEDGEMMKERNEL_H
 
-#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"

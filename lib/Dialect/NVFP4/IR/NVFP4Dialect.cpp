@@ -90,7 +90,9 @@ struct LayoutMath {
   Value rem(Value v, int64_t d) {
     return arith::RemUIOp::create(b, loc, v, c(d));
   }
-  Value mul(Value v, int64_t f) { return arith::MulIOp::create(b, loc, v, c(f)); }
+  Value mul(Value v, int64_t f) {
+    return arith::MulIOp::create(b, loc, v, c(f));
+  }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
 };
 } // namespace
@@ -98,15 +100,16 @@ struct LayoutMath {
 Value Swizzled128x4Attr::buildOffsetInUnit(OpBuilder &b, Location loc, Value r,
                                            Value c) {
   LayoutMath m{b, loc};
-  return m.add(m.add(m.mul(m.rem(r, 32), 16), m.mul(m.div(m.rem(r, kTileRows), 32), 4)),
-               m.rem(c, kTileCols));
+  return m.add(
+      m.add(m.mul(m.rem(r, 32), 16), m.mul(m.div(m.rem(r, kTileRows), 32), 4)),
+      m.rem(c, kTileCols));
 }
 
 Value Swizzled128x4Attr::buildOffset(OpBuilder &b, Location loc, Value r,
                                      Value c, int64_t cols) {
   LayoutMath m{b, loc};
-  Value unit = m.add(m.mul(m.div(r, kTileRows), colTiles(cols)),
-                     m.div(c, kTileCols));
+  Value unit =
+      m.add(m.mul(m.div(r, kTileRows), colTiles(cols)), m.div(c, kTileCols));
   return m.add(m.mul(unit, kUnitBytes), buildOffsetInUnit(b, loc, r, c));
 }
 

@@ -437,8 +437,9 @@ Value mlir::nvfp4::combineAlpha(OpBuilder &b, Location loc, Value aDecode,
   Value result;
   for (Value factor : {aDecode, bDecode, alpha})
     if (factor)
-      result = result ? arith::MulFOp::create(b, loc, result, factor).getResult()
-                      : factor;
+      result = result
+                   ? arith::MulFOp::create(b, loc, result, factor).getResult()
+                   : factor;
   return result ? result
                 : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f))
                       .getResult();

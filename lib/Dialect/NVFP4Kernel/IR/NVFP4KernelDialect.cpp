@@ -52,12 +52,10 @@ LogicalResult RingType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-SchedulerType::verify(function_ref<InFlightDiagnostic()> emitError,
-                      nvfp4::Grouping mode, int64_t groups, int64_t rows,
-                      int64_t weightTiles, int64_t weightRows,
-                      int64_t tokenTile, int64_t granule,
-                      ArrayRef<int64_t> groupRows) {
+LogicalResult SchedulerType::verify(
+    function_ref<InFlightDiagnostic()> emitError, nvfp4::Grouping mode,
+    int64_t groups, int64_t rows, int64_t weightTiles, int64_t weightRows,
+    int64_t tokenTile, int64_t granule, ArrayRef<int64_t> groupRows) {
   if (groups < 1)
     return emitError() << "expected at least one group, got " << groups;
   if (rows < 0 || weightTiles < 0)

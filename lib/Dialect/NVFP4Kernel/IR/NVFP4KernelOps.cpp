@@ -56,8 +56,9 @@ LogicalResult SchedulerCreateOp::verify() {
   SchedulerType type = getScheduler().getType();
   if (type.hasGroupTable() != static_cast<bool>(getTable()))
     return emitOpError("expected a group table operand ")
-           << (type.hasGroupTable() ? "for " : "only for contiguous and "
-                                              "masked groups, not for ")
+           << (type.hasGroupTable() ? "for "
+                                    : "only for contiguous and "
+                                      "masked groups, not for ")
            << nvfp4::stringifyGrouping(type.getMode()) << " groups";
   return success();
 }
@@ -158,8 +159,7 @@ LogicalResult WgmmaRSOp::verify() {
   if (k0 < 0 || k0 % 16 || k0 + 16 * a.getDimSize(0) > tile.getDimSize(1))
     return emitOpError("expected k_offset (")
            << k0 << ") to be a multiple of 16 with its " << a.getDimSize(0)
-           << " k16 steps inside the B tile's K (" << tile.getDimSize(1)
-           << ")";
+           << " k16 steps inside the B tile's K (" << tile.getDimSize(1) << ")";
   return success();
 }
 
@@ -196,8 +196,7 @@ LogicalResult Tcgen05ScaledMmaOp::verify() {
            << blocks << " 128-row scale blocks for N = " << n << ", got "
            << getBScaleBlocks();
   MemRefType sa = getAScales().getType(), sb = getBScales().getType();
-  if (!isShared(sa) || !isShared(sb) ||
-      sa.getNumElements() < units * 512 ||
+  if (!isShared(sa) || !isShared(sb) || sa.getNumElements() < units * 512 ||
       sb.getNumElements() < units * blocks * 512)
     return emitOpError("expected shared scale buffers of at least ")
            << units * 512 << " and " << units * blocks * 512 << " bytes";

@@ -61,9 +61,9 @@ Value loadGroupAlpha(OpBuilder &b, Location loc, Value aDecode, Value bDecode,
 /// Encodes values already multiplied by S_enc into E2M1 codes (i32, 0..15;
 /// a multiple of 4 values, in order), given their random bytes (i32, one per
 /// value; empty unless rounding is stochastic).
-using E2M1Encoder = std::function<SmallVector<Value>(
-    OpBuilder &b, Location loc, ArrayRef<Value> scaled,
-    ArrayRef<Value> random)>;
+using E2M1Encoder = std::function<SmallVector<Value>(OpBuilder &b, Location loc,
+                                                     ArrayRef<Value> scaled,
+                                                     ArrayRef<Value> random)>;
 
 /// Static description of an nvfp4.quantize.
 struct QuantizeSpec {

@@ -1,4 +1,4 @@
-//===- NVFP4Kernel.h - the kernel-level nvfp4k dialect ------------*- C++ -*-===//
+//===- NVFP4Kernel.h - the kernel-level nvfp4k dialect ----------*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
