@@ -105,9 +105,10 @@ struct SharedMemoryLowering : OpConversionPattern<SharedMemoryOp> {
   matchAndRewrite(SharedMemoryOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
-    auto module = kernel->getParentOfType<gpu::GPUModuleOp>();
+    auto module = kernel ? kernel->getParentOfType<gpu::GPUModuleOp>()
+                         : gpu::GPUModuleOp();
     if (!module)
-      return rewriter.notifyMatchFailure(op, "kernel outside a gpu.module");
+      return rewriter.notifyMatchFailure(op, "not in a gpu.func of a gpu.module");
     MLIRContext *ctx = op.getContext();
     auto workgroup =
         gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
