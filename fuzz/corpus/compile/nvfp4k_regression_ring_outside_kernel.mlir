@@ -1,0 +1,1 @@
+    %ring = nvfp4k.ring.create : !nvfp4k.ring<3, consumers = 16>
