@@ -39,6 +39,10 @@ config.environment["PYTHONPATH"] = os.pathsep.join(
 config.environment["NVFP4_RUNNER"] = os.path.join(config.nvfp4_tools_dir,
                                                   "nvfp4-runner")
 
+# The runtime's kernel cache (Runtime::cacheDirectory) stays in the build
+# tree, so tests neither read nor fill the user's.
+config.environment["NVFP4_CACHE_DIR"] = os.path.join(config.nvfp4_obj_root,
+                                                     "kernel-cache")
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

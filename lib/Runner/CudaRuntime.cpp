@@ -65,6 +65,25 @@ struct Driver {
   decltype(&::cuGraphLaunch) graphLaunch = nullptr;
   decltype(&::cuGraphExecDestroy) graphExecDestroy = nullptr;
   decltype(&::cuGraphDestroy) graphDestroy = nullptr;
+  decltype(&::cuMemFree) memFree = nullptr;
+  decltype(&::cuThreadExchangeStreamCaptureMode) exchangeCaptureMode = nullptr;
+  decltype(&::cuStreamIsCapturing) streamIsCapturing = nullptr;
+};
+
+/// Temporaries of one program on one caller stream (a CudaLaunchScope's
+/// owner): the i-th allocation of a call reuses the i-th buffer of the
+/// previous call, so a call allocates nothing once warm and can be
+/// captured into a CUDA graph.
+struct Workspace {
+  struct Slot {
+    CUdeviceptr ptr = 0;
+    size_t bytes = 0;
+  };
+  std::vector<Slot> slots;
+  /// Buffers outgrown while earlier work may still read them; freed with
+  /// the workspace.
+  std::vector<CUdeviceptr> retired;
+  size_t next = 0;
 };
 
 /// Process-wide runtime state: the driver, the device, its one stream, and
@@ -83,6 +102,13 @@ struct Runtime {
   /// Tensor maps already in device memory, by everything that defines them:
   /// repeated calls reuse them instead of allocating and copying each time.
   std::map<std::vector<int64_t>, CUdeviceptr> tensorMaps;
+  /// The stream of the CudaLaunchScope in effect (null: `stream`), whether
+  /// it is a caller's (then the runtime never synchronizes it), and the
+  /// workspace its calls allocate from (null: stream-ordered allocations).
+  CUstream launchStream = nullptr;
+  bool callerStream = false;
+  Workspace *workspace = nullptr;
+  std::map<std::pair<const void *, CUstream>, Workspace> workspaces;
 };
 
 Runtime &runtime() {
@@ -179,6 +205,9 @@ llvm::Error initialize() {
   resolve(cu.graphLaunch, "cuGraphLaunch");
   resolve(cu.graphExecDestroy, "cuGraphExecDestroy");
   resolve(cu.graphDestroy, "cuGraphDestroy");
+  resolve(cu.memFree, "cuMemFree");
+  resolve(cu.exchangeCaptureMode, "cuThreadExchangeStreamCaptureMode");
+  resolve(cu.streamIsCapturing, "cuStreamIsCapturing");
   if (!missing.empty())
     return makeError("the CUDA driver lacks " + missing);
 
@@ -221,6 +250,37 @@ llvm::Error takeFirstError() {
   std::string message = std::move(rt.firstError);
   rt.firstError.clear();
   return makeError(message);
+}
+
+/// Lets this thread make a call that stream capture in global mode forbids
+/// (cuMemAlloc, synchronizing the runtime's own stream) while a caller
+/// records a graph on another stream: the call is not part of the graph.
+class RelaxedCapture {
+public:
+  RelaxedCapture() {
+    mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    runtime().cu.exchangeCaptureMode(&mode);
+  }
+  ~RelaxedCapture() { runtime().cu.exchangeCaptureMode(&mode); }
+
+private:
+  CUstreamCaptureMode mode;
+};
+
+/// Device memory allocated outside any stream's order (and outside any
+/// graph being recorded).
+CUdeviceptr allocateUnordered(size_t bytes, const char *what) {
+  RelaxedCapture relaxed;
+  CUdeviceptr ptr = 0;
+  if (!check(runtime().cu.memAlloc(&ptr, bytes ? bytes : 1), what))
+    return 0;
+  return ptr;
+}
+
+/// The stream program calls launch on now.
+CUstream launchStream() {
+  Runtime &rt = runtime();
+  return rt.launchStream ? rt.launchStream : rt.stream;
 }
 
 class CudaDevice : public Device {
@@ -395,13 +455,22 @@ static void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                      ", " + std::to_string(smem) + " B shared)";
 }
 
-/// Programs run on the runtime's stream: "creating" one returns it.
-static void *mgpuStreamCreate() { return runtime().stream; }
+/// Programs run on the stream of the launch scope (the runtime's own one by
+/// default): "creating" one returns it.
+static void *mgpuStreamCreate() { return launchStream(); }
 
 static void mgpuStreamDestroy(void * /*stream*/) {}
 
+/// Whether the lowered host code's synchronizations are skipped: while a
+/// caller's stream is used (the caller orders its own work) or calls are
+/// timed or recorded.
+static bool skipSynchronize() {
+  Runtime &rt = runtime();
+  return rt.deferSynchronize || rt.callerStream;
+}
+
 static void mgpuStreamSynchronize(void *stream) {
-  if (!runtime().deferSynchronize)
+  if (!skipSynchronize())
     check(runtime().cu.streamSynchronize(static_cast<CUstream>(stream)),
           "cuStreamSynchronize");
 }
@@ -425,7 +494,7 @@ static void mgpuEventDestroy(void *event) {
 }
 
 static void mgpuEventSynchronize(void *event) {
-  if (!runtime().deferSynchronize)
+  if (!skipSynchronize())
     check(runtime().cu.eventSynchronize(static_cast<CUevent>(event)),
           "cuEventSynchronize");
 }
@@ -437,6 +506,19 @@ static void mgpuEventRecord(void *event, void *stream) {
 }
 
 static void *mgpuMemAlloc(uint64_t bytes, void *stream, bool /*hostShared*/) {
+  Runtime &rt = runtime();
+  if (Workspace *ws = rt.workspace) {
+    if (ws->next == ws->slots.size())
+      ws->slots.emplace_back();
+    Workspace::Slot &slot = ws->slots[ws->next++];
+    if (slot.bytes < bytes) {
+      if (slot.ptr)
+        ws->retired.push_back(slot.ptr);
+      slot.ptr = allocateUnordered(bytes, "cuMemAlloc(workspace)");
+      slot.bytes = slot.ptr ? bytes : 0;
+    }
+    return reinterpret_cast<void *>(slot.ptr);
+  }
   CUdeviceptr ptr = 0;
   check(runtime().cu.memAllocAsync(&ptr, bytes ? bytes : 1,
                                    static_cast<CUstream>(stream)),
@@ -445,6 +527,8 @@ static void *mgpuMemAlloc(uint64_t bytes, void *stream, bool /*hostShared*/) {
 }
 
 static void mgpuMemFree(void *ptr, void *stream) {
+  if (runtime().workspace) // a workspace slot, kept for the next call
+    return;
   check(runtime().cu.memFreeAsync(reinterpret_cast<CUdeviceptr>(ptr),
                                   static_cast<CUstream>(stream)),
         "cuMemFreeAsync");
@@ -535,14 +619,22 @@ static void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
                  static_cast<CUtensorMapFloatOOBfill>(oobFill)),
              "cuTensorMapEncodeTiled"))
     return nullptr;
-  // Synchronous allocation and copy (not stream-ordered): legal while the
-  // stream is being recorded into a graph, and `map` lives on this frame.
-  // The map stays cached for the life of the process.
-  CUdeviceptr dmap = 0;
-  if (!check(rt.cu.memAlloc(&dmap, sizeof(map)), "cuMemAlloc(tensor map)") ||
-      !check(rt.cu.memcpyHtoD(dmap, &map, sizeof(map)),
-             "cuMemcpyHtoD(tensor map)"))
+  // Allocated and copied outside the caller's stream and any graph it
+  // records (through the runtime's own stream, which the host waits for:
+  // the map is in place before any stream launches a kernel that reads it,
+  // and no other work is waited for). The map stays cached for the life of
+  // the process, so a recorded graph finds it there when replayed.
+  CUdeviceptr dmap = allocateUnordered(sizeof(map), "cuMemAlloc(tensor map)");
+  if (!dmap)
     return nullptr;
+  {
+    RelaxedCapture relaxed;
+    if (!check(rt.cu.memcpyHtoDAsync(dmap, &map, sizeof(map), rt.stream),
+               "cuMemcpyHtoDAsync(tensor map)") ||
+        !check(rt.cu.streamSynchronize(rt.stream),
+               "cuStreamSynchronize(tensor map)"))
+      return nullptr;
+  }
   rt.tensorMaps[key] = dmap;
   return reinterpret_cast<void *>(dmap);
 }
@@ -554,6 +646,68 @@ static void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
 //===----------------------------------------------------------------------===//
 
 bool mlir::nvfp4::isCudaRuntimeAvailable() { return true; }
+
+mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *stream, const void *workspaceOwner) {
+  Runtime &rt = runtime();
+  // The caller's thread may have another context current (or none).
+  check(rt.cu.ctxSetCurrent(rt.context), "cuCtxSetCurrent");
+  auto cuStream = static_cast<CUstream>(stream);
+  rt.launchStream = cuStream;
+  rt.callerStream = cuStream != nullptr;
+  rt.workspace = nullptr;
+  if (workspaceOwner) {
+    Workspace &ws = rt.workspaces[{workspaceOwner, launchStream()}];
+    ws.next = 0;
+    rt.workspace = &ws;
+  }
+}
+
+mlir::nvfp4::CudaLaunchScope::~CudaLaunchScope() {
+  Runtime &rt = runtime();
+  rt.launchStream = nullptr;
+  rt.callerStream = false;
+  rt.workspace = nullptr;
+}
+
+llvm::Error mlir::nvfp4::takeCudaError() {
+  if (!runtime().stream)
+    return llvm::Error::success();
+  return takeFirstError();
+}
+
+llvm::Error mlir::nvfp4::copyFromCuda(void *dst, const void *src, size_t bytes,
+                                      void *stream) {
+  if (bytes == 0)
+    return llvm::Error::success();
+  Runtime &rt = runtime();
+  auto cuStream = stream ? static_cast<CUstream>(stream) : rt.stream;
+  check(rt.cu.memcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src), bytes,
+                              cuStream),
+        "cuMemcpyDtoHAsync");
+  check(rt.cu.streamSynchronize(cuStream), "cuStreamSynchronize");
+  return takeFirstError();
+}
+
+void mlir::nvfp4::releaseCudaWorkspaces(const void *owner) {
+  Runtime &rt = runtime();
+  if (!rt.stream)
+    return;
+  for (auto it = rt.workspaces.begin(); it != rt.workspaces.end();) {
+    if (it->first.first != owner) {
+      ++it;
+      continue;
+    }
+    // cuMemFree waits for the work that may still use the buffers.
+    for (const Workspace::Slot &slot : it->second.slots)
+      if (slot.ptr)
+        rt.cu.memFree(slot.ptr);
+    for (CUdeviceptr ptr : it->second.retired)
+      rt.cu.memFree(ptr);
+    it = rt.workspaces.erase(it);
+  }
+}
+
+int mlir::nvfp4::getCudaDeviceOrdinal() { return runtime().device; }
 
 llvm::Expected<std::unique_ptr<Device>> mlir::nvfp4::createCudaDevice() {
   if (llvm::Error err = initialize())
@@ -620,5 +774,19 @@ std::string mlir::nvfp4::getCudaChip() { return ""; }
 int mlir::nvfp4::getCudaMultiprocessorCount() { return 0; }
 
 llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() { return {}; }
+
+mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *, const void *) {}
+mlir::nvfp4::CudaLaunchScope::~CudaLaunchScope() {}
+
+llvm::Error mlir::nvfp4::takeCudaError() { return llvm::Error::success(); }
+
+llvm::Error mlir::nvfp4::copyFromCuda(void *, const void *, size_t, void *) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "built without CUDA");
+}
+
+void mlir::nvfp4::releaseCudaWorkspaces(const void *) {}
+
+int mlir::nvfp4::getCudaDeviceOrdinal() { return -1; }
 
 #endif // NVFP4_HAVE_CUDA_H

@@ -16,6 +16,11 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 
 using namespace mlir;
@@ -125,12 +130,50 @@ llvm::Error Program::lower(ModuleOp module, llvm::StringRef entry,
 
 llvm::Expected<std::unique_ptr<Program>>
 Program::compile(ModuleOp module, llvm::StringRef entry,
-                 const ProgramOptions &options) {
+                 const ProgramOptions &options, std::string *bitcode) {
   llvm::Expected<OwningOpRef<ModuleOp>> lowered =
       lowerClone(module, entry, options);
   if (!lowered)
     return lowered.takeError();
+  ModuleBuilder translate = [&](Operation *op, llvm::LLVMContext &context) {
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(op, context);
+    if (llvmModule && bitcode) {
+      bitcode->clear();
+      llvm::raw_string_ostream os(*bitcode);
+      llvm::WriteBitcodeToFile(*llvmModule, os);
+    }
+    return llvmModule;
+  };
+  return createEngine(lowered->get(), translate, entry, options);
+}
 
+llvm::Expected<std::unique_ptr<Program>>
+Program::load(MLIRContext *context, llvm::StringRef bitcode,
+              llvm::StringRef entry, const ProgramOptions &options) {
+  std::string parseError;
+  ModuleBuilder parse = [&](Operation *, llvm::LLVMContext &llvmContext)
+      -> std::unique_ptr<llvm::Module> {
+    llvm::Expected<std::unique_ptr<llvm::Module>> parsed =
+        llvm::parseBitcodeFile(
+            llvm::MemoryBufferRef(bitcode, "nvfp4-cache"), llvmContext);
+    if (!parsed) {
+      parseError = llvm::toString(parsed.takeError());
+      return nullptr;
+    }
+    return std::move(*parsed);
+  };
+  OwningOpRef<ModuleOp> empty = ModuleOp::create(UnknownLoc::get(context));
+  llvm::Expected<std::unique_ptr<Program>> program =
+      createEngine(empty->getOperation(), parse, entry, options);
+  if (!program && !parseError.empty())
+    return makeError(llvm::toString(program.takeError()) + ": " + parseError);
+  return program;
+}
+
+llvm::Expected<std::unique_ptr<Program>>
+Program::createEngine(Operation *module, const ModuleBuilder &builder,
+                      llvm::StringRef entry, const ProgramOptions &options) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   // ExecutionEngineOptions::transformer is a function_ref: the function it
@@ -139,9 +182,10 @@ Program::compile(ModuleOp module, llvm::StringRef entry,
       makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
                                 /*targetMachine=*/nullptr);
   ExecutionEngineOptions engineOptions;
+  engineOptions.llvmModuleBuilder = builder;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(**lowered, engineOptions);
+  auto engine = ExecutionEngine::create(module, engineOptions);
   if (!engine)
     return makeError("JIT compilation failed: " +
                      llvm::toString(engine.takeError()));
@@ -165,9 +209,17 @@ Program::compile(ModuleOp module, llvm::StringRef entry,
   std::unique_ptr<Program> program(new Program());
   program->engine = std::move(*engine);
   program->symbol = ("_mlir_ciface_" + entry).str();
+  // Resolve the entry once: invoke() then calls it directly.
+  llvm::Expected<void (*)(void **)> packed =
+      program->engine->lookupPacked(program->symbol);
+  if (!packed)
+    return makeError("the compiled program has no " + program->symbol + ": " +
+                     llvm::toString(packed.takeError()));
+  program->packed = *packed;
   return program;
 }
 
 llvm::Error Program::invoke(llvm::MutableArrayRef<void *> args) {
-  return engine->invokePacked(symbol, args);
+  packed(args.data());
+  return llvm::Error::success();
 }

@@ -23,17 +23,16 @@
 #include "nvfp4/Runner/Inputs.h"
 #include "nvfp4/Runner/Npy.h"
 #include "nvfp4/Runner/Program.h"
+#include "nvfp4/Runner/Runtime.h"
 #include "nvfp4/Runner/Signature.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -122,35 +121,23 @@ static cl::opt<bool> dumpLowered("dump-lowered",
 
 namespace {
 
-/// A buffer of the device, freed with it.
-struct Buffer {
-  Device *device = nullptr;
-  void *ptr = nullptr;
-  ~Buffer() {
-    if (ptr)
-      device->release(ptr);
+/// The DLPack element type of a value's .npy storage (what Kernel::launch
+/// checks the arrays against).
+void storageDType(const ValueSpec &spec, ArrayArg &arg) {
+  arg.bits = spec.elementBytes * 8;
+  switch (spec.descr.empty() ? 'u' : spec.descr[1]) {
+  case 'f':
+    arg.code = DTypeCode::Float;
+    break;
+  case 'i':
+    arg.code = DTypeCode::Int;
+    break;
+  case 'b':
+    arg.code = DTypeCode::Bool;
+    break;
+  default:
+    arg.code = DTypeCode::UInt;
   }
-};
-
-/// A memref descriptor: allocated and aligned pointer, offset, sizes,
-/// strides (the C interface of lowered memrefs).
-std::vector<int64_t> makeDescriptor(void *ptr, llvm::ArrayRef<int64_t> shape) {
-  std::vector<int64_t> words = {reinterpret_cast<int64_t>(ptr),
-                                reinterpret_cast<int64_t>(ptr), 0};
-  words.insert(words.end(), shape.begin(), shape.end());
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  words.insert(words.end(), strides.begin(), strides.end());
-  return words;
-}
-
-/// Loads a scalar argument from a 0-d .npy into the 8-byte slot `slot`.
-llvm::Error loadScalar(const ValueSpec &spec, const NpyArray &array,
-                       uint64_t &slot) {
-  slot = 0;
-  std::memcpy(&slot, array.data.data(), spec.elementBytes);
-  return llvm::Error::success();
 }
 
 /// A summary of an output: float statistics, or a byte checksum.
@@ -234,22 +221,26 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "compile and run an nvfp4 program\n");
 
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  MLIRContext context(registry);
+  // The runtime's context: the program is parsed once here (for the
+  // signature and the input checks) and once more by Runtime::compile().
+  MLIRContext &context = Runtime::get().context();
   context.loadAllAvailableDialects();
 
   // Parse and find the entry.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(programFile, /*IsText=*/true);
+  if (!file)
+    return fail("cannot read " + programFile + ": " +
+                file.getError().message());
+  std::string programText = (*file)->getBuffer().str();
   llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   std::string parseErrors;
   llvm::raw_string_ostream parseErrorStream(parseErrors);
   OwningOpRef<ModuleOp> module;
   {
     SourceMgrDiagnosticHandler handler(sourceMgr, &context, parseErrorStream);
-    module = parseSourceFile<ModuleOp>(programFile, sourceMgr,
-                                       ParserConfig(&context));
+    module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   }
   if (!module)
     return fail("cannot parse " + programFile + "\n" + parseErrors);
@@ -310,121 +301,89 @@ int main(int argc, char **argv) {
     poison = value;
   }
 
-  // Target and device: --target=auto takes the GPU when there is one.
-  std::unique_ptr<Device> device;
+  // Target: --target=auto takes the GPU when there is one.
   ProgramOptions options;
   if (targetName != "cpu" && targetName != "gpu" && targetName != "auto")
     return fail("--target must be cpu, gpu or auto, got '" + targetName + "'");
+  Runtime &runtime = Runtime::get();
   if (targetName != "cpu") {
-    llvm::Expected<std::unique_ptr<Device>> gpu = createCudaDevice();
-    if (gpu) {
-      device = std::move(*gpu);
-      options.target = Target::GPU;
-      options.chip = chipName.empty() ? getCudaChip() : chipName.getValue();
-      options.portableKernels = portable;
-      options.ctas = getCudaMultiprocessorCount();
-      prepareCudaToolkit();
-    } else if (targetName == "gpu") {
-      return fail("--target=gpu: " + toString(gpu.takeError()));
-    } else {
-      llvm::errs() << "nvfp4-runner: no GPU (" << toString(gpu.takeError())
+    if (llvm::Error err = runtime.requireGPU()) {
+      if (targetName == "gpu")
+        return fail("--target=gpu: " + toString(std::move(err)));
+      llvm::errs() << "nvfp4-runner: no GPU (" << toString(std::move(err))
                    << "); running on the CPU\n";
+    } else {
+      options.target = Target::GPU;
+      options.chip = chipName;
+      options.portableKernels = portable;
+      prepareCudaToolkit();
     }
-  }
-  if (!device) {
-    options.target = Target::CPU;
-    device = createHostDevice();
   }
   options.pipelineOptions = pipelineOptions;
   options.dumpLowered = dumpLowered ? &llvm::outs() : nullptr;
-  llvm::Expected<std::unique_ptr<Program>> program =
-      Program::compile(*module, entryName, options);
-  if (!program)
-    return fail(toString(program.takeError()));
+  if (benchmark && (warmup < 0 || reps < 1))
+    return fail("--warmup must be >= 0 and --reps >= 1");
 
-  // Buffers and the packed argument list of _mlir_ciface_<entry>.
-  size_t numArgs = signature->inputs.size() + signature->outputs.size();
-  std::vector<Buffer> buffers(numArgs);
-  std::vector<std::vector<int64_t>> descriptors(numArgs);
-  std::vector<void *> descriptorPtrs(numArgs);
-  std::vector<uint64_t> scalars(numArgs);
-  std::vector<void *> args(numArgs);
-  auto setUp = [&](size_t slot, const ValueSpec &spec) -> llvm::Error {
-    if (spec.isScalar) {
-      args[slot] = &scalars[slot];
-      return llvm::Error::success();
-    }
-    llvm::Expected<void *> ptr = device->allocate(spec.numBytes());
-    if (!ptr)
-      return ptr.takeError();
-    buffers[slot] = Buffer{device.get(), *ptr};
-    descriptors[slot] = makeDescriptor(*ptr, spec.storageShape);
-    descriptorPtrs[slot] = descriptors[slot].data();
-    args[slot] = &descriptorPtrs[slot];
-    return llvm::Error::success();
+  // Compile (or find in the runtime's caches) and call it on host arrays:
+  // the runtime stages them through device memory for the GPU, outputs
+  // too, so elements the program leaves unwritten keep the poison.
+  llvm::Expected<std::shared_ptr<Kernel>> kernel =
+      runtime.compile(programText, entryName, options);
+  if (!kernel)
+    return fail(toString(kernel.takeError()));
+  std::vector<std::vector<uint8_t>> outputs;
+  for (const ValueSpec &spec : signature->outputs)
+    outputs.emplace_back(spec.numBytes(), poison.value_or(0));
+  std::vector<ArrayArg> args;
+  auto addArray = [&](void *data, const ValueSpec &spec) {
+    ArrayArg arg;
+    arg.data = data;
+    if (!spec.isScalar)
+      arg.shape.assign(spec.storageShape.begin(), spec.storageShape.end());
+    storageDType(spec, arg);
+    args.push_back(std::move(arg));
   };
-  for (auto [i, spec] : llvm::enumerate(signature->inputs)) {
-    if (llvm::Error err = setUp(i, spec))
-      return fail(toString(std::move(err)));
-    if (spec.isScalar) {
-      if (llvm::Error err = loadScalar(spec, inputs[i], scalars[i]))
-        return fail(toString(std::move(err)));
-    } else if (llvm::Error err = device->upload(
-                   buffers[i].ptr, inputs[i].data.data(), spec.numBytes())) {
-      return fail(toString(std::move(err)));
-    }
+  for (auto [i, spec] : llvm::enumerate(signature->inputs))
+    addArray(inputs[i].data.data(), spec);
+  for (auto [i, spec] : llvm::enumerate(signature->outputs))
+    addArray(outputs[i].data(), spec);
+  LaunchOptions launch;
+  launch.checkTables = !uncheckedGroupTables;
+  launch.stageHostArrays = true;
+  std::vector<double> times;
+  if (benchmark) {
+    launch.warmup = warmup;
+    launch.reps = reps;
+    launch.graph = graphTiming;
+    launch.times = &times;
   }
-  size_t firstOutput = signature->inputs.size();
-  for (auto [i, spec] : llvm::enumerate(signature->outputs)) {
-    if (llvm::Error err = setUp(firstOutput + i, spec))
-      return fail(toString(std::move(err)));
-    if (poison)
-      if (llvm::Error err = device->fill(buffers[firstOutput + i].ptr, *poison,
-                                         spec.numBytes()))
-        return fail(toString(std::move(err)));
-  }
-
-  // The checked run.
-  if (llvm::Error err = (*program)->invoke(args))
+  if (llvm::Error err = (*kernel)->launch(args, launch))
     return fail("running @" + entryName + ": " + toString(std::move(err)));
-  if (llvm::Error err = device->synchronize())
-    return fail(toString(std::move(err)));
-  llvm::errs() << "nvfp4-runner: ran @" << entryName << " on "
-               << device->describe() << "\n";
+  std::string where = options.target == Target::GPU
+                          ? runtime.gpuDescription()
+                          : createHostDevice()->describe();
+  llvm::errs() << "nvfp4-runner: ran @" << entryName << " on " << where
+               << "\n";
 
   for (auto [i, spec] : llvm::enumerate(signature->outputs)) {
-    std::vector<uint8_t> bytes(spec.numBytes());
-    if (llvm::Error err = device->download(
-            bytes.data(), buffers[firstOutput + i].ptr, bytes.size()))
-      return fail(toString(std::move(err)));
     if (!outputFiles.empty())
       if (llvm::Error err = writeNpy(outputFiles[i], spec.descr,
-                                     spec.storageShape, bytes))
+                                     spec.storageShape, outputs[i]))
         return fail(toString(std::move(err)));
     if (printOutputs)
-      printSummary(llvm::outs(), i, spec, bytes);
+      printSummary(llvm::outs(), i, spec, outputs[i]);
   }
 
   if (benchmark) {
-    if (warmup < 0 || reps < 1)
-      return fail("--warmup must be >= 0 and --reps >= 1");
-    auto call = [&]() { return (*program)->invoke(args); };
-    for (int i = 0; i < warmup; ++i)
-      if (llvm::Error err = call())
-        return fail(toString(std::move(err)));
-    llvm::Expected<std::vector<double>> times = device->time(call, reps, graphTiming);
-    if (!times)
-      return fail(toString(times.takeError()));
-    std::vector<double> sorted = *times;
+    std::vector<double> sorted = times;
     std::sort(sorted.begin(), sorted.end());
     double mean =
         std::accumulate(sorted.begin(), sorted.end(), 0.0) / sorted.size();
     llvm::outs() << llvm::format(
         "benchmark: @%s on %s: median %.3f us, min %.3f us, mean %.3f us "
         "over %d reps (%d warm-up)%s\n",
-        entryName.c_str(), device->describe().c_str(),
-        sorted[sorted.size() / 2], sorted.front(), mean, reps.getValue(),
-        warmup.getValue(),
+        entryName.c_str(), where.c_str(), sorted[sorted.size() / 2],
+        sorted.front(), mean, reps.getValue(), warmup.getValue(),
         graphTiming && options.target == Target::GPU ? ", CUDA graph replays"
                                                      : "");
   }

@@ -11,10 +11,11 @@
 // opened at run time, so the runner starts (and runs on the CPU) on machines
 // without a driver.
 //
-// All calls go to one stream owned by the runtime, so CUDA events on that
-// stream time everything a program does. Errors inside the ABI functions
-// (which return nothing) are recorded and reported by the next
-// synchronize().
+// Program calls go to one stream owned by the runtime (so CUDA events on that
+// stream time everything a program does), or, inside a CudaLaunchScope, to a
+// caller's stream in the primary context the frameworks use. Errors inside
+// the ABI functions (which return nothing) are recorded and reported by the
+// next synchronize() or takeCudaError().
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,35 @@ llvm::StringMap<void *> getCudaRuntimeSymbols();
 
 /// Whether this build has GPU support at all.
 bool isCudaRuntimeAvailable();
+
+/// The ordinal of the device createCudaDevice() opened.
+int getCudaDeviceOrdinal();
+
+/// While alive, program calls on this thread launch on `stream` (a
+/// CUstream of the primary context; null: the runtime's own stream). On a
+/// caller's stream the runtime never synchronizes: the lowered host code's
+/// end-of-call synchronization is skipped and the caller orders its work.
+/// With a `workspaceOwner`, the temporaries a call allocates are kept per
+/// (owner, stream) and reused by the next call, so a warm call allocates
+/// nothing and can be recorded into a CUDA graph.
+class CudaLaunchScope {
+public:
+  CudaLaunchScope(void *stream, const void *workspaceOwner);
+  ~CudaLaunchScope();
+  CudaLaunchScope(const CudaLaunchScope &) = delete;
+  CudaLaunchScope &operator=(const CudaLaunchScope &) = delete;
+};
+
+/// The first error a runtime call recorded since the last one taken.
+llvm::Error takeCudaError();
+
+/// Copies device bytes to the host after the work queued on `stream` (null:
+/// the runtime's own), and waits for the copy.
+llvm::Error copyFromCuda(void *dst, const void *src, size_t bytes,
+                         void *stream);
+
+/// Frees the workspaces of `owner` (waiting for work that uses them).
+void releaseCudaWorkspaces(const void *owner);
 
 } // namespace nvfp4
 } // namespace mlir

@@ -12,8 +12,14 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <memory>
 #include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
 
 namespace mlir {
 class ExecutionEngine;
@@ -45,9 +51,17 @@ public:
   /// Lowers a clone of `module` and JIT-compiles it; `entry` gets a C
   /// interface (`_mlir_ciface_<entry>`: memrefs by descriptor pointer,
   /// results as trailing out-params).
+  /// With `bitcode`, also returns the host module's LLVM bitcode (before
+  /// optimization), from which load() rebuilds the program.
   static llvm::Expected<std::unique_ptr<Program>>
   compile(ModuleOp module, llvm::StringRef entry,
-          const ProgramOptions &options);
+          const ProgramOptions &options, std::string *bitcode = nullptr);
+  /// JIT-compiles the bitcode an earlier compile() returned: no lowering,
+  /// no ptxas (a GPU module is embedded in it). `context` only hosts the
+  /// empty module the JIT API takes.
+  static llvm::Expected<std::unique_ptr<Program>>
+  load(MLIRContext *context, llvm::StringRef bitcode, llvm::StringRef entry,
+       const ProgramOptions &options);
   ~Program();
 
   /// Only lowers a clone of `module` for the target (for GPUs, down to the
@@ -64,8 +78,15 @@ private:
   static llvm::Expected<OwningOpRef<ModuleOp>>
   lowerClone(ModuleOp module, llvm::StringRef entry,
              const ProgramOptions &options);
+  using ModuleBuilder =
+      std::function<std::unique_ptr<llvm::Module>(Operation *,
+                                                  llvm::LLVMContext &)>;
+  static llvm::Expected<std::unique_ptr<Program>>
+  createEngine(Operation *module, const ModuleBuilder &builder,
+               llvm::StringRef entry, const ProgramOptions &options);
   std::unique_ptr<ExecutionEngine> engine;
   std::string symbol;
+  void (*packed)(void **) = nullptr;
 };
 
 } // namespace nvfp4
