@@ -242,7 +242,7 @@ def bench_case(name, reps, rng, forms=("matmul", "independent", "contiguous"),
     flops = sum(2 * m * n * k for m in ms)
     results = []
     if len(ms) == 1:
-        fn = lambda **o: compiler.matmul(a[0][0], a[0][1], b[0][0], b[0][1], out="f16",
+        fn = lambda **o: compiler.matmul(a[0][0], a[0][1], b[0][0], b[0][1], out_dtype="f16",
                                          target="gpu", **o)
         tg, ts, c = time_ours(f"{name} matmul", fn, reps, graph_only)
         err = check(f"{name} matmul", c, a, b, lambda g, idx: c[idx])
@@ -252,7 +252,7 @@ def bench_case(name, reps, rng, forms=("matmul", "independent", "contiguous"),
     if "independent" in forms:
         fn = lambda **o: compiler.grouped_matmul(
             "independent", [x[0] for x in a], [x[1] for x in a], [y[0] for y in b],
-            [y[1] for y in b], out="f16", target="gpu", **o)
+            [y[1] for y in b], out_dtype="f16", target="gpu", **o)
         tg, ts, c = time_ours(f"{name} independent", fn, reps, graph_only)
         err = check(f"{name} independent", c, a, b, lambda g, idx: c[g][idx])
         results.append(dict(case=name, form="independent", graph_us=tg, calls_us=ts,
@@ -267,7 +267,7 @@ def bench_case(name, reps, rng, forms=("matmul", "independent", "contiguous"),
     b_s = np.stack([y[1] for y in b])
     fn = lambda **o: compiler.grouped_matmul(
         "contiguous", a_cat, ref.swizzle_scales(a_rm), b_stack, b_s, group_offsets=offsets,
-        out="f16", target="gpu", **o)
+        out_dtype="f16", target="gpu", **o)
     tg, ts, c = time_ours(f"{name} contiguous", fn, reps, graph_only)
     err = check(f"{name} contiguous", c, a, b,
                 lambda g, idx: c[offsets[g]:offsets[g + 1]][idx])

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -49,8 +48,7 @@ def main(argv=None):
     results = {}
     for case in cases:
         for config in configs:
-            os.environ["NVFP4_RUNNER_ARGS"] = (
-                shlex.quote(f"--pipeline-options={config}") if config else "")
+            os.environ["NVFP4_PIPELINE_OPTIONS"] = config
             rng = np.random.default_rng(7)
             row = bench.bench_case(case, args.reps, rng, forms=("contiguous", "matmul"),
                                    graph_only=True)[0]

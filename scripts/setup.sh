@@ -22,10 +22,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-python3 -c "import numpy, pytest, ml_dtypes" 2>/dev/null || {
-  echo "== installing numpy pytest ml_dtypes"
-  python3 -m pip install -q numpy pytest ml_dtypes ||
-    python3 -m pip install -q --break-system-packages numpy pytest ml_dtypes
+python3 -c "import numpy, pytest, ml_dtypes, nanobind" 2>/dev/null || {
+  echo "== installing numpy pytest ml_dtypes nanobind"
+  python3 -m pip install -q numpy pytest ml_dtypes nanobind ||
+    python3 -m pip install -q --break-system-packages numpy pytest ml_dtypes nanobind
 }
 
 # cuobjdump for the CI SASS check of the sm_100a kernels

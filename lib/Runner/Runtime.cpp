@@ -140,8 +140,9 @@ llvm::Error Kernel::checkArgs(llvm::ArrayRef<ArrayArg> args,
                          " must be in host memory");
       continue;
     }
-    // C-contiguous (size-1 dimensions may have any stride).
-    if (!arg.strides.empty()) {
+    // C-contiguous (size-1 dimensions may have any stride, and an empty
+    // array any strides at all).
+    if (!arg.strides.empty() && spec.numElements() > 0) {
       int64_t stride = 1;
       for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
         if (shape[d] != 1 && arg.strides[d] != stride)
@@ -511,7 +512,7 @@ Runtime::compile(llvm::StringRef program, llvm::StringRef entry,
     kernel->module_ = parseSourceString<ModuleOp>(program, ParserConfig(&ctx),
                                                   "program");
     if (!kernel->module_)
-      return makeError("cannot parse the program:\n" + errors);
+      return makeError("invalid program (parser or verifier):\n" + errors);
   }
   auto func = kernel->module_->lookupSymbol<func::FuncOp>(entry);
   if (!func)

@@ -1,88 +1,72 @@
-"""Python API over the nvfp4 compiler: numpy in, numpy out.
+"""Python API over the nvfp4 compiler: numpy arrays and torch tensors in place.
 
-Each function writes a small nvfp4 program for the shapes it is given,
-compiles and runs it with ``nvfp4-runner`` (on the GPU when there is one,
-else on the CPU; ``target=`` chooses) and returns the outputs::
+Each function describes its operation as a small nvfp4 program, compiles it
+once (the runtime keeps it in memory and on disk, see nvfp4.runtime) and
+calls it on the caller's arrays::
 
+    import torch
     from nvfp4 import compiler
-    q, s, d = compiler.quantize(x)                     # NVFP4, swizzled scales
-    c = compiler.matmul(qa, sa, qb, sb, a_decode=da, b_decode=db)
+    q, s, d = compiler.quantize(x)                 # x: bf16 CUDA tensor
+    c = compiler.matmul(q, s, wq, ws, a_decode=d, b_decode=wd)
 
-Storage conventions (docs/spec.md section 1): packed FP4 is ``uint8
-[..., K/2]`` (even element in the low nibble), E4M3/UE8M0 scales are
-``uint8`` (row-major ``[..., R, K/bs]`` or swizzled ``[..., R/128, C/4, 32,
-4, 4]``), bf16 is ``uint16`` bit patterns (``ml_dtypes.bfloat16`` and torch
-tensors are accepted as inputs). Results come back in the same storage.
+Where it runs: torch CUDA tensors on the GPU (torch's current stream, no
+copies, no synchronization; CUDA-graph capturable), numpy arrays and torch
+CPU tensors on the CPU; ``target="gpu"`` with numpy arrays copies them to the
+GPU and back. Outputs come from the inputs' framework (torch in, torch out)
+or are written into ``out=``.
 
-Every function also accepts ``benchmark=True`` (then it returns
-``(outputs, timing)`` with the runner's median/min/mean microseconds per
-call), ``target``, ``warmup`` and ``reps``.
+Storage (docs/spec.md section 1): packed FP4 is ``[..., K/2]`` bytes (even
+element in the low nibble: numpy uint8, torch uint8 or float4_e2m1fn_x2),
+E4M3/UE8M0 scales are bytes (torch float8_e4m3fn / float8_e8m0fnu accepted),
+row-major ``[..., R, K/bs]`` or swizzled ``[..., R/128, C/4, 32, 4, 4]``
+(GPU-mode's pre-tiled 6-D form ``[32, 4, R/128, 4, C/4, L]`` too); bf16 is a
+torch bfloat16 tensor or numpy uint16 bits (ml_dtypes.bfloat16 accepted).
+torch outputs carry the torch dtypes; numpy outputs the storage dtypes.
+
+Every function also takes ``target`` ('auto', 'cpu', 'gpu'), ``out``,
+``stream`` (a torch.cuda.Stream or CUstream handle), ``check_tables``,
+``poison`` (fill the outputs with this byte first: tests) and
+``benchmark=True`` (then it returns ``(outputs, Timing)``; ``warmup``,
+``reps``, ``graph``).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import re
-import shlex
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
+import collections
 from typing import Sequence
 
 import numpy as np
 
+from . import runtime as _runtime
+from .runtime import RunnerError, Timing, is_torch, run_program  # noqa: F401
+
 __all__ = [
-    "RunnerError", "find_runner", "run_program", "quantize", "dequantize",
+    "RunnerError", "Timing", "run_program", "quantize", "dequantize",
     "swizzle_scales", "unswizzle_scales", "matmul", "grouped_matmul",
-    "element_type_of",
+    "element_type_of", "quantize_to_fp4", "fp4_matmul", "FP4Tensor",
 ]
-
-_REPO = Path(__file__).resolve().parents[2]
-
-
-class RunnerError(RuntimeError):
-    """nvfp4-runner rejected the program or its inputs (the message says why)."""
-
-
-def find_runner() -> str:
-    """$NVFP4_RUNNER, the repository's build/bin, or nvfp4-runner on PATH."""
-    for candidate in (os.environ.get("NVFP4_RUNNER"),
-                      _REPO / "build" / "bin" / "nvfp4-runner",
-                      shutil.which("nvfp4-runner")):
-        if candidate and Path(candidate).is_file():
-            return str(candidate)
-    raise RunnerError("nvfp4-runner not found: build it (scripts/setup.sh) or "
-                      "set NVFP4_RUNNER")
 
 
 # ---------------------------------------------------------------------------
 # Types
 # ---------------------------------------------------------------------------
 
-def _to_numpy(x):
-    """numpy array from numpy / ml_dtypes / torch input (bf16 -> uint16 bits)."""
-    if type(x).__module__.startswith("torch"):
-        import torch  # only when given a torch tensor
-        t = x.detach().cpu().contiguous()
-        if t.dtype == torch.bfloat16:
-            return t.view(torch.int16).numpy().view(np.uint16)
-        return t.numpy()
-    a = np.ascontiguousarray(x)
-    if a.dtype.name == "bfloat16":
-        return a.view(np.uint16)
-    return a
+_TORCH_ELEMENT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
 
 
-def element_type_of(a: np.ndarray) -> str:
-    """MLIR element type of a high-precision input (uint16 = bf16 bits)."""
-    table = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
-             np.dtype(np.uint16): "bf16"}
-    if a.dtype not in table:
+def element_type_of(a) -> str:
+    """MLIR element type of a high-precision input (numpy uint16 = bf16 bits)."""
+    if is_torch(a):
+        name = str(a.dtype).replace("torch.", "")
+        if name in _TORCH_ELEMENT:
+            return _TORCH_ELEMENT[name]
+        raise TypeError(f"expected a float32, float16 or bfloat16 tensor, got {a.dtype}")
+    dtype = np.asarray(a).dtype if not isinstance(a, np.ndarray) else a.dtype
+    table = {"float32": "f32", "float16": "f16", "uint16": "bf16", "bfloat16": "bf16"}
+    if dtype.name not in table:
         raise TypeError(f"expected float32, float16 or bf16 (uint16 bits) input, "
-                        f"got {a.dtype}")
-    return table[a.dtype]
+                        f"got {dtype}")
+    return table[dtype.name]
 
 
 def _tensor(shape, element, encoding=None) -> str:
@@ -94,90 +78,113 @@ def _tensor(shape, element, encoding=None) -> str:
 _SWZ = "#nvfp4.swizzled_128x4"
 
 
-def _fp4_type(q: np.ndarray) -> str:
-    return _tensor(q.shape[:-1] + (q.shape[-1] * 2,), "f4E2M1FN")
+def _shape(a):
+    return tuple(a.shape)
 
 
-def _scale_type(s: np.ndarray, fmt: str, batch_rank: int) -> str:
-    element = "f8E4M3FN" if fmt == "nvfp4" else "f8E8M0FNU"
-    swizzled = s.ndim == batch_rank + 5
-    return _tensor(s.shape, element, _SWZ if swizzled else None)
+def _fp4_type(q) -> str:
+    shape = _shape(q)
+    return _tensor(shape[:-1] + (shape[-1] * 2,), "f4E2M1FN")
+
+
+def _scale_element(fmt):
+    if fmt not in ("nvfp4", "mxfp4"):
+        raise ValueError("fmt must be 'nvfp4' or 'mxfp4'")
+    return "f8E4M3FN" if fmt == "nvfp4" else "f8E8M0FNU"
+
+
+def _scale_type(s, fmt: str, batch_rank: int) -> str:
+    swizzled = len(s.shape) == batch_rank + 5
+    return _tensor(_shape(s), _scale_element(fmt), _SWZ if swizzled else None)
 
 
 def _ceil(a, b):
     return -(-a // b)
 
 
+def _sig(a):
+    """What of an array the compiled program depends on."""
+    return (tuple(a.shape), str(a.dtype))
+
+
+def _host(x):
+    """numpy arrays (and lists) as contiguous numpy; torch tensors as they are."""
+    if is_torch(x):
+        return x
+    a = np.ascontiguousarray(x)
+    return a.view(np.uint16) if a.dtype.name == "bfloat16" else a
+
+
+def _gpu_mode_values(x):
+    """GPU-mode's per-group [M, K/2, L] with L = 1 -> [M, K/2] (a view)."""
+    return x[..., 0] if len(x.shape) == 3 and x.shape[-1] == 1 and is_torch(x) else x
+
+
+def _gpu_mode_scales(s):
+    """GPU-mode's scale forms for one group: row-major [R, C, 1] -> [R, C];
+    pre-tiled [32, 4, R/128, 4, C/4, 1] -> swizzled [R/128, C/4, 32, 4, 4]
+    (the same bytes when it is the permuted view GPU-mode makes)."""
+    shape = tuple(s.shape)
+    if len(shape) == 3 and shape[-1] == 1:
+        return s[..., 0] if is_torch(s) else s.reshape(shape[:2])
+    if len(shape) == 6 and shape[:2] == (32, 4) and shape[3] == 4 and shape[5] == 1:
+        t = s.permute(5, 2, 4, 0, 1, 3) if is_torch(s) else s.transpose(5, 2, 4, 0, 1, 3)
+        t = t[0]
+        if is_torch(t):
+            return t if t.is_contiguous() else t.contiguous()
+        return np.ascontiguousarray(t)
+    return s
+
+
 # ---------------------------------------------------------------------------
-# Running programs
+# Calling programs
 # ---------------------------------------------------------------------------
 
-@dataclasses.dataclass
-class Timing:
-    median_us: float
-    min_us: float
-    mean_us: float
-    reps: int
-    device: str
-
-
-def run_program(program: str, inputs: Sequence[np.ndarray], num_outputs: int, *,
-                target="auto", entry="main", benchmark=False, warmup=10, reps=100,
-                poison="0xff", graph=False):
-    """Runs `program` on `inputs` (storage-format arrays, see the module doc).
-
-    Returns the list of the entry's `num_outputs` results, or
-    (outputs, Timing) with benchmark=True. Raises RunnerError with the
-    runner's message on any failure.
-    """
-    runner = find_runner()
-    with tempfile.TemporaryDirectory(prefix="nvfp4-") as tmp:
-        tmp = Path(tmp)
-        (tmp / "program.mlir").write_text(program)
-        # e.g. NVFP4_RUNNER_PREFIX="compute-sanitizer --tool memcheck"
-        prefix = shlex.split(os.environ.get("NVFP4_RUNNER_PREFIX", ""))
-        cmd = prefix + [runner, str(tmp / "program.mlir"), f"--entry={entry}",
-               f"--target={target}", f"--poison={poison}"]
-        # e.g. NVFP4_RUNNER_ARGS="--portable" (the SIMT kernels on sm_90a)
-        cmd += shlex.split(os.environ.get("NVFP4_RUNNER_ARGS", ""))
-        for i, a in enumerate(inputs):
-            path = tmp / f"in{i}.npy"
-            np.save(path, a)
-            cmd.append(f"--input={path}")
-        outs = [tmp / f"out{i}.npy" for i in range(num_outputs)]
-        cmd += [f"--output={p}" for p in outs]
-        if benchmark:
-            cmd += ["--benchmark", f"--warmup={warmup}", f"--reps={reps}"]
-            if graph:  # time CUDA graph replays of one call (GPU)
-                cmd.append("--graph")
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RunnerError(proc.stderr.strip() or proc.stdout.strip())
-        results = [np.load(p) for p in outs]
-    if not benchmark:
-        return results
-    m = re.search(r"on (.*): median ([\d.]+) us, min ([\d.]+) us, mean ([\d.]+) us "
-                  r"over (\d+) reps", proc.stdout)
-    if not m:
-        raise RunnerError("no timing in runner output:\n" + proc.stdout)
-    return results, Timing(float(m.group(2)), float(m.group(3)), float(m.group(4)),
-                           int(m.group(5)), m.group(1))
+_OPS: dict = {}
+_RUN_KEYS = ("out", "stream", "check_tables", "poison", "benchmark", "warmup",
+             "reps", "graph")
 
 
 def _func(args, results, body) -> str:
     sig = ", ".join(f"%{n}: {t}" for n, t in args)
     res = ", ".join(results)
-    return (f"func.func @main({sig}) -> ({res}) {{\n{body}\n}}\n")
+    return f"func.func @main({sig}) -> ({res}) {{\n{body}\n}}\n"
 
 
-def _run(args, results, body, inputs, run_options, pick=lambda outs: outs):
-    """Builds @main, runs it, and returns pick(outputs) (plus the Timing when
-    benchmarking)."""
-    res = run_program(_func(args, results, body), inputs, len(results), **run_options)
-    if run_options.get("benchmark"):
+def _call(key, build, inputs, run_options, pick):
+    """Runs the program `build()` describes (args, results, body; built only
+    the first time `key` is seen for a target) on `inputs`."""
+    unknown = set(run_options) - set(_RUN_KEYS) - {"target"}
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s) {sorted(unknown)}")
+    target = _runtime._resolve_target(run_options.get("target", "auto"), inputs)
+    full_key = key + (target,)
+    prog = _OPS.get(full_key)
+    if prog is None:
+        args, results, body = build()
+        prog = _runtime.compile_program(_func(args, results, body), target)
+        _OPS[full_key] = prog
+    options = {k: run_options[k] for k in _RUN_KEYS if k in run_options}
+    res = _runtime.launch(prog, inputs, **options)
+    if options.get("benchmark"):
         outs, timing = res
         return pick(outs), timing
     return pick(res)
+
+
+def _scalar_f32(value, shape, like):
+    """A decode scale / alpha operand: an array as given, or a Python number
+    made an f32 array of the inputs' framework (on their device)."""
+    if value is None:
+        return None
+    if is_torch(value) or isinstance(value, np.ndarray):
+        return value
+    arr = np.asarray(value, dtype=np.float32)
+    if arr.size == int(np.prod(shape)):
+        arr = arr.reshape(shape)
+    if like is not None and is_torch(like):
+        return _runtime._torch.as_tensor(arr, device=like.device)
+    return arr
 
 
 # ---------------------------------------------------------------------------
@@ -191,212 +198,345 @@ def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
 
     Returns (q, scales, s_dec) for NVFP4, (q, scales) for MXFP4.
     """
-    x = _to_numpy(x)
+    x = _host(x)
     element = element_type_of(x)
-    if x.ndim not in (2, 3):
+    shape = _shape(x)
+    if len(shape) not in (2, 3):
         raise ValueError("quantize expects [R, K] or [B, R, K]")
-    batch = x.shape[:-2]
-    rows, k = x.shape[-2:]
+    scale_elt = _scale_element(fmt)
     nv = fmt == "nvfp4"
-    if fmt not in ("nvfp4", "mxfp4"):
-        raise ValueError("fmt must be 'nvfp4' or 'mxfp4'")
-    bw = 16 if nv else 32
     stochastic = rounding == "stochastic"
-    args = [("x", _tensor(x.shape, element))]
+    batch = shape[:-2]
     inputs = [x]
-    operands = "%x"
-    if amax is not None:
-        amax_arr = np.asarray(amax, dtype=np.float32).reshape(batch)
-        args.append(("amax", _tensor(batch, "f32")))
+    amax_arr = _scalar_f32(amax, batch, x)
+    if amax_arr is not None:
         inputs.append(amax_arr)
-        operands += f" amax %amax : {_tensor(batch, 'f32')}"
     if stochastic:
-        args.append(("seed", "i64"))
-        inputs.append(np.asarray(0 if seed is None else seed, dtype=np.uint64).astype(np.int64))
-        operands += " seed %seed"
-    attrs = []
-    if block is not None:
-        blk = {"1x16": (1, 16), "16x16": (16, 16), "1x32": (1, 32)}.get(block, block)
-        attrs.append(f"block = array<i64: {blk[0]}, {blk[1]}>")
-    if stochastic:
-        attrs.append("rounding = #nvfp4.rounding<stochastic>")
-    if hadamard:
-        attrs.append("hadamard")
-    if scale_rule:
-        attrs.append(f"scale_rule = #nvfp4.scale_rule<{scale_rule}>")
-    if error_metric:
-        attrs.append(f"error_metric = #nvfp4.error_metric<{error_metric}>")
-    if e4m3_max is not None:
-        attrs.append(f"e4m3_max = {int(e4m3_max)}")
-    cols = k // bw
-    scale_elt = "f8E4M3FN" if nv else "f8E8M0FNU"
-    if swizzle:
-        scale_t = _tensor(batch + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4), scale_elt, _SWZ)
-    else:
-        scale_t = _tensor(batch + (rows, cols), scale_elt)
-    results = [_tensor(x.shape, "f4E2M1FN"), scale_t]
-    names = "%q, %s"
-    if nv:
-        results.append(_tensor(batch, "f32"))
-        names += ", %d"
-    attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
-    body = (f"  {names} = nvfp4.quantize {fmt} {operands}{attr_text} : "
-            f"{args[0][1]} -> {', '.join(results)}\n"
-            f"  return {names} : {', '.join(results)}")
-    return _run(args, results, body, inputs, run_options, tuple)
+        inputs.append(np.asarray(0 if seed is None else seed,
+                                 dtype=np.uint64).astype(np.int64))
+    key = ("quantize", _sig(x), fmt, block, rounding, hadamard, scale_rule,
+           error_metric, e4m3_max, amax_arr is not None, swizzle)
+
+    def build():
+        rows, k = shape[-2:]
+        args = [("x", _tensor(shape, element))]
+        operands = "%x"
+        if amax_arr is not None:
+            args.append(("amax", _tensor(batch, "f32")))
+            operands += f" amax %amax : {_tensor(batch, 'f32')}"
+        if stochastic:
+            args.append(("seed", "i64"))
+            operands += " seed %seed"
+        attrs = []
+        if block is not None:
+            blk = {"1x16": (1, 16), "16x16": (16, 16), "1x32": (1, 32)}.get(block, block)
+            attrs.append(f"block = array<i64: {blk[0]}, {blk[1]}>")
+        if stochastic:
+            attrs.append("rounding = #nvfp4.rounding<stochastic>")
+        if hadamard:
+            attrs.append("hadamard")
+        if scale_rule:
+            attrs.append(f"scale_rule = #nvfp4.scale_rule<{scale_rule}>")
+        if error_metric:
+            attrs.append(f"error_metric = #nvfp4.error_metric<{error_metric}>")
+        if e4m3_max is not None:
+            attrs.append(f"e4m3_max = {int(e4m3_max)}")
+        cols = k // (16 if nv else 32)
+        if swizzle:
+            scale_t = _tensor(batch + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4),
+                              scale_elt, _SWZ)
+        else:
+            scale_t = _tensor(batch + (rows, cols), scale_elt)
+        results = [_tensor(shape, "f4E2M1FN"), scale_t]
+        names = "%q, %s"
+        if nv:
+            results.append(_tensor(batch, "f32"))
+            names += ", %d"
+        attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
+        body = (f"  {names} = nvfp4.quantize {fmt} {operands}{attr_text} : "
+                f"{args[0][1]} -> {', '.join(results)}\n"
+                f"  return {names} : {', '.join(results)}")
+        return args, results, body
+
+    return _call(key, build, inputs, run_options, tuple)
 
 
-def dequantize(q, scales, s_dec=None, *, fmt="nvfp4", out="f32", **run_options):
-    """nvfp4.dequantize: values (packed), scales (either layout) -> float."""
-    q, scales = _to_numpy(q), _to_numpy(scales)
-    batch_rank = q.ndim - 2
-    args = [("q", _fp4_type(q)), ("s", _scale_type(scales, fmt, batch_rank))]
+def dequantize(q, scales, s_dec=None, *, fmt="nvfp4", out_dtype="f32", **run_options):
+    """nvfp4.dequantize: values (packed), scales (either layout) -> float
+    (out_dtype 'f32', 'f16' or 'bf16'). `out` is the output array."""
+    q, scales = _host(q), _host(scales)
+    batch = _shape(q)[:-2]
     inputs = [q, scales]
-    decode = ""
-    if s_dec is not None:
-        d = np.asarray(s_dec, dtype=np.float32).reshape(q.shape[:-2])
-        args.append(("d", _tensor(d.shape, "f32")))
+    d = _scalar_f32(s_dec, batch, q)
+    if d is not None:
         inputs.append(d)
-        decode = f" decode_scale %d : {args[-1][1]}"
-    result = _tensor(q.shape[:-1] + (q.shape[-1] * 2,), out)
-    body = (f"  %r = nvfp4.dequantize %q, %s{decode} : {args[0][1]}, {args[1][1]} -> {result}\n"
-            f"  return %r : {result}")
-    return _run(args, [result], body, inputs, run_options, lambda o: o[0])
+    key = ("dequantize", _sig(q), _sig(scales), fmt, d is not None and _sig(d), out_dtype)
+
+    def build():
+        args = [("q", _fp4_type(q)), ("s", _scale_type(scales, fmt, len(batch)))]
+        decode = ""
+        if d is not None:
+            args.append(("d", _tensor(_shape(d), "f32")))
+            decode = f" decode_scale %d : {args[-1][1]}"
+        shape = _shape(q)
+        result = _tensor(shape[:-1] + (shape[-1] * 2,), out_dtype)
+        body = (f"  %r = nvfp4.dequantize %q, %s{decode} : {args[0][1]}, {args[1][1]} "
+                f"-> {result}\n  return %r : {result}")
+        return args, [result], body
+
+    return _call(key, build, inputs, run_options, lambda o: o[0])
 
 
 def swizzle_scales(s, fmt="nvfp4", **run_options):
     """nvfp4.swizzle_scales of row-major scales [..., R, C]."""
-    s = _to_numpy(s)
-    element = "f8E4M3FN" if fmt == "nvfp4" else "f8E8M0FNU"
-    rows, cols = s.shape[-2:]
-    src = _tensor(s.shape, element)
-    dst = _tensor(s.shape[:-2] + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4), element, _SWZ)
-    body = (f"  %r = nvfp4.swizzle_scales %s : {src} -> {dst}\n  return %r : {dst}")
-    return _run([("s", src)], [dst], body, [s], run_options, lambda o: o[0])
+    s = _host(s)
+    element = _scale_element(fmt)
+
+    def build():
+        shape = _shape(s)
+        rows, cols = shape[-2:]
+        src = _tensor(shape, element)
+        dst = _tensor(shape[:-2] + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4), element, _SWZ)
+        body = f"  %r = nvfp4.swizzle_scales %s : {src} -> {dst}\n  return %r : {dst}"
+        return [("s", src)], [dst], body
+
+    return _call(("swizzle", _sig(s), fmt), build, [s], run_options, lambda o: o[0])
 
 
 def unswizzle_scales(sw, rows, cols, fmt="nvfp4", **run_options):
     """nvfp4.unswizzle_scales back to row-major [..., rows, cols]."""
-    sw = _to_numpy(sw)
-    element = "f8E4M3FN" if fmt == "nvfp4" else "f8E8M0FNU"
-    src = _tensor(sw.shape, element, _SWZ)
-    dst = _tensor(sw.shape[:-5] + (rows, cols), element)
-    body = (f"  %r = nvfp4.unswizzle_scales %s : {src} -> {dst}\n  return %r : {dst}")
-    return _run([("s", src)], [dst], body, [sw], run_options, lambda o: o[0])
+    sw = _host(sw)
+    element = _scale_element(fmt)
+
+    def build():
+        shape = _shape(sw)
+        src = _tensor(shape, element, _SWZ)
+        dst = _tensor(shape[:-5] + (rows, cols), element)
+        body = f"  %r = nvfp4.unswizzle_scales %s : {src} -> {dst}\n  return %r : {dst}"
+        return [("s", src)], [dst], body
+
+    return _call(("unswizzle", _sig(sw), rows, cols, fmt), build, [sw], run_options,
+                 lambda o: o[0])
 
 
-def _scalar_operand(name, value, shape, args, inputs, keyword):
-    if value is None:
-        return ""
-    arr = np.asarray(value, dtype=np.float32)
-    arr = arr.reshape(shape) if arr.size == int(np.prod(shape)) else arr
-    t = _tensor(arr.shape, "f32")
-    args.append((name, t))
-    inputs.append(arr)
-    return f" {keyword}(%{name} : {t})"
+def _scale_operand(name, s, fmt, batch_rank, lines):
+    """The argument type of scales `s` and the value the matmul takes: a
+    swizzle_scales of it when it is row-major (the kernels need the 128x4
+    layout)."""
+    t = _scale_type(s, fmt, batch_rank)
+    if len(s.shape) == batch_rank + 5:
+        return t, f"%{name}", t
+    shape = _shape(s)
+    rows, cols = shape[-2:]
+    swz = _tensor(shape[:-2] + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4),
+                  _scale_element(fmt), _SWZ)
+    lines.append(f"  %{name}_swz = nvfp4.swizzle_scales %{name} : {t} -> {swz}")
+    return t, f"%{name}_swz", swz
 
 
 def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
-           alpha=None, acc=None, beta=None, out="bf16", **run_options):
+           alpha=None, acc=None, beta=None, out_dtype="bf16", **run_options):
     """nvfp4.matmul: C[M, N] = alpha_eff * A * B^T (+ beta * acc).
 
-    a_s, b_s are swizzled scales; a_decode/b_decode the NVFP4 decode scales.
+    a_s, b_s: scales, swizzled or row-major (swizzled inside the call);
+    a_decode/b_decode: the NVFP4 decode scales. `out` is the output array.
     """
-    a_q, a_s, b_q, b_s = map(_to_numpy, (a_q, a_s, b_q, b_s))
-    m, n = a_q.shape[0], b_q.shape[0]
-    types = [_fp4_type(a_q), _scale_type(a_s, fmt, 0), _fp4_type(b_q),
-             _scale_type(b_s, fmt, 0)]
-    args = list(zip(["a", "sa", "b", "sb"], types))
+    a_q, b_q = _host(_gpu_mode_values(a_q)), _host(_gpu_mode_values(b_q))
+    a_s, b_s = _host(_gpu_mode_scales(a_s)), _host(_gpu_mode_scales(b_s))
     inputs = [a_q, a_s, b_q, b_s]
-    extra = _scalar_operand("da", a_decode, (), args, inputs, "a_decode_scale")
-    extra += _scalar_operand("db", b_decode, (), args, inputs, "b_decode_scale")
-    extra += _scalar_operand("al", alpha, (), args, inputs, "alpha")
-    result = _tensor((m, n), out)
-    attrs = ""
+    extras = []
+    for name, value, kw in (("da", a_decode, "a_decode_scale"),
+                            ("db", b_decode, "b_decode_scale"), ("al", alpha, "alpha")):
+        arr = _scalar_f32(value, (), a_q)
+        if arr is not None:
+            inputs.append(arr)
+            extras.append((name, kw, arr))
     if acc is not None:
-        acc = _to_numpy(acc)
-        args.append(("c", result))
+        acc = _host(acc)
         inputs.append(acc)
-        extra += f" acc(%c : {result})"
-        if beta is not None:
-            attrs = f" {{beta = {float(beta)!r} : f32}}"
-    body = (f"  %r = nvfp4.matmul %a, %sa, %b, %sb{extra}{attrs} : "
-            f"{', '.join(types)} -> {result}\n  return %r : {result}")
-    return _run(args, [result], body, inputs, run_options, lambda o: o[0])
+    key = ("matmul", _sig(a_q), _sig(a_s), _sig(b_q), _sig(b_s), fmt,
+           tuple((n, _sig(a)) for n, _, a in extras), acc is not None, beta, out_dtype)
+
+    def build():
+        m, n = _shape(a_q)[0], _shape(b_q)[0]
+        lines = []
+        ta, va, swa = _scale_operand("sa", a_s, fmt, 0, lines)
+        tb, vb, swb = _scale_operand("sb", b_s, fmt, 0, lines)
+        args = [("a", _fp4_type(a_q)), ("sa", ta), ("b", _fp4_type(b_q)), ("sb", tb)]
+        clause = ""
+        for name, kw, arr in extras:
+            t = _tensor(_shape(arr), "f32")
+            args.append((name, t))
+            clause += f" {kw}(%{name} : {t})"
+        result = _tensor((m, n), out_dtype)
+        attrs = ""
+        if acc is not None:
+            args.append(("c", result))
+            clause += f" acc(%c : {result})"
+            if beta is not None:
+                attrs = f" {{beta = {float(beta)!r} : f32}}"
+        lines.append(f"  %r = nvfp4.matmul %a, {va}, %b, {vb}{clause}{attrs} : "
+                     f"{args[0][1]}, {swa}, {args[2][1]}, {swb} -> {result}")
+        lines.append(f"  return %r : {result}")
+        return args, [result], "\n".join(lines)
+
+    return _call(key, build, inputs, run_options, lambda o: o[0])
 
 
 def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
                    group_offsets=None, masked_m=None, a_decode=None,
-                   b_decode=None, alpha=None, acc=None, beta=None, out="bf16",
+                   b_decode=None, alpha=None, acc=None, beta=None, out_dtype="bf16",
                    **run_options):
     """nvfp4.grouped_matmul in `mode` independent | contiguous | masked.
 
-    independent: a, a_scales, b, b_scales (and acc) are lists, one per group;
-    returns a list of C_g. contiguous: a [S, K], b [G, N, K],
-    group_offsets [G+1]; returns C [S, N]. masked: a [G, maxM, K], b [G, N, K],
-    masked_m [G]; returns C [G, maxM, N]. a_decode/b_decode: scalar or [G];
-    alpha: [G]. group_offsets must start at 0, never decrease and end at S;
-    0 <= masked_m[g] <= maxM (docs/spec.md section 3): the runner checks
-    them and RunnerError carries its message otherwise.
+    independent: a, a_scales, b, b_scales (and acc, out) are lists, one per
+    group, as GPU-mode passes them ([M, K/2, 1] values, [M, K/16, 1] or
+    pre-tiled scales accepted); returns a list of C_g. contiguous: a [S, K],
+    b [G, N, K], group_offsets [G+1]; returns C [S, N]. masked: a [G, maxM,
+    K], b [G, N, K], masked_m [G]; returns C [G, maxM, N]. Scales swizzled
+    or row-major (swizzled inside the call). a_decode/b_decode: scalar or
+    [G]; alpha: [G]. group_offsets must start at 0, never decrease and end
+    at S; 0 <= masked_m[g] <= maxM (docs/spec.md section 3): they are
+    checked (check_tables=False skips it; CUDA tables are otherwise read
+    back, which waits for the stream) and RunnerError says which rule fails.
     """
-    independent = mode == "independent"
     if mode not in ("independent", "contiguous", "masked"):
         raise ValueError("mode must be independent, contiguous or masked")
-    lists = [a, a_scales, b, b_scales] if independent else [[a], [a_scales], [b], [b_scales]]
-    A, SA, B, SB = ([_to_numpy(v) for v in lst] for lst in lists)
-    G = len(A) if independent else B[0].shape[0]
-    args, inputs, clauses = [], [], []
-    a_batch = 1 if mode == "masked" else 0
-
-    def group(kw, arrays, typer):
-        names = []
-        for i, arr in enumerate(arrays):
-            names.append(f"%{kw}{i}")
-            args.append((f"{kw}{i}", typer(arr)))
-            inputs.append(arr)
-        clauses.append(f"{kw}({', '.join(names)} : {', '.join(typer(v) for v in arrays)})")
-
-    group("a", A, _fp4_type)
-    group("a_scales", SA, lambda s: _scale_type(s, fmt, a_batch))
-    group("b", B, _fp4_type)
-    group("b_scales", SB, lambda s: _scale_type(s, fmt, 0 if independent else 1))
-    if mode == "contiguous":
-        off = np.asarray(group_offsets, dtype=np.int32)
-        args.append(("off", _tensor(off.shape, "i32")))
-        inputs.append(off)
-        clauses.append(f"group_offsets(%off : {args[-1][1]})")
-    if mode == "masked":
-        mm = np.asarray(masked_m, dtype=np.int32)
-        args.append(("mm", _tensor(mm.shape, "i32")))
-        inputs.append(mm)
-        clauses.append(f"masked_m(%mm : {args[-1][1]})")
-    for name, value, kw in (("da", a_decode, "a_decode_scale"), ("db", b_decode, "b_decode_scale"),
-                            ("al", alpha, "alpha")):
-        if value is not None:
-            arr = np.asarray(value, dtype=np.float32)
-            t = _tensor(arr.shape, "f32")
-            args.append((name, t))
-            inputs.append(arr)
-            clauses.append(f"{kw}(%{name} : {t})")
+    independent = mode == "independent"
     if independent:
-        results = [_tensor((x.shape[0], y.shape[0]), out) for x, y in zip(A, B)]
-    elif mode == "contiguous":
-        results = [_tensor((A[0].shape[0], B[0].shape[1]), out)]
+        groups = [a, a_scales, b, b_scales]
+        if len({len(x) for x in groups}) != 1:
+            raise ValueError("independent mode takes one a, a_scales, b, b_scales per group")
+        A = [_host(_gpu_mode_values(x)) for x in a]
+        SA = [_host(_gpu_mode_scales(x)) for x in a_scales]
+        B = [_host(_gpu_mode_values(x)) for x in b]
+        SB = [_host(_gpu_mode_scales(x)) for x in b_scales]
     else:
-        results = [_tensor((G, A[0].shape[1], B[0].shape[1]), out)]
-    attrs = ""
+        A, SA, B, SB = [_host(a)], [_host(a_scales)], [_host(b)], [_host(b_scales)]
+    like = A[0]
+    inputs = A + SA + B + SB
+    table = None
+    if mode == "contiguous":
+        table = _host(group_offsets if is_torch(group_offsets)
+                      else np.asarray(group_offsets, dtype=np.int32))
+    elif mode == "masked":
+        table = _host(masked_m if is_torch(masked_m)
+                      else np.asarray(masked_m, dtype=np.int32))
+    if table is not None:
+        if is_torch(like) and not is_torch(table):
+            table = _runtime._torch.from_numpy(table).to(like.device)
+        inputs.append(table)
+    extras = []
+    for name, value, kw in (("da", a_decode, "a_decode_scale"),
+                            ("db", b_decode, "b_decode_scale"), ("al", alpha, "alpha")):
+        if value is None:
+            continue
+        arr = value if (is_torch(value) or isinstance(value, np.ndarray)) else \
+            np.asarray(value, dtype=np.float32)
+        if is_torch(like) and not is_torch(arr):
+            arr = _runtime._torch.as_tensor(arr, device=like.device)
+        inputs.append(arr)
+        extras.append((name, kw, arr))
+    accs = None
     if acc is not None:
-        accs = [_to_numpy(v) for v in (acc if independent else [acc])]
-        names = []
-        for i, (arr, t) in enumerate(zip(accs, results)):
-            args.append((f"c{i}", t))
-            inputs.append(arr)
-            names.append(f"%c{i}")
-        clauses.append(f"acc({', '.join(names)} : {', '.join(results)})")
-        if beta is not None:
-            attrs = f" {{beta = {float(beta)!r} : f32}}"
-    rnames = ", ".join(f"%r{i}" for i in range(len(results)))
-    body = (f"  {rnames} = nvfp4.grouped_matmul {mode} {' '.join(clauses)}{attrs} -> "
-            f"{', '.join(results)}\n  return {rnames} : {', '.join(results)}")
-    return _run(args, results, body, inputs, run_options,
-                (lambda o: o) if independent else (lambda o: o[0]))
+        accs = [_host(v) for v in (acc if independent else [acc])]
+        inputs += accs
+    key = ("grouped", mode, tuple(_sig(x) for x in A + SA + B + SB), fmt,
+           table is not None and _sig(table), tuple((n, _sig(x)) for n, _, x in extras),
+           accs is not None, beta, out_dtype)
+
+    def build():
+        args, clauses, lines = [], [], []
+        a_batch = 1 if mode == "masked" else 0
+
+        def group(kw, arrays, typer):
+            names, types = [], []
+            for i, arr in enumerate(arrays):
+                args.append((f"{kw}{i}", typer(arr)))
+                names.append(f"%{kw}{i}")
+                types.append(typer(arr))
+            return names, types
+
+        def scale_group(kw, arrays, batch_rank):
+            names, types = [], []
+            for i, arr in enumerate(arrays):
+                t, value, swz = _scale_operand(f"{kw}{i}", arr, fmt, batch_rank, lines)
+                args.append((f"{kw}{i}", t))
+                names.append(value)
+                types.append(swz)
+            return names, types
+
+        for kw, (names, types) in (
+                ("a", group("a", A, _fp4_type)),
+                ("a_scales", scale_group("a_scales", SA, a_batch)),
+                ("b", group("b", B, _fp4_type)),
+                ("b_scales", scale_group("b_scales", SB, 0 if independent else 1))):
+            clauses.append(f"{kw}({', '.join(names)} : {', '.join(types)})")
+        if table is not None:
+            t = _tensor(_shape(table), "i32")
+            args.append(("tbl", t))
+            kw = "group_offsets" if mode == "contiguous" else "masked_m"
+            clauses.append(f"{kw}(%tbl : {t})")
+        for name, kw, arr in extras:
+            t = _tensor(_shape(arr), "f32")
+            args.append((name, t))
+            clauses.append(f"{kw}(%{name} : {t})")
+        if independent:
+            results = [_tensor((_shape(x)[0], _shape(y)[0]), out_dtype) for x, y in zip(A, B)]
+        elif mode == "contiguous":
+            results = [_tensor((_shape(A[0])[0], _shape(B[0])[1]), out_dtype)]
+        else:
+            results = [_tensor((_shape(B[0])[0], _shape(A[0])[1], _shape(B[0])[1]), out_dtype)]
+        attrs = ""
+        if accs is not None:
+            names = []
+            for i, t in enumerate(results):
+                args.append((f"c{i}", t))
+                names.append(f"%c{i}")
+            clauses.append(f"acc({', '.join(names)} : {', '.join(results)})")
+            if beta is not None:
+                attrs = f" {{beta = {float(beta)!r} : f32}}"
+        rnames = ", ".join(f"%r{i}" for i in range(len(results)))
+        lines.append(f"  {rnames} = nvfp4.grouped_matmul {mode} {' '.join(clauses)}{attrs} "
+                     f"-> {', '.join(results)}")
+        lines.append(f"  return {rnames} : {', '.join(results)}")
+        return args, results, "\n".join(lines)
+
+    return _call(key, build, inputs, run_options,
+                 (lambda o: o) if independent else (lambda o: o[0]))
+
+
+# ---------------------------------------------------------------------------
+# High-level calls (TransformerEngine / fouroversix style)
+# ---------------------------------------------------------------------------
+
+FP4Tensor = collections.namedtuple("FP4Tensor", "values scales decode_scale fmt")
+FP4Tensor.__doc__ = """A quantized tensor: packed values, swizzled scales, the
+per-tensor decode scale (None for MXFP4) and the format."""
+
+
+def quantize_to_fp4(x, fmt="nvfp4", **options) -> FP4Tensor:
+    """Quantizes a high-precision tensor (quantize's options pass through:
+    block, rounding, seed, hadamard, scale_rule, error_metric, e4m3_max,
+    amax, swizzle, target, stream...). Returns an FP4Tensor."""
+    res = quantize(x, fmt, **options)
+    if options.get("benchmark"):
+        raise ValueError("quantize_to_fp4 does not benchmark: use quantize")
+    if fmt == "nvfp4":
+        return FP4Tensor(res[0], res[1], res[2], fmt)
+    return FP4Tensor(res[0], res[1], None, fmt)
+
+
+def fp4_matmul(a, b, *, fmt="nvfp4", out_dtype="bf16", a_options=None,
+               b_options=None, **options):
+    """C = A @ B^T from high-precision A [M, K] and B [N, K]: both quantized
+    (a_options / b_options pass quantize's options, e.g. b_options=
+    {"block": "16x16"} for weights), then the block-scaled matmul with their
+    decode scales. FP4Tensor operands are used as they are. `options`:
+    target, stream, out."""
+    run = {k: v for k, v in options.items() if k in ("target", "stream", "check_tables")}
+    qa = a if isinstance(a, FP4Tensor) else quantize_to_fp4(a, fmt, **(a_options or {}), **run)
+    qb = b if isinstance(b, FP4Tensor) else quantize_to_fp4(b, fmt, **(b_options or {}), **run)
+    return matmul(qa.values, qa.scales, qb.values, qb.scales, fmt=fmt,
+                  a_decode=qa.decode_scale, b_decode=qb.decode_scale,
+                  out_dtype=out_dtype, **options)

@@ -10,4 +10,22 @@ API); this package holds what the test suites and the benchmarks use:
 * ``gpu_binary`` -- the PTX / cubin out of MLIR ``gpu.binary`` ops;
 * ``sass``       -- cuobjdump SASS of the sm_100a kernels and the check of
   which instructions must be in it.
+* ``find_runner`` -- the nvfp4-runner binary the command-line tests run.
 """
+
+import os
+import shutil
+from pathlib import Path
+
+_REPO = Path(__file__).resolve().parents[2]
+
+
+def find_runner() -> str:
+    """$NVFP4_RUNNER, the repository's build/bin, or nvfp4-runner on PATH."""
+    for candidate in (os.environ.get("NVFP4_RUNNER"),
+                      _REPO / "build" / "bin" / "nvfp4-runner",
+                      shutil.which("nvfp4-runner")):
+        if candidate and Path(candidate).is_file():
+            return str(candidate)
+    raise FileNotFoundError("nvfp4-runner not found: build it (scripts/setup.sh) "
+                            "or set NVFP4_RUNNER")

@@ -86,9 +86,8 @@ def count_opcodes(sass: str) -> dict[str, int]:
 
 
 def lower(program: Path, entry: str, chip: str) -> str:
-    # Imported here: `--where` (the lit probe) must not need numpy.
-    from nvfp4 import compiler
-    cmd = [compiler.find_runner(), str(program), f"--entry={entry}",
+    from nvfp4_testing import find_runner
+    cmd = [find_runner(), str(program), f"--entry={entry}",
            "--compile-only", "--target=gpu", f"--chip={chip}", "--dump-lowered"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:

@@ -383,7 +383,7 @@ def check_dequantize(target, size):
         else:
             (q, s), d = ref.quantize_mxfp4(x, swizzle=swizzle), None
         d_arg = d if decode else None
-        got = compiler.dequantize(q, s, d_arg, fmt=fmt, out=out, target=target)
+        got = compiler.dequantize(q, s, d_arg, fmt=fmt, out_dtype=out, target=target)
         want = ref.dequantize(q, s, d_arg, fmt=fmt, rows=shape[-2], cols=shape[-1] // (16 if fmt == "nvfp4" else 32),
                               swizzled=swizzle)
         want = ref.cast_output(want, out)
@@ -431,7 +431,7 @@ def check_matmul(target, size):
         a_q, a_s = random_operand(m, k, "nvfp4", rng, modest=modest)
         b_q, b_s = random_operand(n, k, "nvfp4", rng, modest=modest)
         da, db = np.float32(rng.uniform(0.5, 2)), np.float32(rng.uniform(0.5, 2))
-        got = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db, out=out, target=target)
+        got = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db, out_dtype=out, target=target)
         alpha = _alpha(da, db)
         kw = dict(a_rows=m, b_rows=n, swizzled=True)
         want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, **kw)
@@ -443,14 +443,14 @@ def check_matmul(target, size):
     kw = dict(a_rows=m, b_rows=n, swizzled=True)
     a_q, a_s = random_operand(m, k, "mxfp4", rng)
     b_q, b_s = random_operand(n, k, "mxfp4", rng)
-    got = compiler.matmul(a_q, a_s, b_q, b_s, fmt="mxfp4", out="f32", target=target)
+    got = compiler.matmul(a_q, a_s, b_q, b_s, fmt="mxfp4", out_dtype="f32", target=target)
     want = ref.matmul_reference(a_q, a_s, b_q, b_s, fmt="mxfp4", **kw)
     rep.close(f"mxfp4 M={m} K={k} N={n} -> f32", got, want, "f32",
               summation_bound(a_q, a_s, b_q, b_s, k, fmt="mxfp4", **kw))
     a_q, a_s = random_operand(m, k, "nvfp4", rng)
     b_q, b_s = random_operand(n, k, "nvfp4", rng)
     acc = rng.standard_normal((m, n)).astype(np.float32) * 100
-    got = compiler.matmul(a_q, a_s, b_q, b_s, alpha=0.75, acc=acc, beta=-0.5, out="f32",
+    got = compiler.matmul(a_q, a_s, b_q, b_s, alpha=0.75, acc=acc, beta=-0.5, out_dtype="f32",
                           target=target)
     want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=0.75, beta=-0.5, c_in=acc, **kw)
     rep.close(f"nvfp4 M={m} K={k} N={n} alpha=0.75 acc beta=-0.5 -> f32", got, want, "f32",
@@ -490,7 +490,7 @@ def check_grouped(target, size):
         # independent (GPU-mode list of problems)
         got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
                                       [b[0] for b in B], [b[1] for b in B], a_decode=da,
-                                      b_decode=db, out="bf16", target=target)
+                                      b_decode=db, out_dtype="bf16", target=target)
         wants = ref.grouped_matmul_independent(
             [(a[0], a[1], b[0], b[1], alphas[g]) for g, (a, b) in enumerate(zip(A, B))],
             swizzled=True)
@@ -505,7 +505,7 @@ def check_grouped(target, size):
         b_stack = np.stack([b[0] for b in B])
         b_s = np.stack([b[1] for b in B])
         got = compiler.grouped_matmul("contiguous", a_cat, ref.swizzle_scales(a_rm), b_stack, b_s,
-                                      group_offsets=offsets, b_decode=db, alpha=da, out="f32",
+                                      group_offsets=offsets, b_decode=db, alpha=da, out_dtype="f32",
                                       target=target)
         want = ref.grouped_matmul_contiguous(a_cat, ref.swizzle_scales(a_rm), b_stack, b_s, offsets,
                                              da * db, swizzled=True)
@@ -527,7 +527,7 @@ def check_grouped(target, size):
             masked = np.asarray(ms, np.int32)
             acc = rng.standard_normal((G, max_m, n)).astype(np.float32)
             got = compiler.grouped_matmul("masked", a_pad, a_s_sw, b_stack, b_s, masked_m=masked,
-                                          a_decode=da, b_decode=db, acc=acc, beta=0.5, out="f32",
+                                          a_decode=da, b_decode=db, acc=acc, beta=0.5, out_dtype="f32",
                                           target=target)
             want = ref.grouped_matmul_masked(a_pad, a_s_sw, b_stack, b_s, masked, da * db,
                                              beta=0.5, c_in=acc, swizzled=True)
@@ -537,7 +537,7 @@ def check_grouped(target, size):
     ms, n, k = [48, 200, 16], 96, 256
     A, B = _grouped_operands(ms, n, k, "mxfp4", rng, modest=True)
     got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
-                                  [b[0] for b in B], [b[1] for b in B], fmt="mxfp4", out="f16",
+                                  [b[0] for b in B], [b[1] for b in B], fmt="mxfp4", out_dtype="f16",
                                   target=target)
     wants = ref.grouped_matmul_independent([(a[0], a[1], b[0], b[1], 1.0) for a, b in zip(A, B)],
                                            fmt="mxfp4", swizzled=True)
@@ -586,7 +586,7 @@ def check_empty(target, size):
         if swizzle:
             s = ref.swizzle_scales(s)
         d = np.full(shape[:-2], 2.0, np.float32)
-        got = compiler.dequantize(q, s, d, out="f32", target=target)
+        got = compiler.dequantize(q, s, d, out_dtype="f32", target=target)
         want = ref.dequantize(q, s, d, fmt="nvfp4", rows=rows, cols=k // 16, swizzled=swizzle)
         rep.exact(f"dequantize {shape} {'swizzled' if swizzle else 'row-major'}",
                   [("values", got, want.astype(np.float32))])
@@ -604,7 +604,7 @@ def check_empty(target, size):
         a_q, a_s = random_operand(m, k, "nvfp4", rng)
         b_q, b_s = random_operand(n, k, "nvfp4", rng)
         acc = rng.standard_normal((m, n)).astype(np.float32) * 100
-        got = compiler.matmul(a_q, a_s, b_q, b_s, alpha=0.75, acc=acc, beta=-0.5, out="f32",
+        got = compiler.matmul(a_q, a_s, b_q, b_s, alpha=0.75, acc=acc, beta=-0.5, out_dtype="f32",
                               target=target)
         want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=0.75, beta=-0.5, c_in=acc,
                                     a_rows=m, b_rows=n, swizzled=True)
@@ -615,7 +615,7 @@ def check_empty(target, size):
     ms, n, k = [40, 0, 24], 64, 128
     A, B = _grouped_operands(ms, n, k, "nvfp4", rng, modest=True)
     got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
-                                  [b[0] for b in B], [b[1] for b in B], out="f32",
+                                  [b[0] for b in B], [b[1] for b in B], out_dtype="f32",
                                   target=target)
     wants = ref.grouped_matmul_independent([(a[0], a[1], b[0], b[1], 1.0) for a, b in zip(A, B)],
                                            swizzled=True)
@@ -625,13 +625,13 @@ def check_empty(target, size):
     b_s = np.stack([b[1] for b in B])
     a0_q, a0_s = random_operand(0, k, "nvfp4", rng)
     got = compiler.grouped_matmul("contiguous", a0_q, a0_s, b_stack, b_s,
-                                  group_offsets=np.zeros(4, np.int32), out="f32", target=target)
+                                  group_offsets=np.zeros(4, np.int32), out_dtype="f32", target=target)
     rep.exact(f"grouped contiguous S=0 N={n} K={k} -> f32", [("c", got, np.zeros((0, n),
                                                                                    np.float32))])
     a_m = np.zeros((3, 0, k // 2), np.uint8)
     a_ms = np.zeros((3, 0, k // 64, 32, 4, 4), np.uint8)
     got = compiler.grouped_matmul("masked", a_m, a_ms, b_stack, b_s,
-                                  masked_m=np.zeros(3, np.int32), out="f32", target=target)
+                                  masked_m=np.zeros(3, np.int32), out_dtype="f32", target=target)
     rep.exact(f"grouped masked maxM=0 N={n} K={k} -> f32", [("c", got, np.zeros((3, 0, n),
                                                                                   np.float32))])
     S, G = 50, 2
@@ -642,7 +642,7 @@ def check_empty(target, size):
                                   np.zeros((G, 1, 0, 32, 4, 4), np.uint8),
                                   group_offsets=np.array([0, 20, S], np.int32),
                                   alpha=np.array([2.0, 3.0], np.float32), acc=acc, beta=0.25,
-                                  out="f32", target=target)
+                                  out_dtype="f32", target=target)
     rep.exact(f"grouped contiguous S={S} N={n} K=0 acc beta=0.25 -> f32",
               [("c", got, (np.float32(0.25) * acc).astype(np.float32))])
     rep.summary()
@@ -677,13 +677,13 @@ def check_sanitize(target, size):
     a_q, a_s = random_operand(m, k, "nvfp4", rng)
     b_q, b_s = random_operand(n, k, "nvfp4", rng)
     kw = dict(a_rows=m, b_rows=n, swizzled=True)
-    rep.close("matmul", compiler.matmul(a_q, a_s, b_q, b_s, out="f32", target=target),
+    rep.close("matmul", compiler.matmul(a_q, a_s, b_q, b_s, out_dtype="f32", target=target),
               ref.matmul_reference(a_q, a_s, b_q, b_s, **kw), "f32",
               summation_bound(a_q, a_s, b_q, b_s, k, **kw))
     ms = [40, 0, 100]
     A, B = _grouped_operands(ms, n, k, "nvfp4", rng)
     got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],
-                                  [b[0] for b in B], [b[1] for b in B], out="bf16", target=target)
+                                  [b[0] for b in B], [b[1] for b in B], out_dtype="bf16", target=target)
     wants = ref.grouped_matmul_independent([(a[0], a[1], b[0], b[1], 1.0) for a, b in zip(A, B)],
                                            swizzled=True)
     rep.close("grouped independent (an empty group)", _flat(got), _flat(wants), "bf16")
@@ -692,7 +692,7 @@ def check_sanitize(target, size):
     a_rm = np.concatenate([ref.unswizzle_scales(a[1], mm, k // 16) for a, mm in zip(A, ms)])
     b_stack, b_s = np.stack([b[0] for b in B]), np.stack([b[1] for b in B])
     got = compiler.grouped_matmul("contiguous", a_cat, ref.swizzle_scales(a_rm), b_stack, b_s,
-                                  group_offsets=offsets, out="f32", target=target)
+                                  group_offsets=offsets, out_dtype="f32", target=target)
     want = ref.grouped_matmul_contiguous(a_cat, ref.swizzle_scales(a_rm), b_stack, b_s, offsets,
                                          np.ones(3, np.float32), swizzled=True)
     rep.close("grouped contiguous", got, want, "f32")
@@ -702,7 +702,7 @@ def check_sanitize(target, size):
         a_pad[g, :mm] = a[0]
         a_s_rm[g, :mm] = ref.unswizzle_scales(a[1], mm, k // 16) if mm else 0
     got = compiler.grouped_matmul("masked", a_pad, ref.swizzle_scales(a_s_rm), b_stack, b_s,
-                                  masked_m=np.array(ms, np.int32), out="f32", target=target)
+                                  masked_m=np.array(ms, np.int32), out_dtype="f32", target=target)
     want = ref.grouped_matmul_masked(a_pad, ref.swizzle_scales(a_s_rm), b_stack, b_s,
                                      np.array(ms, np.int32), np.ones(3, np.float32), swizzled=True)
     rep.close("grouped masked", got, np.nan_to_num(want, nan=0.0), "f32")

@@ -16,12 +16,16 @@ import pytest
 from nvfp4 import compiler
 from nvfp4 import reference as ref
 
+from nvfp4 import runtime
+from nvfp4_testing import find_runner
+
 try:
-    RUNNER = compiler.find_runner()
-except compiler.RunnerError:  # pragma: no cover - only without a build
+    RUNNER = find_runner()
+except FileNotFoundError:  # pragma: no cover - only without a build
     RUNNER = None
 
-pytestmark = pytest.mark.skipif(RUNNER is None, reason="nvfp4-runner is not built")
+pytestmark = pytest.mark.skipif(RUNNER is None or not runtime.available(),
+                                reason="nvfp4-runner / nvfp4._runtime not built")
 
 S, K, N, G = 8, 32, 8, 2
 
@@ -40,14 +44,14 @@ def _contiguous(offsets):
     a, a_s, b, b_s = _operands(masked=False)
     return compiler.grouped_matmul("contiguous", a, a_s, b, b_s,
                                    group_offsets=np.array(offsets, np.int32),
-                                   out="f32", target="cpu")
+                                   out_dtype="f32", target="cpu")
 
 
 def _masked(masked_m):
     a, a_s, b, b_s = _operands(masked=True)
     return compiler.grouped_matmul("masked", a, a_s, b, b_s,
                                    masked_m=np.array(masked_m, np.int32),
-                                   out="f32", target="cpu")
+                                   out_dtype="f32", target="cpu")
 
 
 def test_contiguous_in_contract_runs():
@@ -132,7 +136,7 @@ def test_huge_type_is_rejected_not_crashed(tmp_path):
 
 
 def test_unknown_cpu_pipeline_option_raises(monkeypatch):
-    monkeypatch.setenv("NVFP4_RUNNER_ARGS", "--pipeline-options=no-such-option=1")
+    monkeypatch.setenv("NVFP4_PIPELINE_OPTIONS", "no-such-option=1")
     with pytest.raises(compiler.RunnerError,
                        match="bad --pipeline-options for nvfp4-lower-to-cpu"):
         compiler.swizzle_scales(np.zeros((4, 4), np.uint8), target="cpu")

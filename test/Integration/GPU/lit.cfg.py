@@ -28,7 +28,8 @@ runner = os.environ.get("NVFP4_RUNNER",
 config.environment["NVFP4_RUNNER"] = runner
 config.environment["PYTHONPATH"] = os.path.join(src_root, "python")
 for var in ["PATH", "HOME", "CUDA_ROOT", "CUDA_HOME", "CUDA_PATH",
-            "NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "TMPDIR"]:
+            "NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "TMPDIR",
+            "NVFP4_BUILD_DIR", "NVFP4_CACHE_DIR"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 config.substitutions.append(("%PYTHON", sys.executable))

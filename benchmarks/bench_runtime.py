@@ -1,0 +1,185 @@
+"""Per-call host overhead of the Python API on the in-process runtime (issue 10).
+
+    python3 benchmarks/bench_runtime.py [--old-api PATH/compiler.py --old-runner PATH]
+
+On the GPU (torch CUDA tensors):
+  * gpumode4 independent grouped matmul and a 128x256 bf16 quantize: wall
+    time per call of calls 2..N (synchronized once at the end) against the
+    kernel time (CUDA-graph replays of one call, timed with CUDA events):
+    the difference is the host overhead a call adds;
+  * the same call captured in a torch CUDA graph: replay time against the
+    kernel time;
+  * a cold process whose kernel is in the disk cache: time from the first
+    call to its result (torch already imported);
+  * compiling the MoE example (docs/examples/moe_grouped.mlir) with no cache.
+On the CPU: the overhead of a 128x4 swizzle (numpy).
+With --old-api, the same calls through the subprocess API (the previous
+python/nvfp4/compiler.py and its nvfp4-runner) in the same run.
+Prints one JSON object.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python"))
+
+from nvfp4 import compiler, runtime  # noqa: E402
+
+
+def _wall_per_call(fn, n, sync):
+    fn()
+    sync()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    sync()
+    return (time.perf_counter() - t) / n * 1e6
+
+
+def _graph_time(torch, fn, reps=200):
+    """Kernel time: replays of a torch CUDA graph of one call, CUDA events."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    for _ in range(10):
+        g.replay()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        g.replay()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / reps * 1e3
+
+
+def _gpumode4(torch):
+    sizes, n, k = [128, 384], 4096, 1536
+    g = torch.Generator(device="cuda").manual_seed(0)
+    a = [torch.randint(0, 256, (m, k // 2), dtype=torch.uint8, device="cuda", generator=g)
+         for m in sizes]
+    b = [torch.randint(0, 256, (n, k // 2), dtype=torch.uint8, device="cuda", generator=g)
+         for _ in sizes]
+    sa = [torch.full((1, k // 64, 32, 4, 4) if m <= 128 else (3, k // 64, 32, 4, 4), 0x38,
+                     dtype=torch.uint8, device="cuda") for m in sizes]
+    sb = [torch.full((n // 128, k // 64, 32, 4, 4), 0x38, dtype=torch.uint8, device="cuda")
+          for _ in sizes]
+    outs = [torch.empty((m, n), dtype=torch.float16, device="cuda") for m in sizes]
+    return lambda: compiler.grouped_matmul("independent", a, sa, b, sb, out_dtype="f16",
+                                           out=outs), (a, sa, b, sb)
+
+
+def gpu_section(args):
+    import torch
+    res = {}
+    sync = torch.cuda.synchronize
+    grouped, operands = _gpumode4(torch)
+    x = torch.randn(128, 256, dtype=torch.bfloat16, device="cuda")
+    quant = lambda: compiler.quantize(x)  # noqa: E731
+    for name, fn in (("gpumode4_grouped", grouped), ("quantize_128x256", quant)):
+        wall = _wall_per_call(fn, 2000, sync)
+        kernel = _graph_time(torch, fn)
+        res[name] = {"wall_us_per_call": round(wall, 2), "graph_replay_us": round(kernel, 2),
+                     "host_overhead_us": round(wall - kernel, 2)}
+        # kernel time by the runtime's own events (graph replays of one call)
+        res[name]["runtime_graph_us"] = None
+    # The runtime's own timing of the same grouped call (its events, graph).
+    a, sa, b, sb = operands
+    _, t = compiler.grouped_matmul("independent", a, sa, b, sb, out_dtype="f16",
+                                   benchmark=True, graph=True, warmup=10, reps=200)
+    res["gpumode4_grouped"]["runtime_graph_us"] = round(t.median_us, 2)
+    _, t = compiler.quantize(x, benchmark=True, graph=True, warmup=10, reps=200)
+    res["quantize_128x256"]["runtime_graph_us"] = round(t.median_us, 2)
+
+    # A cold process with a disk-cache hit (the cache was filled above).
+    probe = (
+        "import time, torch, sys; sys.path.insert(0, %r)\n"
+        "from nvfp4 import compiler, runtime\n"
+        "x = torch.randn(128, 256, dtype=torch.bfloat16, device='cuda'); torch.cuda.synchronize()\n"
+        "t = time.perf_counter(); q = compiler.quantize(x); torch.cuda.synchronize()\n"
+        "print((time.perf_counter() - t) * 1e3, runtime.cache_stats()['disk_hits'])\n"
+    ) % str(REPO / "python")
+    cold = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    ms, hits = cold.stdout.split() if cold.returncode == 0 else ("nan", "0")
+    res["cold_process_disk_hit_ms"] = float(ms)
+    res["cold_process_disk_hits"] = int(hits)
+
+    # Compiling the MoE example with no cache (sm_90a, in process).
+    program = (REPO / "docs/examples/moe_grouped.mlir").read_text()
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = ("import sys, time; sys.path.insert(0, %r)\n"
+                 "from nvfp4 import runtime\n"
+                 "t = time.perf_counter(); runtime.compile_program(open(%r).read(), 'gpu')\n"
+                 "print((time.perf_counter() - t))\n") % (str(REPO / "python"),
+                                                           str(REPO / "docs/examples/moe_grouped.mlir"))
+        env = dict(os.environ, NVFP4_CACHE_DIR=tmp)
+        first = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                               text=True)
+        second = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                                text=True)
+    res["moe_example_compile_s"] = float(first.stdout or "nan")
+    res["moe_example_disk_hit_s"] = float(second.stdout or "nan")
+    del program
+
+    if args.old_api:
+        spec = importlib.util.spec_from_file_location("old_compiler", args.old_api)
+        old = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(old)
+        os.environ["NVFP4_RUNNER"] = args.old_runner
+        a_np = [t.cpu().numpy() for t in a]
+        sa_np = [t.cpu().numpy() for t in sa]
+        b_np = [t.cpu().numpy() for t in b]
+        sb_np = [t.cpu().numpy() for t in sb]
+        old.grouped_matmul("independent", a_np, sa_np, b_np, sb_np, out="f16", target="gpu")
+        t0 = time.perf_counter()
+        for _ in range(3):
+            old.grouped_matmul("independent", a_np, sa_np, b_np, sb_np, out="f16",
+                               target="gpu")
+        res["old_subprocess_api_gpumode4_ms_per_call"] = round(
+            (time.perf_counter() - t0) / 3 * 1e3, 1)
+        xb = x.cpu().view(torch.int16).numpy().view(np.uint16)
+        t0 = time.perf_counter()
+        for _ in range(3):
+            old.quantize(xb, target="gpu")
+        res["old_subprocess_api_quantize_ms_per_call"] = round(
+            (time.perf_counter() - t0) / 3 * 1e3, 1)
+    return res
+
+
+def cpu_section():
+    s = np.zeros((128, 4), np.uint8)
+    fn = lambda: compiler.swizzle_scales(s, target="cpu")  # noqa: E731
+    wall = _wall_per_call(fn, 2000, lambda: None)
+    _, t = compiler.swizzle_scales(s, target="cpu", benchmark=True, warmup=10, reps=2000)
+    return {"swizzle_128x4": {"wall_us_per_call": round(wall, 2),
+                              "runtime_timed_us": round(t.median_us, 2),
+                              "host_overhead_us": round(wall - t.median_us, 2)}}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--old-api", help="the previous compiler.py (subprocess API)")
+    p.add_argument("--old-runner", help="the nvfp4-runner it spawns")
+    args = p.parse_args()
+    res = {"cpu": cpu_section()}
+    if runtime.gpu_available():
+        res["gpu"] = gpu_section(args)
+    print(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()
