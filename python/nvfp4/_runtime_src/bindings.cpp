@@ -74,29 +74,59 @@ public:
   }
 
   /// Calls the program on `args`; with reps > 0 also times it and returns
-  /// the microseconds of each timed call.
-  std::vector<double> launch(const std::vector<nb::ndarray<nb::ro>> &args,
-                             uintptr_t stream, bool checkTables, bool stage,
-                             int warmup, int reps, bool graph) {
-    size_t count = args.size();
+  /// the microseconds of each timed call. Each argument is an array
+  /// (buffer protocol or DLPack) or a tuple (pointer, shape, DLPack code,
+  /// bits, on CUDA device) describing a C-contiguous array: what the Python
+  /// layer passes for torch tensors, whose DLPack export costs microseconds
+  /// per tensor.
+  std::vector<double> launch(const nb::list &args, uintptr_t stream,
+                             bool checkTables, bool stage, int warmup,
+                             int reps, bool graph) {
+    size_t count = nb::len(args);
     std::vector<nvfp4_array> arrays(count);
-    std::vector<int64_t> dims; // shapes, then strides, of every array
-    size_t total = 0;
-    for (const auto &a : args)
-      total += 2 * a.ndim();
-    dims.reserve(total);
+    // Shapes and strides of every array; sized up front (pointers into it
+    // are kept).
+    std::vector<int64_t> dims(2 * NVFP4_MAX_RANK * count);
+    std::vector<nb::ndarray<nb::ro>> keep; // the ndarrays stay alive
+    keep.reserve(count);
     for (size_t i = 0; i < count; ++i) {
-      const nb::ndarray<nb::ro> &a = args[i];
+      nb::handle item = args[i];
       nvfp4_array &out = arrays[i];
+      int64_t *shape = dims.data() + 2 * NVFP4_MAX_RANK * i;
+      int64_t *strides = shape + NVFP4_MAX_RANK;
+      if (nb::isinstance<nb::tuple>(item)) {
+        nb::tuple t = nb::borrow<nb::tuple>(item);
+        if (nb::len(t) != 5)
+          throw nb::value_error("an array tuple is (pointer, shape, code, "
+                                "bits, on_device)");
+        nb::tuple dimsOf = nb::cast<nb::tuple>(t[1]);
+        size_t rank = nb::len(dimsOf);
+        if (rank > NVFP4_MAX_RANK)
+          throw nb::value_error("rank above 8");
+        for (size_t d = 0; d < rank; ++d)
+          shape[d] = nb::cast<int64_t>(dimsOf[d]);
+        out.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(t[0]));
+        out.shape = shape;
+        out.strides = nullptr; // contiguous: checked by the caller
+        out.ndim = int32_t(rank);
+        out.code = nb::cast<uint8_t>(t[2]);
+        out.bits = nb::cast<uint8_t>(t[3]);
+        out.on_device = nb::cast<bool>(t[4]);
+        out.reserved = 0;
+        continue;
+      }
+      keep.push_back(nb::cast<nb::ndarray<nb::ro>>(item));
+      const nb::ndarray<nb::ro> &a = keep.back();
       size_t rank = a.ndim();
-      size_t first = dims.size();
-      for (size_t d = 0; d < rank; ++d)
-        dims.push_back(int64_t(a.shape(d)));
-      for (size_t d = 0; d < rank; ++d)
-        dims.push_back(int64_t(a.stride(d)));
+      if (rank > NVFP4_MAX_RANK)
+        throw nb::value_error("rank above 8");
+      for (size_t d = 0; d < rank; ++d) {
+        shape[d] = int64_t(a.shape(d));
+        strides[d] = int64_t(a.stride(d));
+      }
       out.data = const_cast<void *>(a.data());
-      out.shape = dims.data() + first;
-      out.strides = dims.data() + first + rank;
+      out.shape = shape;
+      out.strides = strides;
       out.ndim = int32_t(rank);
       out.code = a.dtype().code;
       out.bits = a.dtype().bits;
