@@ -138,6 +138,7 @@ def gpu_section(args):
     if args.old_api:
         spec = importlib.util.spec_from_file_location("old_compiler", args.old_api)
         old = importlib.util.module_from_spec(spec)
+        sys.modules["old_compiler"] = old  # its dataclasses look it up
         spec.loader.exec_module(old)
         os.environ["NVFP4_RUNNER"] = args.old_runner
         a_np = [t.cpu().numpy() for t in a]
