@@ -115,17 +115,23 @@ llvm::Error Kernel::checkArgs(llvm::ArrayRef<ArrayArg> args,
     bool isInput = i < numInputs;
     const ValueSpec &spec = isInput ? signature_.inputs[i]
                                     : signature_.outputs[i - numInputs];
-    std::string what =
-        (isInput ? "input #" + llvm::Twine(i)
-                 : "output #" + llvm::Twine(i - numInputs))
-            .str();
-    std::string typeText;
-    llvm::raw_string_ostream(typeText) << spec.type;
-    std::vector<int64_t> shape =
-        spec.isScalar ? std::vector<int64_t>{} : spec.storageShape;
+    // Messages are built only on failure: this runs on every launch.
+    auto what = [&]() {
+      return (isInput ? "input #" + llvm::Twine(i)
+                      : "output #" + llvm::Twine(i - numInputs))
+          .str();
+    };
+    auto typeText = [&]() {
+      std::string text;
+      llvm::raw_string_ostream(text) << spec.type;
+      return text;
+    };
+    llvm::ArrayRef<int64_t> shape =
+        spec.isScalar ? llvm::ArrayRef<int64_t>()
+                      : llvm::ArrayRef<int64_t>(spec.storageShape);
     auto mismatch = [&]() {
-      return makeError(what + ": " + typeText + " expects " + spec.what + " " +
-                       formatShape(shape) + ", got " +
+      return makeError(what() + ": " + typeText() + " expects " + spec.what +
+                       " " + formatShape(shape) + ", got " +
                        describeDType(arg.code, arg.bits) + " " +
                        formatShape(arg.shape));
     };
@@ -133,10 +139,10 @@ llvm::Error Kernel::checkArgs(llvm::ArrayRef<ArrayArg> args,
         !acceptsDType(spec, arg.code, arg.bits))
       return mismatch();
     if (!arg.data && spec.numElements() > 0)
-      return makeError(what + ": null data pointer");
+      return makeError(what() + ": null data pointer");
     if (spec.isScalar) {
       if (arg.onDevice)
-        return makeError(what + ": the scalar " + typeText +
+        return makeError(what() + ": the scalar " + typeText() +
                          " must be in host memory");
       continue;
     }
@@ -146,7 +152,7 @@ llvm::Error Kernel::checkArgs(llvm::ArrayRef<ArrayArg> args,
       int64_t stride = 1;
       for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
         if (shape[d] != 1 && arg.strides[d] != stride)
-          return makeError(what + ": not C-contiguous (strides " +
+          return makeError(what() + ": not C-contiguous (strides " +
                            formatShape(arg.strides) + " for shape " +
                            formatShape(shape) +
                            "); make it contiguous first");
@@ -154,7 +160,7 @@ llvm::Error Kernel::checkArgs(llvm::ArrayRef<ArrayArg> args,
       }
     }
     if (arg.onDevice != (gpu && !options.stageHostArrays))
-      return makeError(what + ": the program was compiled for " +
+      return makeError(what() + ": the program was compiled for " +
                        (gpu ? "the GPU" : "the CPU") + " and needs " +
                        (arg.onDevice ? "host" : "CUDA device") +
                        " memory here, got " +

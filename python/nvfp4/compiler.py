@@ -104,7 +104,7 @@ def _ceil(a, b):
 
 def _sig(a):
     """What of an array the compiled program depends on."""
-    return (tuple(a.shape), str(a.dtype))
+    return (a.shape, a.dtype)
 
 
 def _host(x):

@@ -4,7 +4,7 @@
 
 Runs docs/examples/moe_grouped.mlir (quantize the activations and 8 expert
 weights, grouped block-scaled matmul over the GPU-mode ragged token counts)
-with nvfp4-runner on random bf16 data, then prints a checksum of the output,
+in process (nvfp4.runtime) on random bf16 data, then prints a checksum of the output,
 the largest error against an fp64 reference of the same quantized operands
 (python/nvfp4/reference.py) and the quantization error against the
 unquantized bf16 product. On a machine without a GPU it runs on the CPU.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import compiler
+from . import compiler, runtime
 from . import reference as ref
 
 TOKENS_PER_EXPERT = [80, 176, 128, 72, 64, 248, 96, 160]  # GPU-mode case 1
@@ -37,9 +37,12 @@ def main(argv=None):
     w_bits, w = ref.make_test_tensor((G, N, K), args.seed + 1, dtype="bf16")
     offsets = np.concatenate([[0], np.cumsum(TOKENS_PER_EXPERT)]).astype(np.int32)
 
+    target = args.target
+    if target == "auto":  # numpy data: copied to the GPU when there is one
+        target = "gpu" if runtime.gpu_available() else "cpu"
     (c_bits,), timing = compiler.run_program(Path(args.program).read_text(),
                                              [x_bits, w_bits, offsets], 1,
-                                             target=args.target, benchmark=True,
+                                             target=target, benchmark=True,
                                              warmup=2, reps=5)
     c = ref.bf16_bits_to_f32(c_bits).astype(np.float64)
 

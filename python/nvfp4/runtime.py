@@ -255,6 +255,12 @@ def _resolve_target(target, arrays):
 
 
 def _current_stream(device):
+    """torch's current CUDA stream handle (its raw accessor when it has one:
+    the public one builds a Stream object per call)."""
+    raw = getattr(_torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device.index if device is not None and device.index is not None
+                   else _torch.cuda.current_device())
     return _torch.cuda.current_stream(device).cuda_stream
 
 
