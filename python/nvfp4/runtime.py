@@ -219,6 +219,11 @@ class Program:
 
 _PROGRAMS: dict = {}
 
+#: The byte outputs are filled with before each call when a call gives no
+#: `poison` (None: not filled). Test drivers set it (nvfp4_testing.selfcheck:
+#: 0xFF), so an element a kernel leaves unwritten cannot pass a check.
+DEFAULT_POISON = None
+
 
 def compile_program(program: str, target: str, entry="main", *, chip="",
                     portable=None, pipeline_options=None) -> Program:
@@ -270,6 +275,8 @@ def launch(prog: Program, inputs: Sequence, out=None, *, stream=None,
     """Calls `prog` on `inputs` (storage arrays, scalars for scalar
     arguments); returns its outputs (`out` when given), and the Timing with
     benchmark=True."""
+    if poison is None:
+        poison = DEFAULT_POISON
     torch_like = next((a for a in inputs if is_torch(a)), None)
     if torch_like is not None:
         _torch_module()

@@ -3,7 +3,7 @@
     python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|matmul|grouped|empty|all
                                [--target cpu|gpu|auto] [--size ci|full]
 
-Every case runs a generated program through nvfp4-runner (outputs poisoned
+Every case runs a generated program through the Python API (outputs poisoned
 with 0xff before the run, so an unwritten element cannot pass) and compares
 with python/nvfp4/reference.py: quantize/dequantize/swizzle outputs bit for
 bit, matmuls against an fp64 reference of the dequantized operands within
@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from nvfp4 import compiler
+from nvfp4 import compiler, runtime
 from nvfp4 import reference as ref
 
 GPU_MODE_CASES = [
@@ -722,6 +722,7 @@ FAMILIES = {
 
 
 def main(argv=None):
+    runtime.DEFAULT_POISON = 0xFF  # outputs poisoned before every call
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("family", choices=list(FAMILIES) + ["all"])
     parser.add_argument("--target", default="auto", choices=["cpu", "gpu", "auto"])
