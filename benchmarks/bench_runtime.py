@@ -95,8 +95,6 @@ def gpu_section(args):
         kernel = _graph_time(torch, fn)
         res[name] = {"wall_us_per_call": round(wall, 2), "graph_replay_us": round(kernel, 2),
                      "host_overhead_us": round(wall - kernel, 2)}
-        # kernel time by the runtime's own events (graph replays of one call)
-        res[name]["runtime_graph_us"] = None
     # The runtime's own timing of the same grouped call (its events, graph).
     a, sa, b, sb = operands
     _, t = compiler.grouped_matmul("independent", a, sa, b, sb, out_dtype="f16",
@@ -119,7 +117,6 @@ def gpu_section(args):
     res["cold_process_disk_hits"] = int(hits)
 
     # Compiling the MoE example with no cache (sm_90a, in process).
-    program = (REPO / "docs/examples/moe_grouped.mlir").read_text()
     with tempfile.TemporaryDirectory() as tmp:
         probe = ("import sys, time; sys.path.insert(0, %r)\n"
                  "from nvfp4 import runtime\n"
@@ -133,7 +130,6 @@ def gpu_section(args):
                                 text=True)
     res["moe_example_compile_s"] = float(first.stdout or "nan")
     res["moe_example_disk_hit_s"] = float(second.stdout or "nan")
-    del program
 
     if args.old_api:
         spec = importlib.util.spec_from_file_location("old_compiler", args.old_api)

@@ -33,7 +33,6 @@ Every function also takes ``target`` ('auto', 'cpu', 'gpu'), ``out``,
 from __future__ import annotations
 
 import collections
-from typing import Sequence
 
 import numpy as np
 
@@ -172,19 +171,14 @@ def _call(key, build, inputs, run_options, pick):
     return pick(res)
 
 
-def _scalar_f32(value, shape, like):
+def _scalar_f32(value, shape):
     """A decode scale / alpha operand: an array as given, or a Python number
-    made an f32 array of the inputs' framework (on their device)."""
-    if value is None:
-        return None
-    if is_torch(value) or isinstance(value, np.ndarray):
+    (or list) made an f32 numpy array (runtime.launch moves host arrays to
+    the device of a GPU call's tensors)."""
+    if value is None or is_torch(value) or isinstance(value, np.ndarray):
         return value
     arr = np.asarray(value, dtype=np.float32)
-    if arr.size == int(np.prod(shape)):
-        arr = arr.reshape(shape)
-    if like is not None and is_torch(like):
-        return _runtime._torch.as_tensor(arr, device=like.device)
-    return arr
+    return arr.reshape(shape) if arr.size == int(np.prod(shape)) else arr
 
 
 # ---------------------------------------------------------------------------
@@ -208,7 +202,7 @@ def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
     stochastic = rounding == "stochastic"
     batch = shape[:-2]
     inputs = [x]
-    amax_arr = _scalar_f32(amax, batch, x)
+    amax_arr = _scalar_f32(amax, batch)
     if amax_arr is not None:
         inputs.append(amax_arr)
     if stochastic:
@@ -267,7 +261,7 @@ def dequantize(q, scales, s_dec=None, *, fmt="nvfp4", out_dtype="f32", **run_opt
     q, scales = _host(q), _host(scales)
     batch = _shape(q)[:-2]
     inputs = [q, scales]
-    d = _scalar_f32(s_dec, batch, q)
+    d = _scalar_f32(s_dec, batch)
     if d is not None:
         inputs.append(d)
     key = ("dequantize", _sig(q), _sig(scales), fmt, d is not None and _sig(d), out_dtype)
@@ -347,7 +341,7 @@ def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
     extras = []
     for name, value, kw in (("da", a_decode, "a_decode_scale"),
                             ("db", b_decode, "b_decode_scale"), ("al", alpha, "alpha")):
-        arr = _scalar_f32(value, (), a_q)
+        arr = _scalar_f32(value, ())
         if arr is not None:
             inputs.append(arr)
             extras.append((name, kw, arr))
@@ -413,7 +407,6 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
         SB = [_host(_gpu_mode_scales(x)) for x in b_scales]
     else:
         A, SA, B, SB = [_host(a)], [_host(a_scales)], [_host(b)], [_host(b_scales)]
-    like = A[0]
     inputs = A + SA + B + SB
     table = None
     if mode == "contiguous":
@@ -423,18 +416,13 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
         table = _host(masked_m if is_torch(masked_m)
                       else np.asarray(masked_m, dtype=np.int32))
     if table is not None:
-        if is_torch(like) and not is_torch(table):
-            table = _runtime._torch.from_numpy(table).to(like.device)
         inputs.append(table)
     extras = []
     for name, value, kw in (("da", a_decode, "a_decode_scale"),
                             ("db", b_decode, "b_decode_scale"), ("al", alpha, "alpha")):
         if value is None:
             continue
-        arr = value if (is_torch(value) or isinstance(value, np.ndarray)) else \
-            np.asarray(value, dtype=np.float32)
-        if is_torch(like) and not is_torch(arr):
-            arr = _runtime._torch.as_tensor(arr, device=like.device)
+        arr = _scalar_f32(value, np.shape(value))
         inputs.append(arr)
         extras.append((name, kw, arr))
     accs = None

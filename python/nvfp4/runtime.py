@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -125,13 +124,15 @@ def _element_of(mlir_type: str) -> str:
 
 _torch = None
 _TORCH_CODES = None
+_RAW_STREAM = None  # torch._C._cuda_getCurrentRawStream, looked up once
 
 
 def _torch_module():
-    global _torch, _TORCH_CODES
+    global _torch, _TORCH_CODES, _RAW_STREAM
     if _torch is None:
         import torch
         _torch = torch
+        _RAW_STREAM = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         codes = {torch.float32: (_FLOAT, 32), torch.float16: (_FLOAT, 16),
                  torch.bfloat16: (_BFLOAT, 16), torch.float64: (_FLOAT, 64),
                  torch.uint8: (_UINT, 8), torch.int8: (_INT, 8),
@@ -262,7 +263,7 @@ def _resolve_target(target, arrays):
 def _current_stream(device):
     """torch's current CUDA stream handle (its raw accessor when it has one:
     the public one builds a Stream object per call)."""
-    raw = getattr(_torch._C, "_cuda_getCurrentRawStream", None)
+    raw = _RAW_STREAM
     if raw is not None:
         return raw(device.index if device is not None and device.index is not None
                    else _torch.cuda.current_device())
