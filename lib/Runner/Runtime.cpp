@@ -17,8 +17,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -362,9 +360,7 @@ static std::string computeVersion() {
 }
 
 Runtime::Runtime() : impl(std::make_unique<Impl>()) {
-  registerAllDialects(impl->registry);
-  registerBuiltinDialectTranslation(impl->registry);
-  registerLLVMDialectTranslation(impl->registry);
+  registerAllDialects(impl->registry); // translations to LLVM IR included
   impl->context = std::make_unique<MLIRContext>(impl->registry);
   impl->version = computeVersion();
 }
