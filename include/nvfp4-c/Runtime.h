@@ -90,9 +90,10 @@ int32_t nvfp4_kernel_from_disk_cache(const nvfp4_kernel *kernel);
 double nvfp4_kernel_compile_seconds(const nvfp4_kernel *kernel);
 
 typedef struct nvfp4_launch_options {
-  /* GPU: a CUstream of the primary context; NULL: the runtime's own stream,
-   * waited for before nvfp4_launch returns. A caller's stream is never
-   * waited for. */
+  /* GPU: a CUstream of the primary context (the default stream is
+   * CU_STREAM_LEGACY or CU_STREAM_PER_THREAD, as frameworks' handle 0 means
+   * the legacy one); NULL: the runtime's own stream, waited for before
+   * nvfp4_launch returns. A caller's stream is never waited for. */
   void *stream;
   /* Check the group tables' contract (device tables are copied to the
    * host, which waits for the stream). */

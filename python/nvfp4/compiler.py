@@ -142,6 +142,8 @@ def _gpu_mode_scales(s):
 _OPS: dict = {}
 _RUN_KEYS = ("out", "stream", "check_tables", "poison", "benchmark", "warmup",
              "reps", "graph")
+_RUN_KEYS_SET = frozenset(_RUN_KEYS + ("target",))
+_NO_OPTIONS: dict = {}
 
 
 def _func(args, results, body) -> str:
@@ -153,17 +155,21 @@ def _func(args, results, body) -> str:
 def _call(key, build, inputs, run_options, pick):
     """Runs the program `build()` describes (args, results, body; built only
     the first time `key` is seen for a target) on `inputs`."""
-    unknown = set(run_options) - set(_RUN_KEYS) - {"target"}
-    if unknown:
-        raise TypeError(f"unexpected keyword argument(s) {sorted(unknown)}")
-    target = _runtime._resolve_target(run_options.get("target", "auto"), inputs)
-    full_key = key + (target,)
+    if run_options:
+        unknown = run_options.keys() - _RUN_KEYS_SET
+        if unknown:
+            raise TypeError(f"unexpected keyword argument(s) {sorted(unknown)}")
+        target = _runtime._resolve_target(run_options.get("target", "auto"), inputs)
+        options = {k: v for k, v in run_options.items() if k != "target"}
+    else:
+        target = _runtime._resolve_target("auto", inputs)
+        options = _NO_OPTIONS
+    full_key = (key, target)
     prog = _OPS.get(full_key)
     if prog is None:
         args, results, body = build()
         prog = _runtime.compile_program(_func(args, results, body), target)
         _OPS[full_key] = prog
-    options = {k: run_options[k] for k in _RUN_KEYS if k in run_options}
     res = _runtime.launch(prog, inputs, **options)
     if options.get("benchmark"):
         outs, timing = res

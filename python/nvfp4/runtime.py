@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from typing import Sequence
 
 import numpy as np
@@ -123,47 +124,51 @@ def _element_of(mlir_type: str) -> str:
 
 
 _torch = None
-_TORCH_CODES = None
+_TENSOR = None      # torch.Tensor once torch is imported
 _RAW_STREAM = None  # torch._C._cuda_getCurrentRawStream, looked up once
+_TORCH_DTYPES = {}  # MLIR element -> torch dtype
+
+#: CU_STREAM_LEGACY: what a framework's stream handle 0 (the default
+#: stream) means to the CUDA driver; the runtime reads a null stream as
+#: "my own stream, waited for".
+_CU_STREAM_LEGACY = 1
 
 
 def _torch_module():
-    global _torch, _TORCH_CODES, _RAW_STREAM
+    """torch, imported once; registers its tensor type and dtypes with the
+    bindings, which then read torch tensors directly."""
+    global _torch, _TENSOR, _RAW_STREAM
     if _torch is None:
         import torch
-        _torch = torch
         _RAW_STREAM = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         codes = {torch.float32: (_FLOAT, 32), torch.float16: (_FLOAT, 16),
                  torch.bfloat16: (_BFLOAT, 16), torch.float64: (_FLOAT, 64),
                  torch.uint8: (_UINT, 8), torch.int8: (_INT, 8),
                  torch.int16: (_INT, 16), torch.int32: (_INT, 32),
-                 torch.int64: (_INT, 64), torch.bool: (6, 8)}
+                 torch.int64: (_INT, 64), torch.uint16: (_UINT, 16),
+                 torch.bool: (6, 8)}
         # narrow float types: their bytes, as the runtime stores them
         for name in ("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu",
                      "float4_e2m1fn_x2"):
             if hasattr(torch, name):
                 codes[getattr(torch, name)] = (_UINT, 8)
-        _TORCH_CODES = codes
+        for element, (_, name) in _STORAGE.items():
+            _TORCH_DTYPES[element] = getattr(torch, name, torch.uint8)
+        if _rt is not None:
+            _rt.register_torch(torch.Tensor, codes)
+        _torch = torch
+        _TENSOR = torch.Tensor
     return _torch
 
 
 def is_torch(x) -> bool:
-    return type(x).__module__ == "torch" or (
-        type(x).__module__.startswith("torch") and hasattr(x, "data_ptr"))
-
-
-def _torch_item(t):
-    """The launch item of a torch tensor: (pointer, shape, code, bits,
-    on_device), read without DLPack (which costs microseconds per tensor)."""
-    if _TORCH_CODES is None:
-        _torch_module()
-    code = _TORCH_CODES.get(t.dtype)
-    if code is None:
-        raise TypeError(f"unsupported torch dtype {t.dtype}")
-    if not t.is_contiguous():
-        raise ValueError(f"a tensor of shape {tuple(t.shape)} and strides "
-                         f"{t.stride()} is not contiguous: pass .contiguous()")
-    return (t.data_ptr(), tuple(t.shape), code[0], code[1], t.is_cuda)
+    """Whether x is a torch tensor (without importing torch)."""
+    tensor = _TENSOR
+    if tensor is None:
+        if "torch" not in sys.modules:
+            return False
+        tensor = _torch_module().Tensor
+    return isinstance(x, tensor)
 
 
 def _numpy_item(a):
@@ -193,23 +198,22 @@ class Program:
         self.is_gpu = kernel.is_gpu
         ins = kernel.inputs
         self.num_inputs = len(ins)
-        self.scalar_inputs = [i for i, v in enumerate(ins) if v[2]]
+        self.scalar_inputs = frozenset(i for i, v in enumerate(ins) if v[2])
         self.outputs = [(tuple(shape), _element_of(t)) for shape, _, _, t in kernel.outputs]
 
     def empty_outputs(self, like, poison=None):
         """Outputs allocated by the framework of `like` (a torch tensor: on
         its device; else numpy)."""
-        outs = []
         if like is not None:
-            torch = _torch
-            for shape, element in self.outputs:
-                np_dtype, name = _STORAGE[element]
-                dtype = getattr(torch, name, None) or torch.uint8
-                t = torch.empty(shape, dtype=dtype, device=like.device)
-                if poison is not None:
-                    t.view(torch.uint8).fill_(poison) if t.numel() else None
-                outs.append(t)
+            empty, dtypes, device = _torch.empty, _TORCH_DTYPES, like.device
+            outs = [empty(shape, dtype=dtypes[element], device=device)
+                    for shape, element in self.outputs]
+            if poison is not None:
+                for t in outs:
+                    if t.numel():
+                        t.view(_torch.uint8).fill_(poison)
             return outs
+        outs = []
         for shape, element in self.outputs:
             a = np.empty(shape, dtype=_STORAGE[element][0])
             if poison is not None:
@@ -248,26 +252,42 @@ def compile_program(program: str, target: str, entry="main", *, chip="",
     return prog
 
 
+def _on_cuda(arrays) -> bool:
+    tensor = _TENSOR
+    if tensor is None and "torch" in sys.modules:
+        tensor = _torch_module().Tensor
+    if tensor is not None:
+        for a in arrays:
+            if isinstance(a, tensor) and a.is_cuda:
+                return True
+    return False
+
+
 def _resolve_target(target, arrays):
-    on_cuda = any(is_torch(a) and a.is_cuda for a in arrays)
     if target == "auto":
-        return "gpu" if on_cuda else "cpu"
+        return "gpu" if _on_cuda(arrays) else "cpu"
     if target not in ("cpu", "gpu"):
         raise ValueError(f"target must be 'auto', 'cpu' or 'gpu', got {target!r}")
-    if target == "cpu" and on_cuda:
+    if target == "cpu" and _on_cuda(arrays):
         raise ValueError("target='cpu' with CUDA tensors: move them to the CPU "
                          "or use target='gpu'")
     return target
 
 
-def _current_stream(device):
-    """torch's current CUDA stream handle (its raw accessor when it has one:
-    the public one builds a Stream object per call)."""
-    raw = _RAW_STREAM
-    if raw is not None:
-        return raw(device.index if device is not None and device.index is not None
-                   else _torch.cuda.current_device())
-    return _torch.cuda.current_stream(device).cuda_stream
+def _stream_handle(stream, like):
+    """The CUstream a GPU call launches on: `stream` (a torch.cuda.Stream or
+    a handle), else torch's current stream on the device of `like`."""
+    if stream is None:
+        raw = _RAW_STREAM
+        if like is None:
+            handle = _torch.cuda.current_stream().cuda_stream
+        elif raw is not None:
+            handle = raw(like.get_device())
+        else:
+            handle = _torch.cuda.current_stream(like.device).cuda_stream
+    else:
+        handle = stream if isinstance(stream, int) else stream.cuda_stream
+    return handle or _CU_STREAM_LEGACY
 
 
 def launch(prog: Program, inputs: Sequence, out=None, *, stream=None,
@@ -275,57 +295,73 @@ def launch(prog: Program, inputs: Sequence, out=None, *, stream=None,
            reps=100, graph=False):
     """Calls `prog` on `inputs` (storage arrays, scalars for scalar
     arguments); returns its outputs (`out` when given), and the Timing with
-    benchmark=True."""
+    benchmark=True.
+
+    torch tensors are handed to the runtime as they are (it reads their
+    pointer, shape and dtype); on the GPU, CPU torch tensors and numpy
+    arrays given with CUDA tensors are copied to their device (scales kept
+    on the host, as GPU-mode's are); numpy arrays alone are staged through
+    the runtime (copied in and out).
+    """
     if poison is None:
         poison = DEFAULT_POISON
-    torch_like = next((a for a in inputs if is_torch(a)), None)
-    if torch_like is not None:
-        _torch_module()
-    # On the GPU every torch input must be on the device; CPU torch tensors
-    # given to a GPU program (scales kept on the host, as GPU-mode's are)
-    # are moved there.
-    if prog.is_gpu and torch_like is not None and not torch_like.is_cuda:
-        torch_like = next((a for a in inputs if is_torch(a) and a.is_cuda), None)
-    items = []
-    staged = False
-    for i, a in enumerate(inputs):
-        if i in prog.scalar_inputs:
-            items.append(np.asarray(a, dtype=np.int64).reshape(()))
-        elif is_torch(a):
-            if prog.is_gpu and not a.is_cuda:
-                a = a.to(torch_like.device if torch_like is not None else "cuda")
-            items.append(_torch_item(a))
+    gpu = prog.is_gpu
+    scalars = prog.scalar_inputs
+    items = list(inputs)
+    tensor = _TENSOR if _TENSOR is not None or "torch" not in sys.modules \
+        else _torch_module().Tensor
+    like = None      # the tensor whose framework and device outputs follow
+    host = False     # inputs that a GPU call must move (numpy, CPU tensors)
+    for i, a in enumerate(items):
+        if i in scalars:
+            items[i] = np.asarray(a, dtype=np.int64).reshape(())
+        elif tensor is not None and isinstance(a, tensor):
+            if like is None or (gpu and a.is_cuda and not like.is_cuda):
+                like = a
+            if gpu and not a.is_cuda:
+                host = True
         else:
-            a = _numpy_item(a)
-            if prog.is_gpu:
-                if torch_like is not None:
-                    a = _torch.from_numpy(a).to(torch_like.device)
-                    items.append(_torch_item(a))
+            items[i] = _numpy_item(a)
+            host = host or gpu
+    staged = False
+    if host:
+        if like is not None and like.is_cuda:
+            # Everything onto the CUDA tensors' device.
+            device = like.device
+            for i, a in enumerate(items):
+                if i in scalars:
                     continue
-                staged = True
-            items.append(a)
+                if isinstance(a, np.ndarray):
+                    items[i] = _torch.from_numpy(a).to(device)
+                elif not a.is_cuda:
+                    items[i] = a.to(device)
+        else:
+            staged = True  # host arrays (torch CPU tensors too) copied in and out
     if out is None:
-        outs = prog.empty_outputs(torch_like if not staged else None, poison)
+        outs = prog.empty_outputs(like, poison)
+        items += outs
     else:
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
         if len(outs) != len(prog.outputs):
             raise ValueError(f"out= takes {len(prog.outputs)} array(s), got {len(outs)}")
-    for o in outs:
-        items.append(_torch_item(o) if is_torch(o) else _numpy_item(o))
-    stream_handle = 0
-    if prog.is_gpu and not staged and not benchmark:
-        stream_handle = stream if isinstance(stream, int) and stream else (
-            stream.cuda_stream if stream is not None else
-            _current_stream(torch_like.device if torch_like is not None else None))
-    if benchmark and prog.is_gpu and torch_like is not None:
-        _torch.cuda.current_stream(torch_like.device).synchronize()
-    times = prog.kernel.launch(items, stream_handle, check_tables, staged,
+        for o in outs:
+            items.append(o if tensor is not None and isinstance(o, tensor)
+                         else _numpy_item(o))
+    handle = 0
+    if gpu and not staged:
+        if benchmark:
+            # timed on the runtime's own stream, after the caller's work
+            if like is not None and like.is_cuda:
+                _torch.cuda.current_stream(like.device).synchronize()
+        else:
+            handle = _stream_handle(stream, like)
+    times = prog.kernel.launch(items, handle, check_tables, staged,
                                warmup if benchmark else 0, reps if benchmark else 0,
                                graph)
     if not benchmark:
         return outs
     t = sorted(times)
-    device = (_native().gpu_info()[1] if prog.is_gpu else "cpu")
+    device = (_native().gpu_info()[1] if gpu else "cpu")
     return outs, Timing(t[len(t) // 2], t[0], sum(t) / len(t), len(t), device)
 
 

@@ -47,6 +47,69 @@ struct RuntimeFailure : std::runtime_error {
   throw RuntimeFailure(text);
 }
 
+/// torch.Tensor and its dtypes' (DLPack code, bits), registered by
+/// nvfp4.runtime once torch is imported (the bindings do not depend on
+/// torch).
+struct TorchTypes {
+  nb::object tensorType; // torch.Tensor
+  nb::dict dtypes;       // torch.dtype -> (code, bits)
+};
+
+TorchTypes &torchTypes() {
+  static TorchTypes *types = new TorchTypes(); // outlives the interpreter
+  return *types;
+}
+
+bool isTorchTensor(nb::handle item) {
+  PyObject *type = torchTypes().tensorType.ptr();
+  return type && PyType_IsSubtype(Py_TYPE(item.ptr()),
+                                  reinterpret_cast<PyTypeObject *>(type));
+}
+
+/// A torch tensor's pointer, shape, dtype and device, read through its
+/// attributes; non-contiguous tensors and unknown dtypes are rejected.
+void readTorchTensor(nb::handle t, size_t index, nvfp4_array &out,
+                     int64_t *shape) {
+  // Interned once and never released (a static nb::str would be released
+  // by C++ static destruction, after the interpreter is gone).
+  static PyObject *dtypeName = PyUnicode_InternFromString("dtype");
+  static PyObject *shapeName = PyUnicode_InternFromString("shape");
+  static PyObject *contiguousName = PyUnicode_InternFromString("is_contiguous");
+  static PyObject *cudaName = PyUnicode_InternFromString("is_cuda");
+  static PyObject *pointerName = PyUnicode_InternFromString("data_ptr");
+  nb::object dtype = t.attr(dtypeName);
+  PyObject *code = PyDict_GetItem(torchTypes().dtypes.ptr(), dtype.ptr());
+  if (!code)
+    throw nb::type_error(("array #" + std::to_string(index) +
+                          ": unsupported torch dtype " +
+                          nb::cast<std::string>(nb::str(dtype)))
+                             .c_str());
+  nb::object dims = t.attr(shapeName); // torch.Size, a tuple
+  if (!PyTuple_Check(dims.ptr()))
+    throw nb::type_error("torch tensor shape is not a tuple");
+  Py_ssize_t rank = PyTuple_GET_SIZE(dims.ptr());
+  if (rank > NVFP4_MAX_RANK)
+    throw nb::value_error("rank above 8");
+  for (Py_ssize_t d = 0; d < rank; ++d)
+    shape[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(dims.ptr(), d));
+  if (!nb::cast<bool>(t.attr(contiguousName)()))
+    throw nb::value_error(
+        ("array #" + std::to_string(index) + ": a tensor of shape " +
+         nb::cast<std::string>(nb::str(dims)) +
+         " and strides " + nb::cast<std::string>(nb::str(t.attr("stride")())) +
+         " is not contiguous: pass .contiguous()")
+            .c_str());
+  PyObject *codeBits = code;
+  out.code = uint8_t(PyLong_AsLong(PyTuple_GET_ITEM(codeBits, 0)));
+  out.bits = uint8_t(PyLong_AsLong(PyTuple_GET_ITEM(codeBits, 1)));
+  out.on_device = nb::cast<bool>(t.attr(cudaName));
+  out.data = reinterpret_cast<void *>(
+      nb::cast<uintptr_t>(t.attr(pointerName)()));
+  out.shape = shape;
+  out.strides = nullptr; // contiguous, checked above
+  out.ndim = int32_t(rank);
+}
+
 class Kernel {
 public:
   explicit Kernel(nvfp4_kernel *kernel) : kernel(kernel) {}
@@ -74,11 +137,9 @@ public:
   }
 
   /// Calls the program on `args`; with reps > 0 also times it and returns
-  /// the microseconds of each timed call. Each argument is an array
-  /// (buffer protocol or DLPack) or a tuple (pointer, shape, DLPack code,
-  /// bits, on CUDA device) describing a C-contiguous array: what the Python
-  /// layer passes for torch tensors, whose DLPack export costs microseconds
-  /// per tensor.
+  /// the microseconds of each timed call. Each argument is a torch tensor
+  /// (read through its attributes: DLPack export costs microseconds per
+  /// tensor) or an array of the buffer protocol or DLPack (numpy, CuPy...).
   std::vector<double> launch(const nb::list &args, uintptr_t stream,
                              bool checkTables, bool stage, int warmup,
                              int reps, bool graph) {
@@ -92,27 +153,11 @@ public:
     for (size_t i = 0; i < count; ++i) {
       nb::handle item = args[i];
       nvfp4_array &out = arrays[i];
+      out.reserved = 0;
       int64_t *shape = dims.data() + 2 * NVFP4_MAX_RANK * i;
       int64_t *strides = shape + NVFP4_MAX_RANK;
-      if (nb::isinstance<nb::tuple>(item)) {
-        nb::tuple t = nb::borrow<nb::tuple>(item);
-        if (nb::len(t) != 5)
-          throw nb::value_error("an array tuple is (pointer, shape, code, "
-                                "bits, on_device)");
-        nb::tuple dimsOf = nb::cast<nb::tuple>(t[1]);
-        size_t rank = nb::len(dimsOf);
-        if (rank > NVFP4_MAX_RANK)
-          throw nb::value_error("rank above 8");
-        for (size_t d = 0; d < rank; ++d)
-          shape[d] = nb::cast<int64_t>(dimsOf[d]);
-        out.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(t[0]));
-        out.shape = shape;
-        out.strides = nullptr; // contiguous: checked by the caller
-        out.ndim = int32_t(rank);
-        out.code = nb::cast<uint8_t>(t[2]);
-        out.bits = nb::cast<uint8_t>(t[3]);
-        out.on_device = nb::cast<bool>(t[4]);
-        out.reserved = 0;
+      if (isTorchTensor(item)) {
+        readTorchTensor(item, i, out, shape);
         continue;
       }
       keep.push_back(nb::cast<nb::ndarray<nb::ro>>(item));
@@ -133,7 +178,6 @@ public:
       int device = a.device_type();
       out.on_device = device == nb::device::cuda::value ||
                       device == nb::device::cuda_managed::value;
-      out.reserved = 0;
     }
     std::vector<double> times(reps > 0 ? reps : 0);
     nvfp4_launch_options options{};
@@ -217,6 +261,9 @@ NB_MODULE(_runtime, m) {
     throw std::runtime_error("libnvfp4_runtime.so has another C API version "
                              "than these bindings");
   nb::exception<RuntimeFailure>(m, "Error", PyExc_RuntimeError);
+  // Compiled kernels live in module-level caches (nvfp4.runtime) until the
+  // interpreter tears its modules down, after nanobind's leak check.
+  nb::set_leak_warnings(false);
 
   nb::class_<Kernel>(m, "Kernel")
       .def_prop_ro("inputs", [](const Kernel &k) { return k.values(false); })
@@ -238,7 +285,8 @@ NB_MODULE(_runtime, m) {
            "reps"_a = 0, "graph"_a = false,
            "Checks the arrays (inputs, then outputs) and calls the program on "
            "them in place; GPU programs launch on `stream` (a CUstream "
-           "handle, 0: the runtime's own stream, waited for). stage: a GPU "
+           "handle: 1 is CU_STREAM_LEGACY, the default stream; 0: the "
+           "runtime's own stream, waited for). stage: a GPU "
            "program on host arrays (copied in and out). reps > 0: also time "
            "it (warmup, then reps calls, graph replays with graph=True) and "
            "return the microseconds of each timed call.");
@@ -248,6 +296,18 @@ NB_MODULE(_runtime, m) {
         "pipeline_options"_a = "",
         "Compiles (or finds in the memory or disk cache) `entry` of "
         "`program` for `target` ('cpu' or 'gpu').");
+  m.def(
+      "register_torch",
+      [](nb::object tensorType, nb::dict dtypes) {
+        for (auto [key, value] : dtypes)
+          if (!nb::isinstance<nb::tuple>(value) || nb::len(value) != 2)
+            throw nb::value_error("dtypes: torch.dtype -> (code, bits)");
+        torchTypes().tensorType = tensorType;
+        torchTypes().dtypes = dtypes;
+      },
+      "tensor_type"_a, "dtypes"_a,
+      "Lets launch read torch tensors directly: torch.Tensor and a dict "
+      "torch.dtype -> (DLPack code, bits).");
   m.def("gpu_info", &gpuInfo,
         "(True, description) when a CUDA GPU is usable, else (False, why).");
   m.def("cache_directory", &cacheDirectory);
