@@ -109,6 +109,11 @@ struct Runtime {
   bool callerStream = false;
   Workspace *workspace = nullptr;
   std::map<std::pair<const void *, CUstream>, Workspace> workspaces;
+  /// Each launch of lowered host code looks its kernel up by name and
+  /// (above 48 KiB) raises its shared-memory limit: both are done once per
+  /// kernel, not per launch (each is a driver call).
+  std::map<std::pair<CUmodule, const char *>, CUfunction> functions;
+  std::map<CUfunction, int32_t> sharedMemoryLimits;
 };
 
 Runtime &runtime() {
@@ -410,19 +415,38 @@ static void *mgpuModuleLoad(void *data, size_t /*size*/) {
 }
 
 static void mgpuModuleUnload(void *module) {
-  if (module)
-    check(runtime().cu.moduleUnload(static_cast<CUmodule>(module)),
-          "cuModuleUnload");
+  if (!module)
+    return;
+  Runtime &rt = runtime();
+  auto cuModule = static_cast<CUmodule>(module);
+  for (auto it = rt.functions.begin(); it != rt.functions.end();) {
+    if (it->first.first != cuModule) {
+      ++it;
+      continue;
+    }
+    rt.sharedMemoryLimits.erase(it->second);
+    it = rt.functions.erase(it);
+  }
+  check(rt.cu.moduleUnload(cuModule), "cuModuleUnload");
 }
 
+/// `name` is a constant of the lowered host code, which lives as long as
+/// its module: the pair is a stable key.
 static void *mgpuModuleGetFunction(void *module, const char *name) {
-  CUfunction function = nullptr;
   if (!module)
     return nullptr;
-  if (!check(runtime().cu.moduleGetFunction(
-                 &function, static_cast<CUmodule>(module), name),
-             "cuModuleGetFunction"))
-    runtime().firstError += std::string(" (kernel ") + name + ")";
+  Runtime &rt = runtime();
+  auto key = std::make_pair(static_cast<CUmodule>(module), name);
+  auto cached = rt.functions.find(key);
+  if (cached != rt.functions.end())
+    return cached->second;
+  CUfunction function = nullptr;
+  if (!check(rt.cu.moduleGetFunction(&function, key.first, name),
+             "cuModuleGetFunction")) {
+    rt.firstError += std::string(" (kernel ") + name + ")";
+    return nullptr;
+  }
+  rt.functions[key] = function;
   return function;
 }
 
@@ -438,12 +462,18 @@ static void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   if (!function || !rt.firstError.empty())
     return;
   auto fn = static_cast<CUfunction>(function);
-  // Kernels asking for more than the default 48 KiB must opt in.
-  if (smem > 48 * 1024 &&
-      !check(rt.cu.funcSetAttribute(
-                 fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
-             "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
-    return;
+  // Kernels asking for more than the default 48 KiB must opt in (once: the
+  // limit stays with the function).
+  if (smem > 48 * 1024) {
+    int32_t &limit = rt.sharedMemoryLimits[fn];
+    if (smem > limit) {
+      if (!check(rt.cu.funcSetAttribute(
+                     fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
+        return;
+      limit = smem;
+    }
+  }
   if (!check(rt.cu.launchKernel(fn, gridX, gridY, gridZ, blockX, blockY,
                                 blockZ, smem, static_cast<CUstream>(stream),
                                 params, extra),
@@ -647,7 +677,13 @@ static void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
 
 bool mlir::nvfp4::isCudaRuntimeAvailable() { return true; }
 
-mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *stream, const void *workspaceOwner) {
+std::unique_lock<std::mutex> mlir::nvfp4::lockCudaRuntime() {
+  static std::mutex mutex;
+  return std::unique_lock<std::mutex>(mutex);
+}
+
+mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *stream, const void *workspaceOwner)
+    : lock(lockCudaRuntime()) {
   Runtime &rt = runtime();
   // The caller's thread may have another context current (or none).
   check(rt.cu.ctxSetCurrent(rt.context), "cuCtxSetCurrent");
@@ -775,7 +811,13 @@ int mlir::nvfp4::getCudaMultiprocessorCount() { return 0; }
 
 llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() { return {}; }
 
-mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *, const void *) {}
+std::unique_lock<std::mutex> mlir::nvfp4::lockCudaRuntime() {
+  static std::mutex mutex;
+  return std::unique_lock<std::mutex>(mutex);
+}
+
+mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *, const void *)
+    : lock(lockCudaRuntime()) {}
 mlir::nvfp4::CudaLaunchScope::~CudaLaunchScope() {}
 
 llvm::Error mlir::nvfp4::takeCudaError() { return llvm::Error::success(); }

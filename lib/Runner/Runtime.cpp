@@ -52,8 +52,12 @@ static llvm::Error makeError(const llvm::Twine &message) {
 //===----------------------------------------------------------------------===//
 
 Kernel::~Kernel() {
-  if (options_.target == Target::GPU)
-    releaseCudaWorkspaces(this);
+  if (options_.target != Target::GPU)
+    return;
+  // Its workspaces and modules go while no other thread launches.
+  std::unique_lock<std::mutex> lock = lockCudaRuntime();
+  releaseCudaWorkspaces(this);
+  program_.reset();
 }
 
 /// Whether an array of (code, bits) can hold elements of `spec`'s type:
@@ -292,9 +296,8 @@ llvm::Error Kernel::call(llvm::ArrayRef<ArrayArg> args,
   auto invoke = [&]() -> llvm::Error {
     if (!gpu)
       return program_->invoke(slots);
-    // The CUDA runtime's launch state is process-wide.
-    static std::mutex launchMutex;
-    std::lock_guard<std::mutex> lock(launchMutex);
+    // The CUDA runtime's launch state is process-wide: the scope holds its
+    // lock.
     CudaLaunchScope scope(options.stream, this);
     if (llvm::Error err = program_->invoke(slots))
       return err;

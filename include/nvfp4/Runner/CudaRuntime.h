@@ -28,6 +28,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace mlir {
@@ -60,13 +61,23 @@ int getCudaDeviceOrdinal();
 /// With a `workspaceOwner`, the temporaries a call allocates are kept per
 /// (owner, stream) and reused by the next call, so a warm call allocates
 /// nothing and can be recorded into a CUDA graph.
+/// A scope holds the runtime's lock (lockCudaRuntime) for its life: calls
+/// from several threads run one at a time.
 class CudaLaunchScope {
 public:
   CudaLaunchScope(void *stream, const void *workspaceOwner);
   ~CudaLaunchScope();
   CudaLaunchScope(const CudaLaunchScope &) = delete;
   CudaLaunchScope &operator=(const CudaLaunchScope &) = delete;
+
+private:
+  std::unique_lock<std::mutex> lock;
 };
+
+/// The lock over the runtime's process-wide state (workspaces, tensor maps,
+/// kernel handles): held by every CudaLaunchScope, and to be held while a
+/// GPU program is destroyed (its modules unload) or its workspaces freed.
+std::unique_lock<std::mutex> lockCudaRuntime();
 
 /// The first error a runtime call recorded since the last one taken.
 llvm::Error takeCudaError();
@@ -76,7 +87,8 @@ llvm::Error takeCudaError();
 llvm::Error copyFromCuda(void *dst, const void *src, size_t bytes,
                          void *stream);
 
-/// Frees the workspaces of `owner` (waiting for work that uses them).
+/// Frees the workspaces of `owner` (waiting for work that uses them); with
+/// the lock held.
 void releaseCudaWorkspaces(const void *owner);
 
 } // namespace nvfp4
