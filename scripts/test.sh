@@ -2,7 +2,7 @@
 # Sets up, builds and runs every test: the lit suite (check-nvfp4: dialect,
 # conversion, compile-only ptxas tests, CPU integration; GPU tests run only
 # where a GPU is found), a fuzz smoke run (scripts/fuzz.sh, under 2 minutes)
-# and the python tests.
+# and the python tests (torch installed for them).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
@@ -18,6 +18,15 @@ echo "== fuzz smoke run"
 FUZZ_SECONDS_COMPILE="${FUZZ_SECONDS_COMPILE:-75}" \
 FUZZ_SECONDS_INPUTS="${FUZZ_SECONDS_INPUTS:-30}" \
   "$root/scripts/fuzz.sh" "${build%/}-fuzz"
+
+# torch for the torch API tests (python/tests/test_torch_api.py, the torch
+# cases of test_runtime.py): PyPI's wheel, which runs on the CPU where there
+# is no GPU (about a minute to fetch and install).
+python3 -c "import torch" 2>/dev/null || {
+  echo "== installing torch"
+  python3 -m pip install -q torch ||
+    python3 -m pip install -q --break-system-packages torch
+}
 
 echo "== pytest: python/tests"
 set +e

@@ -110,8 +110,8 @@ def test_gpu_mode_submission_matches_the_runner(tmp_path):
     G = len(abc)
     A, SA, B, SB = arrays[:G], arrays[G:2 * G], arrays[2 * G:3 * G], arrays[3 * G:]
     # The program the API compiled for the call, run by the runner.
-    compiled = next(p for k, p in compiler._OPS.items() if k[0] == "grouped" and
-                    k[-1] == "gpu")
+    compiled = next(p for (op, target), p in compiler._OPS.items()
+                    if op[0] == "grouped" and target == "gpu")
     program = next(key[0] for key, p in runtime._PROGRAMS.items() if p is compiled)
     (tmp_path / "p.mlir").write_text(program)
     cmd = [find_runner(), str(tmp_path / "p.mlir"), "--target=gpu"]
@@ -170,3 +170,56 @@ def test_bad_cuda_table_raises_and_writes_nothing():
         compiler.grouped_matmul("contiguous", q, s, wq, ws, group_offsets=offsets,
                                 out=c, out_dtype="f32")
     assert torch.isnan(c).all()
+
+
+def test_default_stream_is_ordered_and_not_waited_for():
+    """On torch's default stream (handle 0, CU_STREAM_LEGACY to the driver)
+    a call queues behind the work before it and returns without waiting."""
+    x = _bf16((256, 512), 40)
+    xs = torch.empty_like(x)
+    compiler.quantize(xs)  # warm: compiled, workspaces made
+    torch.cuda.synchronize()
+    torch.cuda._sleep(400_000_000)  # some 0.2 s of GPU time, then
+    xs.copy_(x)                     # the input is written on the same stream
+    q, s, d = compiler.quantize(xs)
+    assert not torch.cuda.current_stream().query()  # returned before the GPU ran it
+    torch.cuda.synchronize()
+    wq, ws, wd = ref.quantize_nvfp4(x.cpu().view(torch.int16).numpy().view(np.uint16),
+                                    swizzle=True)
+    np.testing.assert_array_equal(_np(q), wq)
+    np.testing.assert_array_equal(_np(s), ws)
+    assert d.item() == wd
+
+
+def test_fp4_matmul_on_bf16_cuda_tensors():
+    a, w = _bf16((96, 256), 41), _bf16((160, 256), 42)
+    c = compiler.fp4_matmul(a, w, b_options={"block": "16x16"})
+    assert c.is_cuda and c.dtype == torch.bfloat16 and c.shape == (96, 160)
+    aq, as_, ad = ref.quantize_nvfp4(a.cpu().view(torch.int16).numpy().view(np.uint16),
+                                     swizzle=True)
+    wq, ws, wd = ref.quantize_nvfp4(w.cpu().view(torch.int16).numpy().view(np.uint16),
+                                    block=(16, 16), swizzle=True)
+    want = ref.matmul_reference(aq, as_, wq, ws, alpha=float(ad) * float(wd), swizzled=True)
+    assert _bound(c.float().cpu().numpy().astype(np.float64), want)
+
+
+def test_torch_compile_inductor_and_cuda_graphs():
+    """The custom ops under inductor, and under mode="reduce-overhead" (CUDA
+    graphs recorded by torch): the same bits as eager."""
+    import nvfp4.ops  # noqa: F401
+    nv = torch.ops.nvfp4
+    x = _bf16((128, 256), 43)
+    wq, ws, wd = nv.quantize(_bf16((192, 256), 44), block="16x16")
+
+    def f(x):
+        q, s, d = nv.quantize(x)
+        return nv.matmul(q, s, wq, ws, d, wd).float() * 0.5
+
+    eager = f(x)
+    for mode in (None, "reduce-overhead"):
+        torch._dynamo.reset()
+        g = torch.compile(f, fullgraph=True, mode=mode)
+        for _ in range(4):  # reduce-overhead records at the second or third call
+            out = g(x)
+        torch.cuda.synchronize()
+        assert torch.equal(out, eager), mode

@@ -1,0 +1,204 @@
+"""Inference layers on the block-scaled matmul: drop-in for torch.nn.Linear
+and a grouped-experts (MoE) layer.
+
+Each layer quantizes its weights once, when it is made (from a trained
+layer: ``Linear.from_linear``, ``GroupedExperts.from_linears`` /
+``from_weight``), into the layout the kernels read (packed FP4 values,
+128x4-swizzled block scales, the decode scale), then per call quantizes
+its input and runs the block-scaled matmul through ``torch.ops.nvfp4`` (so
+``torch.compile`` and CUDA graphs see one node per op). The defaults follow
+TransformerEngine's NVFP4 recipe for inference: weights in 16x16 blocks,
+activations in 1x16 blocks, round to nearest even; ``weight_options`` and
+``input_options`` pass nvfp4.compiler.quantize's options (``hadamard``,
+``scale_rule="four_over_six"``...). ``fmt="mxfp4"`` uses MXFP4 for both.
+
+``convert(model)`` swaps every ``torch.nn.Linear`` of a model whose
+input width the format's block divides::
+
+    import nvfp4.nn
+    model = nvfp4.nn.convert(model.to(torch.bfloat16).cuda().eval())
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+import torch
+
+from . import ops  # noqa: F401  (registers torch.ops.nvfp4)
+
+__all__ = ["Linear", "GroupedExperts", "convert"]
+
+_OUT = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
+
+
+def _block_width(fmt: str) -> int:
+    if fmt not in ("nvfp4", "mxfp4"):
+        raise ValueError("fmt must be 'nvfp4' or 'mxfp4'")
+    return 16 if fmt == "nvfp4" else 32
+
+
+def _quantize(x, fmt, options):
+    return torch.ops.nvfp4.quantize(x, fmt, **options)
+
+
+def _weight_options(fmt, weight_options):
+    options = {"block": "16x16"} if fmt == "nvfp4" else {}
+    options.update(weight_options or {})
+    return options
+
+
+def _store_weight(layer, weight, fmt, options):
+    """Quantizes `weight` into the layer's buffers (saved with its
+    state_dict, moved by .to(device), never trained). They are kept as
+    integers, the values and scales as their bytes and the decode scale as
+    its float32 bits, so that model.to(dtype) / .half() leave them exact."""
+    q, s, d = _quantize(weight.detach().contiguous(), fmt, options)
+    layer.register_buffer("weight_values", q.view(torch.uint8))
+    layer.register_buffer("weight_scales", s.view(torch.uint8))
+    layer.register_buffer("weight_decode", d.view(torch.int32))
+
+
+def _out_dtype(dtype: torch.dtype) -> str:
+    if dtype not in _OUT:
+        raise TypeError(f"nvfp4 layers take float32, float16 or bfloat16 input, got {dtype}")
+    return _OUT[dtype]
+
+
+class Linear(torch.nn.Module):
+    """y = x W^T + b with W stored in FP4 (quantized once) and x quantized
+    per call: torch.nn.Linear for inference.
+
+    x: [..., in_features] (bf16, f16 or f32; the output has its dtype).
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, *,
+                 fmt: str = "nvfp4", device=None, dtype=torch.bfloat16,
+                 weight_options: Optional[dict] = None,
+                 input_options: Optional[dict] = None):
+        super().__init__()
+        bs = _block_width(fmt)
+        if in_features % bs:
+            raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {in_features}")
+        self.in_features, self.out_features, self.fmt = in_features, out_features, fmt
+        self.weight_options = _weight_options(fmt, weight_options)
+        self.input_options = dict(input_options or {})
+        w = torch.zeros(out_features, in_features, dtype=dtype, device=device)
+        self._set_weight(w)
+        self.bias = (torch.nn.Parameter(torch.zeros(out_features, dtype=dtype, device=device),
+                                        requires_grad=False) if bias else None)
+
+    def _set_weight(self, weight: torch.Tensor):
+        _store_weight(self, weight, self.fmt, self.weight_options)
+
+    @classmethod
+    def from_linear(cls, linear: torch.nn.Linear, *, fmt: str = "nvfp4",
+                    weight_options: Optional[dict] = None,
+                    input_options: Optional[dict] = None) -> "Linear":
+        """The quantized twin of a trained torch.nn.Linear (on its device)."""
+        w = linear.weight.detach()
+        dtype = w.dtype if w.dtype in _OUT else torch.bfloat16
+        layer = cls(linear.in_features, linear.out_features, linear.bias is not None,
+                    fmt=fmt, device=w.device, dtype=dtype, weight_options=weight_options,
+                    input_options=input_options)
+        layer._set_weight(w.to(dtype))
+        if linear.bias is not None:
+            layer.bias.data.copy_(linear.bias.detach())
+        return layer
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        shape = x.shape
+        x2 = x.reshape(-1, self.in_features).contiguous()
+        q, s, d = _quantize(x2, self.fmt, self.input_options)
+        y = torch.ops.nvfp4.matmul(q, s, self.weight_values, self.weight_scales, d,
+                                   self.weight_decode.view(torch.float32), None, self.fmt,
+                                   _out_dtype(x.dtype))
+        if self.bias is not None:
+            y = y + self.bias.to(y.dtype)
+        return y.reshape(*shape[:-1], self.out_features)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}, fmt={self.fmt}")
+
+
+class GroupedExperts(torch.nn.Module):
+    """The expert matmuls of an MoE layer: E linears (no bias) [E, out, in]
+    in FP4, applied to tokens sorted by expert.
+
+    forward(x [S, in_features], group_offsets [E+1] int32: expert e owns rows
+    group_offsets[e]:group_offsets[e+1]) -> [S, out_features]. The tokens
+    are quantized together (one decode scale), each expert's weight has its
+    own. ``check_tables`` (default True) checks the offsets' contract
+    (docs/spec.md section 3); on the GPU that reads them back, a
+    synchronization a router that builds them itself can skip.
+    """
+
+    def __init__(self, num_experts: int, in_features: int, out_features: int, *,
+                 fmt: str = "nvfp4", device=None, dtype=torch.bfloat16,
+                 weight_options: Optional[dict] = None,
+                 input_options: Optional[dict] = None, check_tables: bool = True):
+        super().__init__()
+        bs = _block_width(fmt)
+        if in_features % bs:
+            raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {in_features}")
+        self.num_experts, self.in_features, self.out_features = (
+            num_experts, in_features, out_features)
+        self.fmt, self.check_tables = fmt, check_tables
+        self.weight_options = _weight_options(fmt, weight_options)
+        self.input_options = dict(input_options or {})
+        self._set_weight(torch.zeros(num_experts, out_features, in_features, dtype=dtype,
+                                     device=device))
+
+    def _set_weight(self, weight: torch.Tensor):
+        # weight_values [E, N, K/2], weight_scales [E, N/128, K/64, 32, 4, 4],
+        # weight_decode [E]
+        _store_weight(self, weight, self.fmt, self.weight_options)
+
+    @classmethod
+    def from_weight(cls, weight: torch.Tensor, **kwargs) -> "GroupedExperts":
+        """From stacked expert weights [E, out_features, in_features]."""
+        e, n, k = weight.shape
+        dtype = weight.dtype if weight.dtype in _OUT else torch.bfloat16
+        layer = cls(e, k, n, device=weight.device, dtype=dtype, **kwargs)
+        layer._set_weight(weight.to(dtype))
+        return layer
+
+    @classmethod
+    def from_linears(cls, linears: Sequence[torch.nn.Linear], **kwargs) -> "GroupedExperts":
+        """From one bias-free torch.nn.Linear per expert."""
+        if any(lin.bias is not None for lin in linears):
+            raise ValueError("GroupedExperts has no bias: the experts' linears must not either")
+        return cls.from_weight(torch.stack([lin.weight.detach() for lin in linears]), **kwargs)
+
+    def forward(self, x: torch.Tensor, group_offsets: torch.Tensor) -> torch.Tensor:
+        q, s, d = _quantize(x.contiguous(), self.fmt, self.input_options)
+        return torch.ops.nvfp4.grouped_matmul_contiguous(
+            q, s, self.weight_values, self.weight_scales, group_offsets, d,
+            self.weight_decode.view(torch.float32), None, self.fmt, _out_dtype(x.dtype),
+            self.check_tables)
+
+    def extra_repr(self) -> str:
+        return (f"num_experts={self.num_experts}, in_features={self.in_features}, "
+                f"out_features={self.out_features}, fmt={self.fmt}")
+
+
+def convert(model: torch.nn.Module, *, fmt: str = "nvfp4",
+            skip: Optional[Callable[[str, torch.nn.Linear], bool]] = None,
+            weight_options: Optional[dict] = None,
+            input_options: Optional[dict] = None) -> torch.nn.Module:
+    """Replaces (in place) every torch.nn.Linear of `model` whose
+    in_features the format's block divides by an nvfp4.nn.Linear with the
+    same weights; `skip(name, linear)` keeps chosen ones (e.g. the output
+    head). Returns `model`."""
+    bs = _block_width(fmt)
+    for name, module in list(model.named_modules()):
+        for child_name, child in list(module.named_children()):
+            full = f"{name}.{child_name}" if name else child_name
+            if type(child) is not torch.nn.Linear or child.in_features % bs:
+                continue
+            if skip is not None and skip(full, child):
+                continue
+            setattr(module, child_name, Linear.from_linear(
+                child, fmt=fmt, weight_options=weight_options, input_options=input_options))
+    return model

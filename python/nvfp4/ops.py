@@ -1,0 +1,209 @@
+"""The Python API as torch operators: ``torch.ops.nvfp4.*``.
+
+Importing this module registers each operation with ``torch.library`` (a
+custom op with a fake implementation that gives its outputs' shapes and
+dtypes without running it), so ``torch.compile`` traces through calls
+(fullgraph, any backend: the op stays one node) and CUDA graphs (also
+``torch.compile(mode="reduce-overhead")``) record them: on the GPU a call
+launches on torch's current stream, allocates its outputs through torch and
+synchronizes nothing::
+
+    import torch, nvfp4.ops
+    q, s, d = torch.ops.nvfp4.quantize(x)              # x: [R, K] bf16
+    y = torch.ops.nvfp4.matmul(q, s, wq, ws, d, wd)    # bf16 [M, N]
+
+The operators are functional (outputs are new tensors); nvfp4.compiler has
+the same operations with ``out=``, numpy arrays and timing. Formats and
+options are nvfp4.compiler's; MXFP4's decode scale (it has none) is 1.
+
+Group tables on the GPU: ``check_tables=True`` reads them back (a
+synchronization); while a CUDA graph is being recorded they are not read
+(the values of a replay are not known then): check them before capture.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+
+from . import compiler
+from .runtime import _TORCH_DTYPES, _torch_module
+
+__all__ = ["quantize", "dequantize", "swizzle_scales", "matmul",
+           "grouped_matmul_contiguous", "grouped_matmul_masked",
+           "grouped_matmul_independent"]
+
+_torch_module()  # the runtime reads torch tensors directly from here on
+
+_OUT_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+
+
+def _out_dtype(name: str) -> torch.dtype:
+    if name not in _OUT_DTYPES:
+        raise ValueError(f"out_dtype must be 'bf16', 'f16' or 'f32', got {name!r}")
+    return _OUT_DTYPES[name]
+
+
+def _fp4_dtype():
+    return _TORCH_DTYPES["f4E2M1FN"]
+
+
+def _scale_dtype(fmt: str):
+    return _TORCH_DTYPES[compiler._scale_element(fmt)]
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _swizzled_shape(batch, rows, cols):
+    return tuple(batch) + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4)
+
+
+def _check_tables_now(check_tables: bool, table: torch.Tensor) -> bool:
+    """Device tables cannot be read back while a CUDA graph is recorded."""
+    return check_tables and not (table.is_cuda and torch.cuda.is_current_stream_capturing())
+
+
+# ---------------------------------------------------------------------------
+# quantize / dequantize / swizzle
+# ---------------------------------------------------------------------------
+
+@torch.library.custom_op("nvfp4::quantize", mutates_args=())
+def quantize(x: torch.Tensor, fmt: str = "nvfp4", block: Optional[str] = None,
+             rounding: str = "nearest_even", seed: int = 0, hadamard: bool = False,
+             scale_rule: Optional[str] = None, error_metric: Optional[str] = None,
+             e4m3_max: Optional[int] = None, amax: Optional[torch.Tensor] = None,
+             swizzle: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """nvfp4.quantize of x ([R, K] or [B, R, K], f32/f16/bf16): (values
+    [.., R, K/2] float4_e2m1fn_x2, scales (swizzled unless swizzle=False),
+    decode scale [B] or [] f32; 1 for MXFP4)."""
+    res = compiler.quantize(x, fmt, block=block, rounding=rounding,
+                            seed=seed if rounding == "stochastic" else None,
+                            hadamard=hadamard, scale_rule=scale_rule,
+                            error_metric=error_metric, e4m3_max=e4m3_max, amax=amax,
+                            swizzle=swizzle)
+    if fmt == "nvfp4":
+        return tuple(res)
+    q, s = res
+    return q, s, torch.ones(x.shape[:-2], dtype=torch.float32, device=x.device)
+
+
+@quantize.register_fake
+def _(x, fmt="nvfp4", block=None, rounding="nearest_even", seed=0, hadamard=False,
+      scale_rule=None, error_metric=None, e4m3_max=None, amax=None, swizzle=True):
+    batch, (rows, k) = x.shape[:-2], x.shape[-2:]
+    cols = k // (16 if fmt == "nvfp4" else 32)
+    q = x.new_empty(tuple(batch) + (rows, k // 2), dtype=_fp4_dtype())
+    sshape = _swizzled_shape(batch, rows, cols) if swizzle else tuple(batch) + (rows, cols)
+    s = x.new_empty(sshape, dtype=_scale_dtype(fmt))
+    return q, s, x.new_empty(tuple(batch), dtype=torch.float32)
+
+
+@torch.library.custom_op("nvfp4::dequantize", mutates_args=())
+def dequantize(q: torch.Tensor, scales: torch.Tensor, s_dec: Optional[torch.Tensor] = None,
+               fmt: str = "nvfp4", out_dtype: str = "f32") -> torch.Tensor:
+    """nvfp4.dequantize: packed values and scales (either layout) -> float."""
+    return compiler.dequantize(q, scales, s_dec, fmt=fmt, out_dtype=out_dtype)
+
+
+@dequantize.register_fake
+def _(q, scales, s_dec=None, fmt="nvfp4", out_dtype="f32"):
+    return q.new_empty(tuple(q.shape[:-1]) + (q.shape[-1] * 2,), dtype=_out_dtype(out_dtype))
+
+
+@torch.library.custom_op("nvfp4::swizzle_scales", mutates_args=())
+def swizzle_scales(s: torch.Tensor, fmt: str = "nvfp4") -> torch.Tensor:
+    """Row-major scales [.., R, C] -> the 128x4 layout [.., R/128, C/4, 32, 4, 4]."""
+    return compiler.swizzle_scales(s, fmt)
+
+
+@swizzle_scales.register_fake
+def _(s, fmt="nvfp4"):
+    return s.new_empty(_swizzled_shape(s.shape[:-2], *s.shape[-2:]), dtype=_scale_dtype(fmt))
+
+
+# ---------------------------------------------------------------------------
+# matmuls
+# ---------------------------------------------------------------------------
+
+@torch.library.custom_op("nvfp4::matmul", mutates_args=())
+def matmul(a_q: torch.Tensor, a_s: torch.Tensor, b_q: torch.Tensor, b_s: torch.Tensor,
+           a_decode: Optional[torch.Tensor] = None, b_decode: Optional[torch.Tensor] = None,
+           alpha: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
+           out_dtype: str = "bf16") -> torch.Tensor:
+    """C[M, N] = a_decode * b_decode * alpha * A @ B^T of block-scaled A
+    [M, K/2] and B [N, K/2] (scales swizzled or row-major)."""
+    return compiler.matmul(a_q, a_s, b_q, b_s, fmt=fmt, a_decode=a_decode,
+                           b_decode=b_decode, alpha=alpha, out_dtype=out_dtype)
+
+
+@matmul.register_fake
+def _(a_q, a_s, b_q, b_s, a_decode=None, b_decode=None, alpha=None, fmt="nvfp4",
+      out_dtype="bf16"):
+    return a_q.new_empty((a_q.shape[0], b_q.shape[0]), dtype=_out_dtype(out_dtype))
+
+
+@torch.library.custom_op("nvfp4::grouped_matmul_contiguous", mutates_args=())
+def grouped_matmul_contiguous(a: torch.Tensor, a_scales: torch.Tensor, b: torch.Tensor,
+                              b_scales: torch.Tensor, group_offsets: torch.Tensor,
+                              a_decode: Optional[torch.Tensor] = None,
+                              b_decode: Optional[torch.Tensor] = None,
+                              alpha: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
+                              out_dtype: str = "bf16",
+                              check_tables: bool = True) -> torch.Tensor:
+    """MoE grouping: tokens a [S, K/2] sorted by expert, experts b [G, N,
+    K/2], group_offsets [G+1] int32 -> C [S, N]."""
+    return compiler.grouped_matmul(
+        "contiguous", a, a_scales, b, b_scales, fmt=fmt, group_offsets=group_offsets,
+        a_decode=a_decode, b_decode=b_decode, alpha=alpha, out_dtype=out_dtype,
+        check_tables=_check_tables_now(check_tables, group_offsets))
+
+
+@grouped_matmul_contiguous.register_fake
+def _(a, a_scales, b, b_scales, group_offsets, a_decode=None, b_decode=None, alpha=None,
+      fmt="nvfp4", out_dtype="bf16", check_tables=True):
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=_out_dtype(out_dtype))
+
+
+@torch.library.custom_op("nvfp4::grouped_matmul_masked", mutates_args=())
+def grouped_matmul_masked(a: torch.Tensor, a_scales: torch.Tensor, b: torch.Tensor,
+                          b_scales: torch.Tensor, masked_m: torch.Tensor,
+                          a_decode: Optional[torch.Tensor] = None,
+                          b_decode: Optional[torch.Tensor] = None,
+                          alpha: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
+                          out_dtype: str = "bf16", check_tables: bool = True) -> torch.Tensor:
+    """Masked grouping: a [G, maxM, K/2], b [G, N, K/2], masked_m [G] int32
+    -> C [G, maxM, N]; rows at and past masked_m[g] are left unwritten."""
+    return compiler.grouped_matmul(
+        "masked", a, a_scales, b, b_scales, fmt=fmt, masked_m=masked_m,
+        a_decode=a_decode, b_decode=b_decode, alpha=alpha, out_dtype=out_dtype,
+        check_tables=_check_tables_now(check_tables, masked_m))
+
+
+@grouped_matmul_masked.register_fake
+def _(a, a_scales, b, b_scales, masked_m, a_decode=None, b_decode=None, alpha=None,
+      fmt="nvfp4", out_dtype="bf16", check_tables=True):
+    return a.new_empty((b.shape[0], a.shape[1], b.shape[1]), dtype=_out_dtype(out_dtype))
+
+
+@torch.library.custom_op("nvfp4::grouped_matmul_independent", mutates_args=())
+def grouped_matmul_independent(a: list[torch.Tensor], a_scales: list[torch.Tensor],
+                               b: list[torch.Tensor], b_scales: list[torch.Tensor],
+                               a_decode: Optional[torch.Tensor] = None,
+                               b_decode: Optional[torch.Tensor] = None,
+                               alpha: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
+                               out_dtype: str = "bf16") -> list[torch.Tensor]:
+    """Independent problems, one list entry per group (GPU-mode's [M, K/2,
+    1] values and [M, K/16, 1] or pre-tiled scales accepted) -> [C_g]."""
+    return compiler.grouped_matmul(
+        "independent", a, a_scales, b, b_scales, fmt=fmt, a_decode=a_decode,
+        b_decode=b_decode, alpha=alpha, out_dtype=out_dtype)
+
+
+@grouped_matmul_independent.register_fake
+def _(a, a_scales, b, b_scales, a_decode=None, b_decode=None, alpha=None, fmt="nvfp4",
+      out_dtype="bf16"):
+    dtype = _out_dtype(out_dtype)
+    return [x.new_empty((x.shape[0], y.shape[0]), dtype=dtype) for x, y in zip(a, b)]

@@ -1,0 +1,217 @@
+"""torch.ops.nvfp4 (torch.library custom ops) and the nvfp4.nn layers: the
+ops' schemas and fake implementations (opcheck), torch.compile through
+them, and a small bf16 model whose linears are converted, each layer
+checked against the fp64 reference of its quantized operands. The layer
+tests run on the CPU, and on CUDA tensors where a GPU is found (the GPU
+machine runs this file through test/Integration/GPU/python-api.test, with
+torch.compile's inductor and CUDA graphs in test_runtime_gpu.py)."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from nvfp4 import reference as ref  # noqa: E402
+from nvfp4 import runtime  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not runtime.available(), reason="nvfp4._runtime not built")
+
+if runtime.available():
+    import nvfp4.nn as nvnn  # noqa: E402
+    from nvfp4_testing.selfcheck import summation_bound  # noqa: E402
+
+
+DEVICES = ["cpu"] + (["cuda"] if runtime.available() and torch.cuda.is_available()
+                     and runtime.gpu_available() else [])
+
+
+def _bf16(shape, seed, scale=1.0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(shape, generator=g) * scale).to(torch.bfloat16)
+
+
+def _u8(t):
+    return t.view(torch.uint8)
+
+
+def _bits(t):
+    """bf16 tensor -> numpy uint16 bits (the reference's bf16 input)."""
+    return t.detach().cpu().contiguous().view(torch.int16).numpy().view(np.uint16)
+
+
+def _operands():
+    x = _bf16((10, 64), 1)
+    w = _bf16((48, 64), 2)
+    q, s, d = torch.ops.nvfp4.quantize(x)
+    wq, ws, wd = torch.ops.nvfp4.quantize(w, block="16x16")
+    return x, w, (q, s, d), (wq, ws, wd)
+
+
+def _grouped_operands():
+    g = torch.Generator().manual_seed(3)
+    e, n, k, s = 3, 32, 64, 20
+    a = torch.ops.nvfp4.quantize(torch.randn(s, k, generator=g).to(torch.bfloat16))
+    b = torch.ops.nvfp4.quantize(torch.randn(e, n, k, generator=g).to(torch.bfloat16))
+    offsets = torch.tensor([0, 7, 7, s], dtype=torch.int32)
+    am = torch.ops.nvfp4.quantize(torch.randn(e, 8, k, generator=g).to(torch.bfloat16))
+    masked = torch.tensor([8, 0, 5], dtype=torch.int32)
+    return a, b, offsets, am, masked
+
+
+def test_ops_match_their_fake_implementations_and_schemas():
+    """opcheck: schema (mutation, aliasing), fake tensors, AOT dispatch.
+    FP4 / E4M3 operands go in as their bytes (uint8): torch's schema check
+    copies inputs, which torch does not implement for float4_e2m1fn_x2."""
+    x, _, (q, s, d), (wq, ws, wd) = _operands()
+    (aq, as_, ad), (bq, bs, bd), offsets, (mq, ms, md), masked = _grouped_operands()
+    nv = torch.ops.nvfp4
+    cases = [
+        (nv.quantize.default, (x,), {}),
+        (nv.quantize.default, (x.float(),), {"fmt": "mxfp4", "swizzle": False}),
+        (nv.quantize.default, (x,), {"rounding": "stochastic", "seed": 7}),
+        (nv.dequantize.default, (_u8(q), _u8(s), d), {"out_dtype": "bf16"}),
+        (nv.swizzle_scales.default,
+         (_u8(torch.ops.nvfp4.quantize(x, swizzle=False)[1]),), {}),
+        (nv.matmul.default, (_u8(q), _u8(s), _u8(wq), _u8(ws), d, wd), {}),
+        (nv.matmul.default, (_u8(q), _u8(s), _u8(wq), _u8(ws)), {"out_dtype": "f32"}),
+        (nv.grouped_matmul_contiguous.default,
+         (_u8(aq), _u8(as_), _u8(bq), _u8(bs), offsets, ad, bd), {}),
+        (nv.grouped_matmul_masked.default,
+         (_u8(mq), _u8(ms), _u8(bq), _u8(bs), masked, md, bd), {"out_dtype": "f16"}),
+        (nv.grouped_matmul_independent.default,
+         ([_u8(q), _u8(q)], [_u8(s), _u8(s)], [_u8(wq), _u8(wq)], [_u8(ws), _u8(ws)]), {}),
+    ]
+    for op, args, kwargs in cases:
+        torch.library.opcheck(op, args, kwargs)
+
+
+def test_ops_are_the_compiler_api():
+    x, _, (q, s, d), (wq, ws, wd) = _operands()
+    from nvfp4 import compiler
+    q2, s2, d2 = compiler.quantize(x)
+    assert torch.equal(_u8(q), _u8(q2)) and torch.equal(_u8(s), _u8(s2)) and torch.equal(d, d2)
+    assert q.dtype == torch.float4_e2m1fn_x2 and s.dtype == torch.float8_e4m3fn
+    c = torch.ops.nvfp4.matmul(q, s, wq, ws, d, wd)
+    c2 = compiler.matmul(q, s, wq, ws, a_decode=d, b_decode=wd)
+    assert c.dtype == torch.bfloat16 and torch.equal(c, c2)
+    _, s_mx, d_mx = torch.ops.nvfp4.quantize(x, "mxfp4")
+    assert s_mx.dtype == torch.float8_e8m0fnu and float(d_mx) == 1.0
+
+
+def test_torch_compile_traces_the_ops():
+    """fullgraph: no graph break at the custom ops; results bit-identical
+    to eager. (Inductor and CUDA graphs: the GPU tests.)"""
+    x, _, _, (wq, ws, wd) = _operands()
+
+    def f(x):
+        q, s, d = torch.ops.nvfp4.quantize(x)
+        return torch.ops.nvfp4.matmul(q, s, wq, ws, d, wd) * 2
+
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+    assert torch.equal(compiled(x), f(x))
+    x2 = _bf16((17, 64), 5)  # another M: recompiled or dynamic, still right
+    assert torch.equal(compiled(x2), f(x2))
+
+
+def _linear_reference(x, layer, w_float):
+    """fp64 reference of one converted linear on its actual input x: both
+    operands quantized by the python reference (x in 1x16 blocks, W in
+    16x16), the exact product, alpha = S_dec(x) S_dec(W), plus the bias."""
+    xq, xs, xd = ref.quantize_nvfp4(_bits(x.reshape(-1, x.shape[-1])))
+    wq, ws, wd = ref.quantize_nvfp4(_bits(w_float), block=(16, 16))
+    alpha = float(xd) * float(wd)
+    product = ref.matmul_reference(xq, xs, wq, ws, alpha=alpha)
+    bound = summation_bound(xq, xs, wq, ws, x.shape[-1], alpha=alpha)
+    want = product
+    if layer.bias is not None:
+        want = product + layer.bias.float().cpu().numpy().astype(np.float64)
+    return want, product, bound
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_converted_model_matches_the_reference_layer_by_layer(device):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(64, 128), torch.nn.GELU(),
+        torch.nn.Linear(128, 64, bias=False), torch.nn.GELU(),
+        torch.nn.Linear(64, 24), torch.nn.GELU(),
+        torch.nn.Linear(24, 8),          # 24 is not a multiple of 16: kept
+    ).to(torch.bfloat16).to(device).eval()
+    originals = {name: m.weight.detach().clone() for name, m in model.named_modules()
+                 if isinstance(m, torch.nn.Linear)}
+    x = _bf16((2, 5, 64), 11, scale=3.0).to(device)
+    with torch.no_grad():
+        plain = model(x)
+    nvnn.convert(model)
+    kinds = [type(m).__name__ for m in model]
+    assert kinds == ["Linear", "GELU", "Linear", "GELU", "Linear", "GELU", "Linear"]
+    assert [isinstance(m, nvnn.Linear) for m in model[::2]] == [True, True, True, False]
+
+    seen = {}
+    hooks = [m.register_forward_hook(lambda mod, inp, out, n=n: seen.__setitem__(n, (inp[0], out)))
+             for n, m in model.named_modules() if isinstance(m, nvnn.Linear)]
+    with torch.no_grad():
+        y = model(x)
+    for h in hooks:
+        h.remove()
+    assert y.dtype == torch.bfloat16 and y.shape == (2, 5, 8) and y.device == x.device
+    assert sorted(seen) == ["0", "2", "4"]
+    for name, (inp, out) in seen.items():
+        layer = model.get_submodule(name)
+        want, product, bound = _linear_reference(inp, layer, originals[name])
+        got = out.reshape(-1, out.shape[-1]).float().cpu().numpy().astype(np.float64)
+        # the bar, the bf16 roundings of the matmul output and of the bias
+        # add (half an ulp each), and the fp32 summation bound
+        tol = (ref.TOL_ABS + ref.TOL_REL * np.abs(want)
+               + (np.abs(product) + np.abs(want)) * 2.0 ** -8 + bound)
+        assert np.all(np.abs(got - want) <= tol), name
+    # End to end the quantization error stays that of NVFP4.
+    rel = float((y.float() - plain.float()).norm() / plain.float().norm())
+    assert rel < 0.25
+
+
+def test_linear_keeps_its_quantized_weight_exact_through_casts_and_state_dict():
+    lin = torch.nn.Linear(32, 16).to(torch.bfloat16)
+    layer = nvnn.Linear.from_linear(lin)
+    wq, ws, wd = ref.quantize_nvfp4(_bits(lin.weight.detach()), block=(16, 16), swizzle=True)
+    assert np.array_equal(layer.weight_values.numpy(), wq)
+    assert np.array_equal(layer.weight_scales.numpy(), ws)
+    assert layer.weight_decode.view(torch.float32).item() == float(wd)
+    before = [b.clone() for b in layer.buffers()]
+    layer.to(torch.float16)        # casts the bias only
+    assert all(torch.equal(a, b) for a, b in zip(before, layer.buffers()))
+    assert layer(torch.zeros(3, 32, dtype=torch.float16)).dtype == torch.float16
+    fresh = nvnn.Linear(32, 16)
+    fresh.load_state_dict(layer.state_dict())
+    x = _bf16((4, 32), 9)
+    assert torch.equal(fresh(x), layer.to(torch.bfloat16)(x))
+    with pytest.raises(ValueError, match="divisible by 16"):
+        nvnn.Linear(24, 8)
+    with pytest.raises(TypeError, match="bfloat16"):
+        layer(torch.zeros(3, 32, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_grouped_experts_match_the_reference(device):
+    e, n, k = 4, 32, 64
+    experts = [torch.nn.Linear(k, n, bias=False).to(torch.bfloat16).to(device)
+               for _ in range(e)]
+    layer = nvnn.GroupedExperts.from_linears(experts)
+    tokens = _bf16((30, k), 21, scale=2.0).to(device)
+    offsets = torch.tensor([0, 9, 9, 22, 30], dtype=torch.int32, device=device)
+    y = layer(tokens, offsets)
+    assert y.shape == (30, n) and y.dtype == torch.bfloat16 and y.device == tokens.device
+    xq, xs, xd = ref.quantize_nvfp4(_bits(tokens))
+    w = torch.stack([lin.weight.detach() for lin in experts])
+    wq, ws, wd = ref.quantize_nvfp4(_bits(w), block=(16, 16))
+    alpha = float(xd) * np.asarray(wd, dtype=np.float64)
+    offsets = offsets.cpu()
+    want = ref.grouped_matmul_contiguous(xq, xs, wq, ws, offsets.numpy(), alpha)
+    got = y.float().cpu().numpy().astype(np.float64)
+    tol = ref.TOL_ABS + ref.TOL_REL * np.abs(want) + np.abs(want) * 2.0 ** -8
+    for g in range(e):
+        lo, hi = int(offsets[g]), int(offsets[g + 1])
+        bound = summation_bound(xq[lo:hi], xs[lo:hi], wq[g], ws[g], k, alpha=alpha[g])
+        assert np.all(np.abs(got[lo:hi] - want[lo:hi]) <= tol[lo:hi] + bound)
+    with pytest.raises(runtime.RunnerError, match=r"group_offsets\[3\] = 22 is below"):
+        layer(tokens, torch.tensor([0, 9, 40, 22, 30], dtype=torch.int32, device=device))
