@@ -114,24 +114,31 @@ def _host(x):
     return a.view(np.uint16) if a.dtype.name == "bfloat16" else a
 
 
-def _gpu_mode_values(x):
-    """GPU-mode's per-group [M, K/2, L] with L = 1 -> [M, K/2] (a view)."""
-    return x[..., 0] if len(x.shape) == 3 and x.shape[-1] == 1 and is_torch(x) else x
+def _values(x):
+    """A values operand as the program takes it: GPU-mode's per-group [M,
+    K/2, L] with L = 1 -> [M, K/2] (a view)."""
+    if not is_torch(x):
+        return _host(x)
+    shape = x.shape
+    return x[..., 0] if len(shape) == 3 and shape[2] == 1 else x
 
 
-def _gpu_mode_scales(s):
-    """GPU-mode's scale forms for one group: row-major [R, C, 1] -> [R, C];
-    pre-tiled [32, 4, R/128, 4, C/4, 1] -> swizzled [R/128, C/4, 32, 4, 4]
-    (the same bytes when it is the permuted view GPU-mode makes)."""
+def _scales(s):
+    """A scales operand as the program takes it; GPU-mode's forms for one
+    group: row-major [R, C, 1] -> [R, C]; pre-tiled [32, 4, R/128, 4, C/4,
+    1] -> swizzled [R/128, C/4, 32, 4, 4] (the same bytes when it is the
+    permuted view GPU-mode makes)."""
+    torch_in = is_torch(s)
+    if not torch_in:
+        s = _host(s)
     shape = tuple(s.shape)
     if len(shape) == 3 and shape[-1] == 1:
-        return s[..., 0] if is_torch(s) else s.reshape(shape[:2])
+        return s[..., 0] if torch_in else s.reshape(shape[:2])
     if len(shape) == 6 and shape[:2] == (32, 4) and shape[3] == 4 and shape[5] == 1:
-        t = s.permute(5, 2, 4, 0, 1, 3) if is_torch(s) else s.transpose(5, 2, 4, 0, 1, 3)
-        t = t[0]
-        if is_torch(t):
+        if torch_in:
+            t = s.permute(5, 2, 4, 0, 1, 3)[0]
             return t if t.is_contiguous() else t.contiguous()
-        return np.ascontiguousarray(t)
+        return np.ascontiguousarray(s.transpose(5, 2, 4, 0, 1, 3)[0])
     return s
 
 
@@ -341,8 +348,7 @@ def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
     a_s, b_s: scales, swizzled or row-major (swizzled inside the call);
     a_decode/b_decode: the NVFP4 decode scales. `out` is the output array.
     """
-    a_q, b_q = _host(_gpu_mode_values(a_q)), _host(_gpu_mode_values(b_q))
-    a_s, b_s = _host(_gpu_mode_scales(a_s)), _host(_gpu_mode_scales(b_s))
+    a_q, b_q, a_s, b_s = _values(a_q), _values(b_q), _scales(a_s), _scales(b_s)
     inputs = [a_q, a_s, b_q, b_s]
     extras = []
     for name, value, kw in (("da", a_decode, "a_decode_scale"),
@@ -407,10 +413,8 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
         groups = [a, a_scales, b, b_scales]
         if len({len(x) for x in groups}) != 1:
             raise ValueError("independent mode takes one a, a_scales, b, b_scales per group")
-        A = [_host(_gpu_mode_values(x)) for x in a]
-        SA = [_host(_gpu_mode_scales(x)) for x in a_scales]
-        B = [_host(_gpu_mode_values(x)) for x in b]
-        SB = [_host(_gpu_mode_scales(x)) for x in b_scales]
+        A, SA = list(map(_values, a)), list(map(_scales, a_scales))
+        B, SB = list(map(_values, b)), list(map(_scales, b_scales))
     else:
         A, SA, B, SB = [_host(a)], [_host(a_scales)], [_host(b)], [_host(b_scales)]
     inputs = A + SA + B + SB
@@ -435,7 +439,7 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
     if acc is not None:
         accs = [_host(v) for v in (acc if independent else [acc])]
         inputs += accs
-    key = ("grouped", mode, tuple(_sig(x) for x in A + SA + B + SB), fmt,
+    key = ("grouped", mode, tuple(map(_sig, inputs[:4 * len(A)])), fmt,
            table is not None and _sig(table), tuple((n, _sig(x)) for n, _, x in extras),
            accs is not None, beta, out_dtype)
 
