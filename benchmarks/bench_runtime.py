@@ -3,10 +3,11 @@
     python3 benchmarks/bench_runtime.py [--old-api PATH/compiler.py --old-runner PATH]
 
 On the GPU (torch CUDA tensors):
-  * gpumode4 independent grouped matmul and a 128x256 bf16 quantize: wall
-    time per call of calls 2..N (synchronized once at the end) against the
-    kernel time (CUDA-graph replays of one call, timed with CUDA events):
-    the difference is the host overhead a call adds;
+  * gpumode4 independent grouped matmul (outputs given, as GPU-mode does)
+    and a 128x256 bf16 quantize (its three outputs allocated by torch, and
+    given with out=): wall time per call of calls 2..N (synchronized once at
+    the end) against the kernel time (CUDA-graph replays of one call, timed
+    with CUDA events): the difference is the host overhead a call adds;
   * the same call captured in a torch CUDA graph: replay time against the
     kernel time;
   * a cold process whose kernel is in the disk cache: time from the first
@@ -92,7 +93,10 @@ def gpu_section(args):
     grouped, operands = _gpumode4(torch)
     x = torch.randn(128, 256, dtype=torch.bfloat16, device="cuda")
     quant = lambda: compiler.quantize(x)  # noqa: E731
-    for name, fn in (("gpumode4_grouped", grouped), ("quantize_128x256", quant)):
+    quant_outs = compiler.quantize(x)
+    quant_out = lambda: compiler.quantize(x, out=quant_outs)  # noqa: E731
+    for name, fn in (("gpumode4_grouped", grouped), ("quantize_128x256", quant),
+                     ("quantize_128x256_out", quant_out)):
         wall = _wall_per_call(fn, 2000, sync)
         kernel = _graph_time(torch, fn)
         res[name] = {"wall_us_per_call": round(wall, 2), "graph_replay_us": round(kernel, 2),
