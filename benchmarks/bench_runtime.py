@@ -7,7 +7,10 @@ On the GPU (torch CUDA tensors):
     and a 128x256 bf16 quantize (its three outputs allocated by torch, and
     given with out=): wall time per call of calls 2..N (synchronized once at
     the end) against the kernel time (CUDA-graph replays of one call, timed
-    with CUDA events): the difference is the host overhead a call adds;
+    with CUDA events): the difference is the host overhead a call adds
+    (wall: the median of five runs of 1000 calls; the overhead of the
+    fastest and slowest run beside it, and, as a yardstick of the host's
+    speed at the time, a 16-element torch add_ timed the same way);
   * the same call captured in a torch CUDA graph: replay time against the
     kernel time;
   * a cold process whose kernel is in the disk cache: time from the first
@@ -39,14 +42,24 @@ sys.path.insert(0, str(REPO / "python"))
 from nvfp4 import compiler, runtime  # noqa: E402
 
 
-def _wall_per_call(fn, n, sync):
+def _wall_runs(fn, n, sync, runs=5):
+    """Wall time per call of `runs` runs of n calls (synchronized at the end
+    of each), sorted: the host's speed varies from run to run."""
     fn()
     sync()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    sync()
-    return (time.perf_counter() - t) / n * 1e6
+    per_call = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        per_call.append((time.perf_counter() - t) / n * 1e6)
+    return sorted(per_call)
+
+
+def _wall_per_call(fn, n, sync, runs=5):
+    """The median of _wall_runs."""
+    return _wall_runs(fn, n, sync, runs)[runs // 2]
 
 
 def _graph_time(torch, fn, reps=200):
@@ -90,6 +103,9 @@ def gpu_section(args):
     import torch
     res = {}
     sync = torch.cuda.synchronize
+    # The host's speed now: one small in-place torch op on the GPU.
+    y = torch.zeros(16, device="cuda")
+    res["torch_add__us_per_call"] = round(_wall_per_call(lambda: y.add_(1), 1000, sync), 2)
     grouped, operands = _gpumode4(torch)
     x = torch.randn(128, 256, dtype=torch.bfloat16, device="cuda")
     quant = lambda: compiler.quantize(x)  # noqa: E731
@@ -97,10 +113,13 @@ def gpu_section(args):
     quant_out = lambda: compiler.quantize(x, out=quant_outs)  # noqa: E731
     for name, fn in (("gpumode4_grouped", grouped), ("quantize_128x256", quant),
                      ("quantize_128x256_out", quant_out)):
-        wall = _wall_per_call(fn, 2000, sync)
+        walls = _wall_runs(fn, 1000, sync)
+        wall = walls[len(walls) // 2]
         kernel = _graph_time(torch, fn)
         res[name] = {"wall_us_per_call": round(wall, 2), "graph_replay_us": round(kernel, 2),
-                     "host_overhead_us": round(wall - kernel, 2)}
+                     "host_overhead_us": round(wall - kernel, 2),
+                     "host_overhead_us_min_max": [round(walls[0] - kernel, 2),
+                                                  round(walls[-1] - kernel, 2)]}
     # The runtime's own timing of the same grouped call (its events, graph).
     a, sa, b, sb = operands
     _, t = compiler.grouped_matmul("independent", a, sa, b, sb, out_dtype="f16",
@@ -176,7 +195,7 @@ def gpu_section(args):
 def cpu_section():
     s = np.zeros((128, 4), np.uint8)
     fn = lambda: compiler.swizzle_scales(s, target="cpu")  # noqa: E731
-    wall = _wall_per_call(fn, 2000, lambda: None)
+    wall = _wall_per_call(fn, 1000, lambda: None)
     _, t = compiler.swizzle_scales(s, target="cpu", benchmark=True, warmup=10, reps=2000)
     return {"swizzle_128x4": {"wall_us_per_call": round(wall, 2),
                               "runtime_timed_us": round(t.median_us, 2),

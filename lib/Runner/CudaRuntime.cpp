@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <map>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -108,7 +109,10 @@ struct Runtime {
   CUstream launchStream = nullptr;
   bool callerStream = false;
   Workspace *workspace = nullptr;
-  std::map<std::pair<const void *, CUstream>, Workspace> workspaces;
+  /// By (owner, stream, thread): the thread only for CU_STREAM_PER_THREAD,
+  /// whose handle names another stream on each thread.
+  std::map<std::tuple<const void *, CUstream, std::thread::id>, Workspace>
+      workspaces;
   /// Each launch of lowered host code looks its kernel up by name and
   /// (above 48 KiB) raises its shared-memory limit: both are done once per
   /// kernel, not per launch (each is a driver call).
@@ -117,8 +121,10 @@ struct Runtime {
 };
 
 Runtime &runtime() {
-  static Runtime rt;
-  return rt;
+  // Never destroyed: programs may be released by other static destructors
+  // (Python's) after this one would have run.
+  static Runtime *rt = new Runtime();
+  return *rt;
 }
 
 std::string errorName(CUresult result) {
@@ -427,7 +433,9 @@ static void mgpuModuleUnload(void *module) {
     rt.sharedMemoryLimits.erase(it->second);
     it = rt.functions.erase(it);
   }
-  check(rt.cu.moduleUnload(cuModule), "cuModuleUnload");
+  // At teardown: a failure here has no call to be reported by (recorded,
+  // it would fail the next, unrelated one).
+  (void)rt.cu.moduleUnload(cuModule);
 }
 
 /// `name` is a constant of the lowered host code, which lives as long as
@@ -677,9 +685,9 @@ static void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
 
 bool mlir::nvfp4::isCudaRuntimeAvailable() { return true; }
 
-std::unique_lock<std::mutex> mlir::nvfp4::lockCudaRuntime() {
-  static std::mutex mutex;
-  return std::unique_lock<std::mutex>(mutex);
+std::unique_lock<std::recursive_mutex> mlir::nvfp4::lockCudaRuntime() {
+  static std::recursive_mutex mutex;
+  return std::unique_lock<std::recursive_mutex>(mutex);
 }
 
 mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *stream, const void *workspaceOwner)
@@ -692,7 +700,11 @@ mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *stream, const void *workspac
   rt.callerStream = cuStream != nullptr;
   rt.workspace = nullptr;
   if (workspaceOwner) {
-    Workspace &ws = rt.workspaces[{workspaceOwner, launchStream()}];
+    CUstream key = launchStream();
+    std::thread::id thread =
+        key == CU_STREAM_PER_THREAD ? std::this_thread::get_id()
+                                    : std::thread::id();
+    Workspace &ws = rt.workspaces[{workspaceOwner, key, thread}];
     ws.next = 0;
     rt.workspace = &ws;
   }
@@ -703,6 +715,12 @@ mlir::nvfp4::CudaLaunchScope::~CudaLaunchScope() {
   rt.launchStream = nullptr;
   rt.callerStream = false;
   rt.workspace = nullptr;
+}
+
+void mlir::nvfp4::makeCudaContextCurrent() {
+  Runtime &rt = runtime();
+  if (rt.context)
+    (void)rt.cu.ctxSetCurrent(rt.context);
 }
 
 llvm::Error mlir::nvfp4::takeCudaError() {
@@ -729,7 +747,7 @@ void mlir::nvfp4::releaseCudaWorkspaces(const void *owner) {
   if (!rt.stream)
     return;
   for (auto it = rt.workspaces.begin(); it != rt.workspaces.end();) {
-    if (it->first.first != owner) {
+    if (std::get<0>(it->first) != owner) {
       ++it;
       continue;
     }
@@ -811,9 +829,9 @@ int mlir::nvfp4::getCudaMultiprocessorCount() { return 0; }
 
 llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() { return {}; }
 
-std::unique_lock<std::mutex> mlir::nvfp4::lockCudaRuntime() {
-  static std::mutex mutex;
-  return std::unique_lock<std::mutex>(mutex);
+std::unique_lock<std::recursive_mutex> mlir::nvfp4::lockCudaRuntime() {
+  static std::recursive_mutex mutex;
+  return std::unique_lock<std::recursive_mutex>(mutex);
 }
 
 mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *, const void *)

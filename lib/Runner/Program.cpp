@@ -183,6 +183,10 @@ Program::createEngine(Operation *module, const ModuleBuilder &builder,
   // (already compiled) kernels: light optimization compiles it in a
   // fraction of the time, for the same microseconds per launch.
   bool gpu = options.target == Target::GPU;
+  // A GPU program's modules load (global constructors) and, on failure,
+  // unload with the CUDA runtime's lock held; declared first, it is released
+  // after the engine is gone.
+  std::unique_lock<std::recursive_mutex> cudaLock;
   std::function<llvm::Error(llvm::Module *)> transformer =
       makeOptimizingTransformer(/*optLevel=*/gpu ? 1 : 3, /*sizeLevel=*/0,
                                 /*targetMachine=*/nullptr);
@@ -210,6 +214,10 @@ Program::createEngine(Operation *module, const ModuleBuilder &builder,
   }
   // Run the global constructors now (they load the GPU modules), not in the
   // first timed call.
+  if (gpu) {
+    cudaLock = lockCudaRuntime();
+    makeCudaContextCurrent();
+  }
   (*engine)->initialize();
 
   std::unique_ptr<Program> program(new Program());

@@ -54,8 +54,10 @@ static llvm::Error makeError(const llvm::Twine &message) {
 Kernel::~Kernel() {
   if (options_.target != Target::GPU)
     return;
-  // Its workspaces and modules go while no other thread launches.
-  std::unique_lock<std::mutex> lock = lockCudaRuntime();
+  // Its workspaces and modules go while no other thread launches, in the
+  // runtime's context (this thread may have none current).
+  std::unique_lock<std::recursive_mutex> lock = lockCudaRuntime();
+  makeCudaContextCurrent();
   releaseCudaWorkspaces(this);
   program_.reset();
 }
@@ -212,6 +214,11 @@ static void fillDescriptor(llvm::SmallVectorImpl<int64_t> &words, void *ptr,
 
 llvm::Error Kernel::launch(llvm::ArrayRef<ArrayArg> args,
                            const LaunchOptions &options) {
+  // A GPU launch, checks (tables read back), staging and timing included,
+  // runs while no other thread uses the CUDA runtime's state.
+  std::unique_lock<std::recursive_mutex> lock;
+  if (options_.target == Target::GPU)
+    lock = lockCudaRuntime();
   if (llvm::Error err = checkArgs(args, options))
     return err;
   if (options.times && options.stream)

@@ -166,7 +166,10 @@ def _call(key, build, inputs, run_options, pick):
         unknown = run_options.keys() - _RUN_KEYS_SET
         if unknown:
             raise TypeError(f"unexpected keyword argument(s) {sorted(unknown)}")
-        target = _runtime._resolve_target(run_options.get("target", "auto"), inputs)
+        out = run_options.get("out")
+        arrays = inputs if out is None else list(inputs) + (
+            list(out) if isinstance(out, (list, tuple)) else [out])
+        target = _runtime._resolve_target(run_options.get("target", "auto"), arrays)
         options = {k: v for k, v in run_options.items() if k != "target"}
     else:
         target = _runtime._resolve_target("auto", inputs)

@@ -110,9 +110,11 @@ class Linear(torch.nn.Module):
         shape = x.shape
         x2 = x.reshape(-1, self.in_features).contiguous()
         q, s, d = _quantize(x2, self.fmt, self.input_options)
-        y = torch.ops.nvfp4.matmul(q, s, self.weight_values, self.weight_scales, d,
-                                   self.weight_decode.view(torch.float32), None, self.fmt,
-                                   _out_dtype(x.dtype))
+        nv = self.fmt == "nvfp4"  # MXFP4 has no decode scales
+        y = torch.ops.nvfp4.matmul(q, s, self.weight_values, self.weight_scales,
+                                   d if nv else None,
+                                   self.weight_decode.view(torch.float32) if nv else None,
+                                   None, self.fmt, _out_dtype(x.dtype))
         if self.bias is not None:
             y = y + self.bias.to(y.dtype)
         return y.reshape(*shape[:-1], self.out_features)
@@ -173,10 +175,11 @@ class GroupedExperts(torch.nn.Module):
 
     def forward(self, x: torch.Tensor, group_offsets: torch.Tensor) -> torch.Tensor:
         q, s, d = _quantize(x.contiguous(), self.fmt, self.input_options)
+        nv = self.fmt == "nvfp4"  # MXFP4 has no decode scales
         return torch.ops.nvfp4.grouped_matmul_contiguous(
-            q, s, self.weight_values, self.weight_scales, group_offsets, d,
-            self.weight_decode.view(torch.float32), None, self.fmt, _out_dtype(x.dtype),
-            self.check_tables)
+            q, s, self.weight_values, self.weight_scales, group_offsets,
+            d if nv else None, self.weight_decode.view(torch.float32) if nv else None,
+            None, self.fmt, _out_dtype(x.dtype), self.check_tables)
 
     def extra_repr(self) -> str:
         return (f"num_experts={self.num_experts}, in_features={self.in_features}, "

@@ -14,7 +14,8 @@ synchronizes nothing::
 
 The operators are functional (outputs are new tensors); nvfp4.compiler has
 the same operations with ``out=``, numpy arrays and timing. Formats and
-options are nvfp4.compiler's; MXFP4's decode scale (it has none) is 1.
+options are nvfp4.compiler's. MXFP4 has no decode scale: quantize returns 1
+in its place (the op always has three outputs) and the matmuls take None.
 
 Group tables on the GPU: ``check_tables=True`` reads them back (a
 synchronization); while a CUDA graph is being recorded they are not read
@@ -59,6 +60,13 @@ def _ceil(a: int, b: int) -> int:
 
 def _swizzled_shape(batch, rows, cols):
     return tuple(batch) + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4)
+
+
+def _decodes(fmt: str, *decodes):
+    """MXFP4 has no decode scales: the matmuls reject them by name."""
+    if fmt == "mxfp4" and any(d is not None for d in decodes):
+        raise ValueError("mxfp4 has no decode scales (quantize returns 1 in their "
+                         "place): pass a_decode=None, b_decode=None")
 
 
 def _check_tables_now(check_tables: bool, table: torch.Tensor) -> bool:
@@ -135,6 +143,7 @@ def matmul(a_q: torch.Tensor, a_s: torch.Tensor, b_q: torch.Tensor, b_s: torch.T
            out_dtype: str = "bf16") -> torch.Tensor:
     """C[M, N] = a_decode * b_decode * alpha * A @ B^T of block-scaled A
     [M, K/2] and B [N, K/2] (scales swizzled or row-major)."""
+    _decodes(fmt, a_decode, b_decode)
     return compiler.matmul(a_q, a_s, b_q, b_s, fmt=fmt, a_decode=a_decode,
                            b_decode=b_decode, alpha=alpha, out_dtype=out_dtype)
 
@@ -155,6 +164,7 @@ def grouped_matmul_contiguous(a: torch.Tensor, a_scales: torch.Tensor, b: torch.
                               check_tables: bool = True) -> torch.Tensor:
     """MoE grouping: tokens a [S, K/2] sorted by expert, experts b [G, N,
     K/2], group_offsets [G+1] int32 -> C [S, N]."""
+    _decodes(fmt, a_decode, b_decode)
     return compiler.grouped_matmul(
         "contiguous", a, a_scales, b, b_scales, fmt=fmt, group_offsets=group_offsets,
         a_decode=a_decode, b_decode=b_decode, alpha=alpha, out_dtype=out_dtype,
@@ -176,6 +186,7 @@ def grouped_matmul_masked(a: torch.Tensor, a_scales: torch.Tensor, b: torch.Tens
                           out_dtype: str = "bf16", check_tables: bool = True) -> torch.Tensor:
     """Masked grouping: a [G, maxM, K/2], b [G, N, K/2], masked_m [G] int32
     -> C [G, maxM, N]; rows at and past masked_m[g] are left unwritten."""
+    _decodes(fmt, a_decode, b_decode)
     return compiler.grouped_matmul(
         "masked", a, a_scales, b, b_scales, fmt=fmt, masked_m=masked_m,
         a_decode=a_decode, b_decode=b_decode, alpha=alpha, out_dtype=out_dtype,
@@ -197,6 +208,7 @@ def grouped_matmul_independent(a: list[torch.Tensor], a_scales: list[torch.Tenso
                                out_dtype: str = "bf16") -> list[torch.Tensor]:
     """Independent problems, one list entry per group (GPU-mode's [M, K/2,
     1] values and [M, K/16, 1] or pre-tiled scales accepted) -> [C_g]."""
+    _decodes(fmt, a_decode, b_decode)
     return compiler.grouped_matmul(
         "independent", a, a_scales, b, b_scales, fmt=fmt, a_decode=a_decode,
         b_decode=b_decode, alpha=alpha, out_dtype=out_dtype)

@@ -22,6 +22,7 @@ runtime's message and writes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
@@ -211,7 +212,7 @@ class Program:
             if poison is not None:
                 for t in outs:
                     if t.numel():
-                        t.view(_torch.uint8).fill_(poison)
+                        t.reshape(-1).view(_torch.uint8).fill_(poison)
             return outs
         outs = []
         for shape, element in self.outputs:
@@ -264,6 +265,8 @@ def _on_cuda(arrays) -> bool:
 
 
 def _resolve_target(target, arrays):
+    """'auto': the GPU when a CUDA tensor is among `arrays` (inputs and
+    out=), else the CPU."""
     if target == "auto":
         return "gpu" if _on_cuda(arrays) else "cpu"
     if target not in ("cpu", "gpu"):
@@ -274,14 +277,22 @@ def _resolve_target(target, arrays):
     return target
 
 
+def _torch_stream(stream, like):
+    """The torch stream of an explicit `stream` (a torch.cuda.Stream or a
+    CUstream handle, 0 the default stream) on the device of `like`."""
+    if not isinstance(stream, int):
+        return stream
+    if stream in (0, _CU_STREAM_LEGACY):
+        return _torch.cuda.default_stream(like.device)
+    return _torch.cuda.ExternalStream(stream, device=like.device)
+
+
 def _stream_handle(stream, like):
     """The CUstream a GPU call launches on: `stream` (a torch.cuda.Stream or
     a handle), else torch's current stream on the device of `like`."""
     if stream is None:
         raw = _RAW_STREAM
-        if like is None:
-            handle = _torch.cuda.current_stream().cuda_stream
-        elif raw is not None:
+        if raw is not None:
             handle = raw(like.get_device())
         else:
             handle = _torch.cuda.current_stream(like.device).cuda_stream
@@ -298,16 +309,24 @@ def launch(prog: Program, inputs: Sequence, out=None, *, stream=None,
     benchmark=True.
 
     torch tensors are handed to the runtime as they are (it reads their
-    pointer, shape and dtype); on the GPU, CPU torch tensors and numpy
-    arrays given with CUDA tensors are copied to their device (scales kept
-    on the host, as GPU-mode's are); numpy arrays alone are staged through
-    the runtime (copied in and out).
+    pointer, shape and dtype). A GPU program runs on the device of the CUDA
+    tensors among the inputs and `out`; CPU torch tensors and numpy arrays
+    given with them are copied there first (scales kept on the host, as
+    GPU-mode's are), and outputs are allocated there. With no CUDA tensor at
+    all, a GPU program's arrays are staged through the runtime (copied in
+    and out). Copies, output allocation and poisoning go on the stream the
+    kernels launch on.
     """
     if poison is None:
         poison = DEFAULT_POISON
     gpu = prog.is_gpu
     scalars = prog.scalar_inputs
     items = list(inputs)
+    outs = None
+    if out is not None:
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        if len(outs) != len(prog.outputs):
+            raise ValueError(f"out= takes {len(prog.outputs)} array(s), got {len(outs)}")
     tensor = _TENSOR if _TENSOR is not None or "torch" not in sys.modules \
         else _torch_module().Tensor
     like = None      # the tensor whose framework and device outputs follow
@@ -323,10 +342,16 @@ def launch(prog: Program, inputs: Sequence, out=None, *, stream=None,
         else:
             items[i] = _numpy_item(a)
             host = host or gpu
-    staged = False
-    if host:
-        if like is not None and like.is_cuda:
-            # Everything onto the CUDA tensors' device.
+    if gpu and outs is not None and tensor is not None and not (
+            like is not None and like.is_cuda):
+        like = next((o for o in outs if isinstance(o, tensor) and o.is_cuda), like)
+    # A GPU program with no CUDA tensor: host arrays copied in and out.
+    staged = gpu and not (like is not None and like.is_cuda)
+    on_stream = contextlib.nullcontext()
+    if gpu and not staged and stream is not None and (host or outs is None):
+        on_stream = _torch.cuda.stream(_torch_stream(stream, like))
+    with on_stream:
+        if host and not staged:
             device = like.device
             for i, a in enumerate(items):
                 if i in scalars:
@@ -335,24 +360,18 @@ def launch(prog: Program, inputs: Sequence, out=None, *, stream=None,
                     items[i] = _torch.from_numpy(a).to(device)
                 elif not a.is_cuda:
                     items[i] = a.to(device)
+        if outs is None:
+            outs = prog.empty_outputs(like, poison)
+            items += outs
         else:
-            staged = True  # host arrays (torch CPU tensors too) copied in and out
-    if out is None:
-        outs = prog.empty_outputs(like, poison)
-        items += outs
-    else:
-        outs = list(out) if isinstance(out, (list, tuple)) else [out]
-        if len(outs) != len(prog.outputs):
-            raise ValueError(f"out= takes {len(prog.outputs)} array(s), got {len(outs)}")
-        for o in outs:
-            items.append(o if tensor is not None and isinstance(o, tensor)
-                         else _numpy_item(o))
+            for o in outs:
+                items.append(o if tensor is not None and isinstance(o, tensor)
+                             else _numpy_item(o))
     handle = 0
     if gpu and not staged:
         if benchmark:
             # timed on the runtime's own stream, after the caller's work
-            if like is not None and like.is_cuda:
-                _torch.cuda.current_stream(like.device).synchronize()
+            _torch.cuda.current_stream(like.device).synchronize()
         else:
             handle = _stream_handle(stream, like)
     times = prog.kernel.launch(items, handle, check_tables, staged,
@@ -372,7 +391,8 @@ def run_program(program: str, inputs: Sequence, num_outputs=None, *, target="aut
     """Compiles (cached) and runs `program` on `inputs` (storage arrays, see
     nvfp4.compiler); returns the list of outputs, or (outputs, Timing) with
     benchmark=True. `num_outputs` is checked when given."""
-    target = _resolve_target(target, inputs)
+    outs = [] if out is None else list(out) if isinstance(out, (list, tuple)) else [out]
+    target = _resolve_target(target, list(inputs) + outs)
     prog = compile_program(program, target, entry)
     if num_outputs is not None and num_outputs != len(prog.outputs):
         raise ValueError(f"the program returns {len(prog.outputs)} result(s), "

@@ -216,10 +216,39 @@ def test_torch_compile_inductor_and_cuda_graphs():
         return nv.matmul(q, s, wq, ws, d, wd).float() * 0.5
 
     eager = f(x)
+    from torch._dynamo.utils import counters
     for mode in (None, "reduce-overhead"):
         torch._dynamo.reset()
+        counters.clear()
         g = torch.compile(f, fullgraph=True, mode=mode)
         for _ in range(4):  # reduce-overhead records at the second or third call
             out = g(x)
         torch.cuda.synchronize()
         assert torch.equal(out, eager), mode
+        # CUDA graphs were recorded, not skipped (inductor says why it skips)
+        assert not counters["inductor"]["cudagraph_skips"], dict(counters["inductor"])
+
+
+def test_host_inputs_with_cuda_tensors_and_an_explicit_stream():
+    """CPU torch scales and a numpy decode scale with CUDA values are copied
+    to the device; CPU inputs with a CUDA out= run on the GPU too (target
+    'auto' follows out=); with stream= the copies and the outputs are made
+    on that stream."""
+    a, w = _bf16((64, 256), 45), _bf16((96, 256), 46)
+    qa, qw = compiler.quantize_to_fp4(a), compiler.quantize_to_fp4(w)
+    want = ref.matmul_reference(_np(qa.values), _np(qa.scales), _np(qw.values),
+                                _np(qw.scales), alpha=qa.decode_scale.item() *
+                                qw.decode_scale.item(), swizzled=True)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    c = compiler.matmul(qa.values, qa.scales.cpu(), qw.values, qw.scales.cpu(),
+                        a_decode=qa.decode_scale.item(), b_decode=qw.decode_scale.cpu(),
+                        stream=side)
+    side.synchronize()
+    assert c.is_cuda and _bound(c.float().cpu().numpy().astype(np.float64), want)
+    out = torch.full((64, 96), float("nan"), dtype=torch.bfloat16, device="cuda")
+    r = compiler.matmul(qa.values.cpu(), qa.scales.cpu(), qw.values.cpu(), qw.scales.cpu(),
+                        a_decode=qa.decode_scale.cpu(), b_decode=qw.decode_scale.cpu(),
+                        out=out)
+    torch.cuda.synchronize()
+    assert r is out and _bound(out.float().cpu().numpy().astype(np.float64), want)

@@ -215,3 +215,37 @@ def test_grouped_experts_match_the_reference(device):
         assert np.all(np.abs(got[lo:hi] - want[lo:hi]) <= tol[lo:hi] + bound)
     with pytest.raises(runtime.RunnerError, match=r"group_offsets\[3\] = 22 is below"):
         layer(tokens, torch.tensor([0, 9, 40, 22, 30], dtype=torch.int32, device=device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mxfp4_layers_match_the_reference(device):
+    """MXFP4 has no decode scales: the layers pass none, and the reference
+    is the plain product of the block-scaled operands."""
+    k, n = 64, 48
+    lin = torch.nn.Linear(k, n, bias=False).to(torch.bfloat16).to(device)
+    layer = nvnn.Linear.from_linear(lin, fmt="mxfp4")
+    x = _bf16((12, k), 31, scale=2.0).to(device)
+    y = layer(x)
+    xq, xs = ref.quantize_mxfp4(_bits(x))
+    wq, ws = ref.quantize_mxfp4(_bits(lin.weight))
+    want = ref.matmul_reference(xq, xs, wq, ws, fmt="mxfp4")
+    bound = summation_bound(xq, xs, wq, ws, k, fmt="mxfp4")
+    got = y.float().cpu().numpy().astype(np.float64)
+    tol = ref.TOL_ABS + ref.TOL_REL * np.abs(want) + np.abs(want) * 2.0 ** -8 + bound
+    assert np.all(np.abs(got - want) <= tol)
+
+    experts = nvnn.GroupedExperts.from_weight(
+        torch.stack([lin.weight.detach()] * 2), fmt="mxfp4")
+    offsets = torch.tensor([0, 5, 12], dtype=torch.int32, device=device)
+    got = experts(x, offsets).float().cpu().numpy().astype(np.float64)
+    assert np.all(np.abs(got - want) <= tol)  # both experts hold the same weight
+
+
+def test_mxfp4_matmul_takes_no_decode_scales():
+    x = _bf16((8, 64), 41)
+    q, s, d = torch.ops.nvfp4.quantize(x, "mxfp4")
+    assert float(d) == 1.0
+    with pytest.raises(ValueError, match="mxfp4 has no decode scales"):
+        torch.ops.nvfp4.matmul(q, s, q, s, d, d, fmt="mxfp4")
+    c = torch.ops.nvfp4.matmul(q, s, q, s, fmt="mxfp4")
+    assert c.shape == (8, 8)

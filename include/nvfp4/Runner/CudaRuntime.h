@@ -62,7 +62,8 @@ int getCudaDeviceOrdinal();
 /// (owner, stream) and reused by the next call, so a warm call allocates
 /// nothing and can be recorded into a CUDA graph.
 /// A scope holds the runtime's lock (lockCudaRuntime) for its life: calls
-/// from several threads run one at a time.
+/// from several threads run one at a time. CU_STREAM_PER_THREAD calls keep
+/// their workspaces per thread (each thread's stream is its own).
 class CudaLaunchScope {
 public:
   CudaLaunchScope(void *stream, const void *workspaceOwner);
@@ -71,13 +72,19 @@ public:
   CudaLaunchScope &operator=(const CudaLaunchScope &) = delete;
 
 private:
-  std::unique_lock<std::mutex> lock;
+  std::unique_lock<std::recursive_mutex> lock;
 };
 
-/// The lock over the runtime's process-wide state (workspaces, tensor maps,
-/// kernel handles): held by every CudaLaunchScope, and to be held while a
-/// GPU program is destroyed (its modules unload) or its workspaces freed.
-std::unique_lock<std::mutex> lockCudaRuntime();
+/// The lock over the runtime's process-wide state (its stream, first error,
+/// workspaces, tensor maps, kernel handles): held by every CudaLaunchScope,
+/// by a whole launch (its checks, staging and timing included), while a GPU
+/// program's modules load or unload, and while workspaces are freed.
+/// Recursive: a launch holds it around the scopes of its calls.
+std::unique_lock<std::recursive_mutex> lockCudaRuntime();
+
+/// Makes the runtime's (primary) context current on this thread, for work
+/// outside a launch (freeing a program's resources).
+void makeCudaContextCurrent();
 
 /// The first error a runtime call recorded since the last one taken.
 llvm::Error takeCudaError();

@@ -78,12 +78,15 @@ void readTorchTensor(nb::handle t, size_t index, nvfp4_array &out,
   static PyObject *cudaName = PyUnicode_InternFromString("is_cuda");
   static PyObject *pointerName = PyUnicode_InternFromString("data_ptr");
   nb::object dtype = t.attr(dtypeName);
-  PyObject *code = PyDict_GetItem(torchTypes().dtypes.ptr(), dtype.ptr());
-  if (!code)
+  // (code, bits), read at once: the dict entry is borrowed.
+  PyObject *codeBits = PyDict_GetItem(torchTypes().dtypes.ptr(), dtype.ptr());
+  if (!codeBits)
     throw nb::type_error(("array #" + std::to_string(index) +
                           ": unsupported torch dtype " +
                           nb::cast<std::string>(nb::str(dtype)))
                              .c_str());
+  out.code = nb::cast<uint8_t>(nb::handle(PyTuple_GET_ITEM(codeBits, 0)));
+  out.bits = nb::cast<uint8_t>(nb::handle(PyTuple_GET_ITEM(codeBits, 1)));
   nb::object dims = t.attr(shapeName); // torch.Size, a tuple
   if (!PyTuple_Check(dims.ptr()))
     throw nb::type_error("torch tensor shape is not a tuple");
@@ -91,7 +94,7 @@ void readTorchTensor(nb::handle t, size_t index, nvfp4_array &out,
   if (rank > NVFP4_MAX_RANK)
     throw nb::value_error("rank above 8");
   for (Py_ssize_t d = 0; d < rank; ++d)
-    shape[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(dims.ptr(), d));
+    shape[d] = nb::cast<int64_t>(nb::handle(PyTuple_GET_ITEM(dims.ptr(), d)));
   if (!nb::cast<bool>(t.attr(contiguousName)()))
     throw nb::value_error(
         ("array #" + std::to_string(index) + ": a tensor of shape " +
@@ -99,9 +102,6 @@ void readTorchTensor(nb::handle t, size_t index, nvfp4_array &out,
          " and strides " + nb::cast<std::string>(nb::str(t.attr("stride")())) +
          " is not contiguous: pass .contiguous()")
             .c_str());
-  PyObject *codeBits = code;
-  out.code = uint8_t(PyLong_AsLong(PyTuple_GET_ITEM(codeBits, 0)));
-  out.bits = uint8_t(PyLong_AsLong(PyTuple_GET_ITEM(codeBits, 1)));
   out.on_device = nb::cast<bool>(t.attr(cudaName));
   out.data = reinterpret_cast<void *>(
       nb::cast<uintptr_t>(t.attr(pointerName)()));
