@@ -8,11 +8,17 @@ lowers nor runs ptxas. Calls check their arrays against the program's
 signature and launch on the arrays' memory:
 
 * numpy arrays and torch CPU tensors run on the CPU target;
-* torch CUDA tensors run on the GPU, on torch's current stream, in torch's
-  (primary) CUDA context, with no copies and no host synchronization, so a
-  call can be captured into a CUDA graph;
+* torch CUDA tensors (among the inputs or in ``out=``) run on the GPU, on
+  torch's current stream (its default stream included), in torch's
+  (primary) CUDA context, with no host synchronization, so a call can be
+  captured into a CUDA graph; host arrays given with them (GPU-mode keeps
+  scales on the CPU) are copied to their device first;
 * numpy arrays with ``target="gpu"`` are copied to the GPU and back (a
   convenience for tests; torch CUDA tensors are the fast path).
+
+Group tables (contiguous offsets, masked counts) are checked against their
+contract before a launch; on the GPU that reads them back, a
+synchronization that ``check_tables=False`` skips.
 
 Outputs are allocated by the caller's framework on the caller's device
 (torch in, torch out; numpy in, numpy out), or written into ``out=``. A
