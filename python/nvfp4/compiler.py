@@ -42,7 +42,7 @@ from .runtime import RunnerError, Timing, is_torch, run_program  # noqa: F401
 __all__ = [
     "RunnerError", "Timing", "run_program", "quantize", "dequantize",
     "swizzle_scales", "unswizzle_scales", "matmul", "grouped_matmul",
-    "element_type_of", "quantize_to_fp4", "fp4_matmul", "FP4Tensor",
+    "element_type_of", "quantize_to_fp4", "fp4_matmul", "FP4Tensor", "swizzled_shape",
 ]
 
 
@@ -99,6 +99,12 @@ def _scale_type(s, fmt: str, batch_rank: int) -> str:
 
 def _ceil(a, b):
     return -(-a // b)
+
+
+def swizzled_shape(batch, rows, cols):
+    """The 128x4 layout's shape of [*batch, rows, cols] scales:
+    [*batch, ceil(rows/128), ceil(cols/4), 32, 4, 4] (docs/spec.md)."""
+    return tuple(batch) + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4)
 
 
 def _sig(a):
@@ -253,8 +259,7 @@ def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
             attrs.append(f"e4m3_max = {int(e4m3_max)}")
         cols = k // (16 if nv else 32)
         if swizzle:
-            scale_t = _tensor(batch + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4),
-                              scale_elt, _SWZ)
+            scale_t = _tensor(swizzled_shape(batch, rows, cols), scale_elt, _SWZ)
         else:
             scale_t = _tensor(batch + (rows, cols), scale_elt)
         results = [_tensor(shape, "f4E2M1FN"), scale_t]
@@ -306,7 +311,7 @@ def swizzle_scales(s, fmt="nvfp4", **run_options):
         shape = _shape(s)
         rows, cols = shape[-2:]
         src = _tensor(shape, element)
-        dst = _tensor(shape[:-2] + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4), element, _SWZ)
+        dst = _tensor(swizzled_shape(shape[:-2], rows, cols), element, _SWZ)
         body = f"  %r = nvfp4.swizzle_scales %s : {src} -> {dst}\n  return %r : {dst}"
         return [("s", src)], [dst], body
 
@@ -338,8 +343,7 @@ def _scale_operand(name, s, fmt, batch_rank, lines):
         return t, f"%{name}", t
     shape = _shape(s)
     rows, cols = shape[-2:]
-    swz = _tensor(shape[:-2] + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4),
-                  _scale_element(fmt), _SWZ)
+    swz = _tensor(swizzled_shape(shape[:-2], rows, cols), _scale_element(fmt), _SWZ)
     lines.append(f"  %{name}_swz = nvfp4.swizzle_scales %{name} : {t} -> {swz}")
     return t, f"%{name}_swz", swz
 

@@ -25,11 +25,11 @@ from typing import Callable, Optional, Sequence
 
 import torch
 
-from . import ops  # noqa: F401  (registers torch.ops.nvfp4)
+from . import ops  # registers torch.ops.nvfp4
 
 __all__ = ["Linear", "GroupedExperts", "convert"]
 
-_OUT = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
+_OUT = {dtype: name for name, dtype in ops._OUT_DTYPES.items()}  # torch dtype -> name
 
 
 def _block_width(fmt: str) -> int:

@@ -54,14 +54,6 @@ def _scale_dtype(fmt: str):
     return _TORCH_DTYPES[compiler._scale_element(fmt)]
 
 
-def _ceil(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def _swizzled_shape(batch, rows, cols):
-    return tuple(batch) + (_ceil(rows, 128), _ceil(cols, 4), 32, 4, 4)
-
-
 def _decodes(fmt: str, *decodes):
     """MXFP4 has no decode scales: the matmuls reject them by name."""
     if fmt == "mxfp4" and any(d is not None for d in decodes):
@@ -104,7 +96,8 @@ def _(x, fmt="nvfp4", block=None, rounding="nearest_even", seed=0, hadamard=Fals
     batch, (rows, k) = x.shape[:-2], x.shape[-2:]
     cols = k // (16 if fmt == "nvfp4" else 32)
     q = x.new_empty(tuple(batch) + (rows, k // 2), dtype=_fp4_dtype())
-    sshape = _swizzled_shape(batch, rows, cols) if swizzle else tuple(batch) + (rows, cols)
+    sshape = (compiler.swizzled_shape(batch, rows, cols) if swizzle
+              else tuple(batch) + (rows, cols))
     s = x.new_empty(sshape, dtype=_scale_dtype(fmt))
     return q, s, x.new_empty(tuple(batch), dtype=torch.float32)
 
@@ -129,7 +122,8 @@ def swizzle_scales(s: torch.Tensor, fmt: str = "nvfp4") -> torch.Tensor:
 
 @swizzle_scales.register_fake
 def _(s, fmt="nvfp4"):
-    return s.new_empty(_swizzled_shape(s.shape[:-2], *s.shape[-2:]), dtype=_scale_dtype(fmt))
+    return s.new_empty(compiler.swizzled_shape(s.shape[:-2], *s.shape[-2:]),
+                       dtype=_scale_dtype(fmt))
 
 
 # ---------------------------------------------------------------------------
