@@ -18,6 +18,8 @@
 namespace mlir {
 namespace nvfp4 {
 
+/// nvfp4-gpu-module-to-binary (lib/Pipelines/ModuleToBinary.cpp).
+#define GEN_PASS_DECL_NVFP4GPUMODULETOBINARY
 #define GEN_PASS_REGISTRATION
 #include "nvfp4/Conversion/Passes.h.inc"
 

@@ -283,4 +283,37 @@ def ConvertNVFP4KernelToNVVM : Pass<"convert-nvfp4k-to-nvvm", "ModuleOp"> {
   ];
 }
 
+def NVFP4GPUModuleToBinary
+    : Pass<"nvfp4-gpu-module-to-binary", "ModuleOp"> {
+  let summary = "Serialize the gpu.modules to binaries, concurrently";
+  let description = [{
+    Does what upstream `gpu-module-to-binary` does, with each module
+    serialized on its own thread: every `gpu.module` (of the operation's
+    body) is translated to LLVM IR, compiled by LLVM's NVPTX backend and
+    assembled by ptxas through each of its `targets` (their
+    `serializeToObject`), at once for all modules; the objects are then
+    made (`createObject`) and each module replaced by a `gpu.binary` of
+    its name, in module order. A program's kernels (a grouped GEMM, its
+    quantize and amax kernels) compile in the time of the slowest one
+    rather than of their sum.
+
+    Before:
+
+    ```mlir
+    gpu.module @k [#nvvm.target<chip = "sm_90a">] { llvm.func @f() ... }
+    ```
+
+    After:
+
+    ```mlir
+    gpu.binary @k  [#gpu.object<#nvvm.target<chip = "sm_90a">, bin = "...">]
+    ```
+  }];
+  let options = [
+    Option<"compilationTarget", "format", "std::string", [{"fatbin"}],
+           "The object format: offloading (llvm), assembly (isa), binary "
+           "(bin) or fatbinary (fatbin), as gpu-module-to-binary takes it.">
+  ];
+}
+
 #endif // NVFP4_CONVERSION_PASSES

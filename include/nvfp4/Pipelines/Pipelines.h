@@ -153,7 +153,8 @@ LogicalResult buildLowerToSM100Pipeline(OpPassManager &pm,
                                         PipelineErrorHandler errorHandler);
 
 /// The GPU stages after the nvfp4 conversion (shared by the chip-specific
-/// pipelines): outlining, async launches, NVVM, cubin, host LLVM, for a
+/// pipelines): outlining, async launches, NVVM, cubins (one thread per
+/// gpu.module: nvfp4-gpu-module-to-binary), host LLVM, for a
 /// target resolveGPUTarget accepted.
 void buildGPUBackendPipeline(OpPassManager &pm, const GPUTarget &target,
                              int optLevel, StringRef format = "bin");
