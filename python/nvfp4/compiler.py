@@ -53,13 +53,20 @@ __all__ = [
 _TORCH_ELEMENT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
 
 
+_TORCH_ELEMENT_OF: dict = {}  # torch dtype -> MLIR element, filled at first use
+
+
 def element_type_of(a) -> str:
     """MLIR element type of a high-precision input (numpy uint16 = bf16 bits)."""
     if is_torch(a):
-        name = str(a.dtype).replace("torch.", "")
-        if name in _TORCH_ELEMENT:
-            return _TORCH_ELEMENT[name]
-        raise TypeError(f"expected a float32, float16 or bfloat16 tensor, got {a.dtype}")
+        element = _TORCH_ELEMENT_OF.get(a.dtype)
+        if element is None:
+            name = str(a.dtype).replace("torch.", "")
+            if name not in _TORCH_ELEMENT:
+                raise TypeError(
+                    f"expected a float32, float16 or bfloat16 tensor, got {a.dtype}")
+            element = _TORCH_ELEMENT_OF[a.dtype] = _TORCH_ELEMENT[name]
+        return element
     dtype = np.asarray(a).dtype if not isinstance(a, np.ndarray) else a.dtype
     table = {"float32": "f32", "float16": "f16", "uint16": "bf16", "bfloat16": "bf16"}
     if dtype.name not in table:
@@ -156,7 +163,6 @@ _OPS: dict = {}
 _RUN_KEYS = ("out", "stream", "check_tables", "poison", "benchmark", "warmup",
              "reps", "graph")
 _RUN_KEYS_SET = frozenset(_RUN_KEYS + ("target",))
-_NO_OPTIONS: dict = {}
 
 
 def _func(args, results, body) -> str:
@@ -168,18 +174,20 @@ def _func(args, results, body) -> str:
 def _call(key, build, inputs, run_options, pick):
     """Runs the program `build()` describes (args, results, body; built only
     the first time `key` is seen for a target) on `inputs`."""
-    if run_options:
-        unknown = run_options.keys() - _RUN_KEYS_SET
-        if unknown:
-            raise TypeError(f"unexpected keyword argument(s) {sorted(unknown)}")
-        out = run_options.get("out")
-        arrays = inputs if out is None else list(inputs) + (
-            list(out) if isinstance(out, (list, tuple)) else [out])
-        target = _runtime._resolve_target(run_options.get("target", "auto"), arrays)
-        options = {k: v for k, v in run_options.items() if k != "target"}
-    else:
-        target = _runtime._resolve_target("auto", inputs)
-        options = _NO_OPTIONS
+    options = run_options
+    target = "auto"
+    arrays = inputs
+    if options:
+        if not options.keys() <= _RUN_KEYS_SET:
+            raise TypeError("unexpected keyword argument(s) "
+                            f"{sorted(options.keys() - _RUN_KEYS_SET)}")
+        if "target" in options:
+            options = dict(options)
+            target = options.pop("target")
+        out = options.get("out")
+        if out is not None:
+            arrays = [*inputs, *out] if isinstance(out, (list, tuple)) else [*inputs, out]
+    target = _runtime._resolve_target(target, arrays)
     full_key = (key, target)
     prog = _OPS.get(full_key)
     if prog is None:
@@ -230,7 +238,7 @@ def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
     if stochastic:
         inputs.append(np.asarray(0 if seed is None else seed,
                                  dtype=np.uint64).astype(np.int64))
-    key = ("quantize", _sig(x), fmt, block, rounding, hadamard, scale_rule,
+    key = ("quantize", shape, element, fmt, block, rounding, hadamard, scale_rule,
            error_metric, e4m3_max, amax_arr is not None, swizzle)
 
     def build():

@@ -28,7 +28,6 @@ runtime's message and writes nothing.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import sys
@@ -195,10 +194,24 @@ def _numpy_item(a):
 # Programs
 # ---------------------------------------------------------------------------
 
+def _template_strides(shape):
+    """Strides of an output's template: 0 (one element seen as the whole
+    shape), or, for an empty output, the contiguous ones (empty_like keeps
+    them)."""
+    if 0 not in shape:
+        return (0,) * len(shape)
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
+
+
 class Program:
     """One compiled program and the storage of its outputs."""
 
-    __slots__ = ("kernel", "outputs", "is_gpu", "num_inputs", "scalar_inputs")
+    __slots__ = ("kernel", "outputs", "is_gpu", "num_inputs", "scalar_inputs",
+                 "_templates")
 
     def __init__(self, kernel):
         self.kernel = kernel
@@ -207,14 +220,28 @@ class Program:
         self.num_inputs = len(ins)
         self.scalar_inputs = frozenset(i for i, v in enumerate(ins) if v[2])
         self.outputs = [(tuple(shape), _element_of(t)) for shape, _, _, t in kernel.outputs]
+        # device index -> one template tensor per output (below)
+        self._templates = {}
 
     def empty_outputs(self, like, poison=None):
         """Outputs allocated by the framework of `like` (a torch tensor: on
         its device; else numpy)."""
         if like is not None:
-            empty, dtypes, device = _torch.empty, _TORCH_DTYPES, like.device
-            outs = [empty(shape, dtype=dtypes[element], device=device)
+            # torch.empty_like of a template (one element seen through stride
+            # 0 as the output's shape: empty_like makes it contiguous) costs
+            # half a torch.empty(shape, dtype=, device=), which parses its
+            # arguments on every call.
+            templates = self._templates.get(like.get_device())
+            if templates is None:
+                device = like.device
+                templates = [
+                    _torch.empty(shape if 0 in shape else (1,),
+                                 dtype=_TORCH_DTYPES[element], device=device)
+                    .as_strided(shape, _template_strides(shape))
                     for shape, element in self.outputs]
+                self._templates[like.get_device()] = templates
+            empty_like = _torch.empty_like
+            outs = [empty_like(t) for t in templates]
             if poison is not None:
                 for t in outs:
                     if t.numel():
@@ -307,6 +334,30 @@ def _stream_handle(stream, like):
     return handle or _CU_STREAM_LEGACY
 
 
+def _prepare(prog, items, outs, like, move, poison, tensor):
+    """Completes `items` for a launch on the current stream: host arrays
+    moved to the device of `like` (move=True), then the outputs (`outs`, or
+    allocated); returns the outputs."""
+    if move:
+        device = like.device
+        scalars = prog.scalar_inputs
+        for i, a in enumerate(items):
+            if i in scalars:
+                continue
+            if isinstance(a, np.ndarray):
+                items[i] = _torch.from_numpy(a).to(device)
+            elif not a.is_cuda:
+                items[i] = a.to(device)
+    if outs is None:
+        outs = prog.empty_outputs(like, poison)
+        items += outs
+    else:
+        for o in outs:
+            items.append(o if tensor is not None and isinstance(o, tensor)
+                         else _numpy_item(o))
+    return outs
+
+
 def launch(prog: Program, inputs: Sequence, out=None, *, stream=None,
            check_tables=True, poison=None, benchmark=False, warmup=10,
            reps=100, graph=False):
@@ -353,26 +404,11 @@ def launch(prog: Program, inputs: Sequence, out=None, *, stream=None,
         like = next((o for o in outs if isinstance(o, tensor) and o.is_cuda), like)
     # A GPU program with no CUDA tensor: host arrays copied in and out.
     staged = gpu and not (like is not None and like.is_cuda)
-    on_stream = contextlib.nullcontext()
     if gpu and not staged and stream is not None and (host or outs is None):
-        on_stream = _torch.cuda.stream(_torch_stream(stream, like))
-    with on_stream:
-        if host and not staged:
-            device = like.device
-            for i, a in enumerate(items):
-                if i in scalars:
-                    continue
-                if isinstance(a, np.ndarray):
-                    items[i] = _torch.from_numpy(a).to(device)
-                elif not a.is_cuda:
-                    items[i] = a.to(device)
-        if outs is None:
-            outs = prog.empty_outputs(like, poison)
-            items += outs
-        else:
-            for o in outs:
-                items.append(o if tensor is not None and isinstance(o, tensor)
-                             else _numpy_item(o))
+        with _torch.cuda.stream(_torch_stream(stream, like)):
+            outs = _prepare(prog, items, outs, like, host, poison, tensor)
+    else:
+        outs = _prepare(prog, items, outs, like, host and not staged, poison, tensor)
     handle = 0
     if gpu and not staged:
         if benchmark:

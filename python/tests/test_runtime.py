@@ -277,3 +277,24 @@ def test_torch_cpu_tensors_in_torch_out():
     got = c.float().numpy().astype(np.float64)
     tol = ref.TOL_ABS + (ref.TOL_REL + 2.0 ** -8) * np.abs(want)
     assert (np.abs(got - want) <= tol).all()
+
+
+def test_allocated_torch_outputs_are_fresh_contiguous_tensors():
+    """Outputs come from empty_like of cached one-element templates: each
+    call's are new, contiguous, with torch.empty's strides (empty outputs
+    too), and own their memory."""
+    shapes = {(128, 64): [(128, 32), (1, 1, 32, 4, 4), ()],
+              (0, 64): [(0, 32), (0, 1, 32, 4, 4), ()]}
+    for shape, want in shapes.items():
+        x = torch.ones(shape, dtype=torch.bfloat16)
+        first = compiler.quantize(x)
+        second = compiler.quantize(x)
+        for a, b, s in zip(first, second, want):
+            assert a.shape == s and a.is_contiguous()
+            assert a.stride() == torch.empty(s).stride()
+            if a.numel():
+                assert a.untyped_storage().nbytes() == a.numel() * a.element_size()
+                assert a.data_ptr() != b.data_ptr()
+        if x.numel():
+            a, b = first[0].view(torch.uint8), second[0].view(torch.uint8)
+            assert torch.equal(a, b)
