@@ -59,7 +59,11 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
     per warp on the fp32 bits) and then one thread per block (or 16x16 tile)
     of the padded scale grid, executing the same body as the CPU lowering:
     the results are bit-identical. Threads past the matrix write the
-    swizzled layout's zero padding. Dequantize uses one thread per 16
+    swizzled layout's zero padding. An NVFP4 quantize that reduces its own
+    amax over at most `fused-quantize-max-elements` elements per batch
+    entry runs as one kernel instead (a block per entry: the amax reduced
+    in the block, across warps through workgroup memory, then the entry's
+    tiles), one launch instead of a memset and two. Dequantize uses one thread per 16
     values, the swizzles one thread per scale. Matmuls get one thread per
     output element: correct on any GPU, the baseline the chip-specific
     lowerings (`convert-nvfp4-to-sm90`, `convert-nvfp4-to-sm100`) replace.
@@ -67,6 +71,12 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
     Post-condition: no nvfp4 op and no narrow memref; host functions hold
     gpu ops only, kernels are `gpu.launch` regions.
   }];
+  let options = [
+    Option<"fusedQuantizeMaxElements", "fused-quantize-max-elements",
+           "int64_t", "::mlir::nvfp4::kFusedQuantizeMaxElements",
+           "Largest batch entry (rows x K) an NVFP4 quantize reducing its own "
+           "amax quantizes in one kernel (0: always the amax kernel first)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",

@@ -147,6 +147,13 @@ SmallVector<Value> encodeE2M1Stochastic(OpBuilder &b, Location loc,
 // Kernels
 //===----------------------------------------------------------------------===//
 
+/// Threads of the block that quantizes a small batch entry in one kernel
+/// (GPUKernelOptions::fusedQuantizeMaxElements): one launch instead of a
+/// memset and two matters most for small (decode-time) activations, whose
+/// calls the host bounds; past the bound, one block per entry would leave
+/// the GPU idle.
+constexpr int64_t kFusedQuantizeThreads = 512;
+
 struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
   QuantizeToGPU(const TypeConverter &converter, MLIRContext *ctx,
                 GPUKernelOptions options)
@@ -164,24 +171,6 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     OpBuilder &b = rewriter;
     KernelIndexing ix(b, loc);
 
-    // NVFP4 without a caller amax: a reduction kernel first, amax kept as
-    // fp32 bits (|x| >= 0 orders like its bits, so integer atomic max works).
-    // Without data (a dimension of 0) the amax is 0 and there is nothing to
-    // reduce.
-    Value amaxBits;
-    if (spec.isNVFP4() && !adaptor.getAmax() &&
-        spec.batch * spec.rows * spec.k > 0) {
-      auto bitsType = MemRefType::get({spec.batch}, b.getI32Type());
-      amaxBits = gpu::AllocOp::create(b, loc, bitsType, Type(), ValueRange{},
-                                      ValueRange{}, ValueRange{},
-                                      /*hostShared=*/false)
-                     .getMemref();
-      gpu::MemsetOp::create(
-          b, loc, Type(), ValueRange{}, amaxBits,
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
-      emitAmaxKernel(b, loc, spec, adaptor.getInput(), amaxBits);
-    }
-
     // One thread per tile of the (padded) scale grid: tiles past the
     // matrix only write the swizzled layout's zero padding.
     int64_t rowsPadded =
@@ -193,8 +182,74 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
                                    Swizzled128x4Attr::kTileCols
                              : spec.scaleCols();
     int64_t tileRowsPadded = ceilDiv(rowsPadded, spec.tileRows);
+    int64_t tilesPerEntry = tileRowsPadded * colsPadded;
+    int64_t tiles = spec.batch * tilesPerEntry;
+
+    // Tile (tileRow, blockCol) of batch entry `batch` (null when unbatched):
+    // its codes and block scale, or the swizzled layout's zero padding.
+    auto emitTile = [&](QuantizeCodegen &cg, Value batch, Value tileRow,
+                        Value blockCol, const TensorScales &scales) {
+      Value firstRow = ix.mul(tileRow, ix.c(spec.tileRows));
+      Value tileEnd = ix.add(firstRow, ix.c(spec.tileRows));
+      Value real =
+          arith::AndIOp::create(b, loc, ix.lt(firstRow, ix.c(spec.rows)),
+                                ix.lt(blockCol, ix.c(spec.scaleCols())));
+      Value zeroByte = arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0);
+      auto zeroRows = [&](Value from, Value to) {
+        ix.forLoop(from, to, [&](Value r) {
+          memref::StoreOp::create(
+              b, loc, zeroByte, outs[1],
+              scaleIndices(b, loc, spec.swizzled, batch, r, blockCol));
+        });
+      };
+      scf::IfOp::create(
+          b, loc, real,
+          [&](OpBuilder &, Location) {
+            cg.emitTile(batch, tileRow, blockCol, scales);
+            // A 16-row tile crossing the last row: its padded rows.
+            if (spec.swizzled && spec.tileRows > 1)
+              zeroRows(ix.max(firstRow, ix.c(spec.rows)), tileEnd);
+            scf::YieldOp::create(b, loc);
+          },
+          [&](OpBuilder &, Location) {
+            if (spec.swizzled)
+              zeroRows(firstRow, tileEnd);
+            scf::YieldOp::create(b, loc);
+          });
+    };
+
+    // NVFP4 without a caller amax on a small input: one kernel, a block per
+    // batch entry reducing its amax and then quantizing it (one launch
+    // instead of a memset and two).
+    int64_t entryElements = spec.rows * spec.k;
+    if (spec.isNVFP4() && !adaptor.getAmax() &&
+        spec.batch * entryElements > 0 &&
+        entryElements <= options.fusedQuantizeMaxElements) {
+      emitFusedQuantizeKernel(b, loc, spec, adaptor.getInput(),
+                              adaptor.getSeed(), outs, tileRowsPadded,
+                              colsPadded, emitTile);
+      return success();
+    }
+
+    // NVFP4 without a caller amax: a reduction kernel first, amax kept as
+    // fp32 bits (|x| >= 0 orders like its bits, so integer atomic max works).
+    // Without data (a dimension of 0) the amax is 0 and there is nothing to
+    // reduce.
+    Value amaxBits;
+    if (spec.isNVFP4() && !adaptor.getAmax() &&
+        spec.batch * entryElements > 0) {
+      auto bitsType = MemRefType::get({spec.batch}, b.getI32Type());
+      amaxBits = gpu::AllocOp::create(b, loc, bitsType, Type(), ValueRange{},
+                                      ValueRange{}, ValueRange{},
+                                      /*hostShared=*/false)
+                     .getMemref();
+      gpu::MemsetOp::create(
+          b, loc, Type(), ValueRange{}, amaxBits,
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+      emitAmaxKernel(b, loc, spec, adaptor.getInput(), amaxBits);
+    }
+
     SmallVector<int64_t> space = {spec.batch, tileRowsPadded, colsPadded};
-    int64_t tiles = spec.batch * tileRowsPadded * colsPadded;
     // S_enc and S_dec of batch entry `batch` (null when unbatched), in a
     // kernel.
     auto globalScales = [&](QuantizeCodegen &cg, NumericsBuilder &nb,
@@ -235,34 +290,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
               scf::YieldOp::create(b, loc);
             });
           }
-          Value firstRow = ix.mul(tileRow, ix.c(spec.tileRows));
-          Value tileEnd = ix.add(firstRow, ix.c(spec.tileRows));
-          Value real =
-              arith::AndIOp::create(b, loc, ix.lt(firstRow, ix.c(spec.rows)),
-                                    ix.lt(blockCol, ix.c(spec.scaleCols())));
-          Value zeroByte =
-              arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0);
-          auto zeroRows = [&](Value from, Value to) {
-            ix.forLoop(from, to, [&](Value r) {
-              memref::StoreOp::create(
-                  b, loc, zeroByte, outs[1],
-                  scaleIndices(b, loc, spec.swizzled, batch, r, blockCol));
-            });
-          };
-          scf::IfOp::create(
-              b, loc, real,
-              [&](OpBuilder &, Location) {
-                cg.emitTile(batch, tileRow, blockCol, scales);
-                // A 16-row tile crossing the last row: its padded rows.
-                if (spec.swizzled && spec.tileRows > 1)
-                  zeroRows(ix.max(firstRow, ix.c(spec.rows)), tileEnd);
-                scf::YieldOp::create(b, loc);
-              },
-              [&](OpBuilder &, Location) {
-                if (spec.swizzled)
-                  zeroRows(firstRow, tileEnd);
-                scf::YieldOp::create(b, loc);
-              });
+          emitTile(cg, batch, tileRow, blockCol, scales);
         });
     // R or K is 0: there is no tile to write the decode scales, yet every
     // batch entry has one (that of amax 0, or of the caller's amax).
@@ -278,6 +306,81 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     if (amaxBits)
       gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, amaxBits);
     return success();
+  }
+
+  /// Small inputs in one kernel: a block of kFusedQuantizeThreads threads
+  /// per batch entry reduces the entry's amax as emitAmaxKernel does (per
+  /// thread and per warp with maxNum, then across warps as unsigned fp32
+  /// bits, the order-free max the two-kernel path's atomics take, from 0),
+  /// stores S_dec, and quantizes the entry's tiles (`emitTile`).
+  static void emitFusedQuantizeKernel(
+      OpBuilder &b, Location loc, const QuantizeSpec &spec, Value input,
+      Value seed, ValueRange outs, int64_t tileRowsPadded, int64_t colsPadded,
+      function_ref<void(QuantizeCodegen &, Value, Value, Value,
+                        const TensorScales &)>
+          emitTile) {
+    KernelIndexing ix(b, loc);
+    int64_t warps = kFusedQuantizeThreads / 32;
+    int64_t chunksPerRow = spec.k / kChunk;
+    launchGrid(
+        b, loc, {spec.batch, 1, 1}, {kFusedQuantizeThreads, 1, 1},
+        [&](gpu::LaunchOp launch) {
+          auto partialsType = MemRefType::get(
+              {warps}, b.getI32Type(), MemRefLayoutAttrInterface(),
+              gpu::AddressSpaceAttr::get(b.getContext(),
+                                         gpu::AddressSpace::Workgroup));
+          Value partials = launch.addWorkgroupAttribution(partialsType, loc);
+          NumericsBuilder nb(b, loc, b.getF32Type());
+          QuantizeCodegen cg(b, loc, spec, input, outs[0], outs[1], seed);
+          Value batch = spec.batched ? launch.getBlockIds().x : Value();
+          Value tid = launch.getThreadIds().x;
+          Value threads = ix.c(kFusedQuantizeThreads);
+          auto loop = scf::ForOp::create(
+              b, loc, tid, ix.c(spec.rows * chunksPerRow), threads,
+              ValueRange{nb.f32(0.0)},
+              [&](OpBuilder &, Location, Value chunk, ValueRange acc) {
+                Value row = ix.div(chunk, ix.c(chunksPerRow));
+                Value k0 =
+                    ix.mul(ix.rem(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
+                scf::YieldOp::create(
+                    b, loc,
+                    cg.chunkAbsMax(cg.loadChunk(batch, row, k0), acc[0]));
+              });
+          Value warpMax =
+              warpReduce(b, loc, loop.getResult(0),
+                         [&](Value x, Value y) { return nb.maxNum(x, y); });
+          scf::IfOp::create(b, loc, ix.eq(ix.rem(tid, ix.c(32)), ix.c(0)),
+                            [&](OpBuilder &, Location) {
+                              memref::StoreOp::create(b, loc,
+                                                      nb.bitsOf(warpMax),
+                                                      partials,
+                                                      ix.div(tid, ix.c(32)));
+                              scf::YieldOp::create(b, loc);
+                            });
+          gpu::BarrierOp::create(b, loc);
+          Value bits = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+          for (int64_t w = 0; w < warps; ++w)
+            bits = arith::MaxUIOp::create(
+                b, loc, bits, memref::LoadOp::create(b, loc, partials, ix.c(w)));
+          TensorScales scales = cg.tensorScales(nb.floatOf(bits));
+          scf::IfOp::create(b, loc, ix.eq(tid, ix.c(0)),
+                            [&](OpBuilder &, Location) {
+                              memref::StoreOp::create(b, loc,
+                                                      scales.decodeScale,
+                                                      outs[2],
+                                                      withBatch(batch, {}));
+                              scf::YieldOp::create(b, loc);
+                            });
+          SmallVector<int64_t> space = {tileRowsPadded, colsPadded};
+          scf::ForOp::create(
+              b, loc, tid, ix.c(tileRowsPadded * colsPadded), threads,
+              ValueRange{},
+              [&](OpBuilder &, Location, Value linear, ValueRange) {
+                SmallVector<Value> id = ix.delinearize(linear, space);
+                emitTile(cg, batch, id[0], id[1], scales);
+                scf::YieldOp::create(b, loc);
+              });
+        });
   }
 
   /// amaxBits[b] = bits of the tensor amax of batch entry b: a grid-stride
@@ -672,7 +775,9 @@ struct ConvertNVFP4ToGPUPass
     : public nvfp4::impl::ConvertNVFP4ToGPUBase<ConvertNVFP4ToGPUPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(applyNVFP4ToGPUConversion(getOperation(), GPUKernelOptions())))
+    GPUKernelOptions options;
+    options.fusedQuantizeMaxElements = fusedQuantizeMaxElements;
+    if (failed(applyNVFP4ToGPUConversion(getOperation(), options)))
       signalPassFailure();
   }
 };

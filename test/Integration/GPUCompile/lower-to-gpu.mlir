@@ -3,8 +3,11 @@
 // REQUIRES: ptxas
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --split-input-file --nvfp4-lower-to-gpu="chip=sm_90a" | FileCheck %s
 
+// Each NVFP4 quantize here reduces its own amax over a small input: one
+// kernel each (test/Conversion/NVFP4ToGPU/quantize-fused.mlir).
 // CHECK-LABEL: llvm.func @quantize_variants
-// CHECK-COUNT-8: gpu.launch_func
+// CHECK-COUNT-5: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
 // CHECK: gpu.binary @{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}bin = "\7FELF
 func.func @quantize_variants(%x: tensor<200x64xbf16>, %y: tensor<2x48x96xf32>, %seed: i64) -> (tensor<200x64xf4E2M1FN>, tensor<2x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<2x48x96xf4E2M1FN>, tensor<2x48x6xf8E4M3FN>, tensor<2x48x96xf4E2M1FN>, tensor<2x1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) {
   %q0, %s0, %d0 = nvfp4.quantize nvfp4 %x {block = array<i64: 16, 16>, scale_rule = #nvfp4.scale_rule<four_over_six>} : tensor<200x64xbf16> -> tensor<200x64xf4E2M1FN>, tensor<2x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
@@ -22,7 +25,8 @@ func.func @quantize_variants(%x: tensor<200x64xbf16>, %y: tensor<2x48x96xf32>, %
 // The Hadamard transform rounded to the input type (bf16, f16) before amax;
 // TransformerEngine's 4over6 (row errors, the 16-row tree, e4m3_max 256).
 // CHECK-LABEL: llvm.func @quantize_hadamard_four_over_six
-// CHECK-COUNT-5: gpu.launch_func
+// CHECK-COUNT-3: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
 // CHECK: gpu.binary
 func.func @quantize_hadamard_four_over_six(%x: tensor<64x64xbf16>, %h: tensor<64x64xf16>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<f32>) {
   %q0, %s0, %d0 = nvfp4.quantize nvfp4 %x {hadamard} : tensor<64x64xbf16> -> tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<f32>

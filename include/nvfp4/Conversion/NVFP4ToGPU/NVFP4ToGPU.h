@@ -24,6 +24,10 @@ class TypeConverter;
 
 namespace nvfp4 {
 
+/// The largest batch entry (rows x K) an NVFP4 quantize that reduces its
+/// own amax quantizes in one kernel, by default.
+constexpr int64_t kFusedQuantizeMaxElements = 1 << 16;
+
 #define GEN_PASS_DECL_CONVERTNVFP4TOGPU
 #define GEN_PASS_DECL_NVFP4BUFFERGPUCONSTANTS
 #include "nvfp4/Conversion/Passes.h.inc"
@@ -40,6 +44,9 @@ struct GPUKernelOptions {
   /// how the hardware spends the random bits unspecified at the bit level,
   /// so the codes are not bit-exact with the reference: opt-in only.
   bool hardwareStochastic = false;
+  /// NVFP4 quantizes reducing their own amax over at most this many
+  /// elements per batch entry run as one kernel (a block per entry).
+  int64_t fusedQuantizeMaxElements = kFusedQuantizeMaxElements;
 };
 
 /// Patterns lowering bufferized nvfp4 ops to gpu.launch kernels (one thread
