@@ -153,6 +153,8 @@ SmallVector<Value> encodeE2M1Stochastic(OpBuilder &b, Location loc,
 /// calls the host bounds; past the bound, one block per entry would leave
 /// the GPU idle.
 constexpr int64_t kFusedQuantizeThreads = 512;
+/// Chunks each of its threads loads at once in the amax reduction.
+constexpr int64_t kFusedAmaxLoads = 4;
 
 struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
   QuantizeToGPU(const TypeConverter &converter, MLIRContext *ctx,
@@ -335,16 +337,28 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           Value batch = spec.batched ? launch.getBlockIds().x : Value();
           Value tid = launch.getThreadIds().x;
           Value threads = ix.c(kFusedQuantizeThreads);
+          // kFusedAmaxLoads chunks per thread and step, their loads in
+          // flight together; past the end a thread re-reads the last chunk
+          // (max is idempotent), so no load is guarded.
+          int64_t chunks = spec.rows * chunksPerRow;
           auto loop = scf::ForOp::create(
-              b, loc, tid, ix.c(spec.rows * chunksPerRow), threads,
+              b, loc, tid, ix.c(chunks),
+              ix.c(kFusedQuantizeThreads * kFusedAmaxLoads),
               ValueRange{nb.f32(0.0)},
-              [&](OpBuilder &, Location, Value chunk, ValueRange acc) {
-                Value row = ix.div(chunk, ix.c(chunksPerRow));
-                Value k0 =
-                    ix.mul(ix.rem(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
-                scf::YieldOp::create(
-                    b, loc,
-                    cg.chunkAbsMax(cg.loadChunk(batch, row, k0), acc[0]));
+              [&](OpBuilder &, Location, Value first, ValueRange acc) {
+                SmallVector<SmallVector<Value>> loaded;
+                for (int64_t u = 0; u < kFusedAmaxLoads; ++u) {
+                  Value chunk = ix.min(ix.add(first, ix.c(u * kFusedQuantizeThreads)),
+                                       ix.c(chunks - 1));
+                  Value row = ix.div(chunk, ix.c(chunksPerRow));
+                  Value k0 =
+                      ix.mul(ix.rem(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
+                  loaded.push_back(cg.loadChunk(batch, row, k0));
+                }
+                Value next = acc[0];
+                for (const SmallVector<Value> &chunk : loaded)
+                  next = cg.chunkAbsMax(chunk, next);
+                scf::YieldOp::create(b, loc, next);
               });
           Value warpMax =
               warpReduce(b, loc, loop.getResult(0),

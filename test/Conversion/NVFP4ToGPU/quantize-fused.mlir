@@ -2,8 +2,9 @@
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-gpu="fused-quantize-max-elements=511" --canonicalize | FileCheck %s --check-prefix=BOUND
 
 // An NVFP4 quantize reducing its own amax over a small batch entry: one
-// kernel, a block of 512 threads per entry. Each thread folds its chunks
-// with maxnumf, each warp shuffles, lane 0 of each of the 16 warps leaves
+// kernel, a block of 512 threads per entry. Each thread loads four chunks
+// per step (indices clamped to the last chunk: re-reading it leaves the
+// max as it is) and folds them with maxnumf, each warp shuffles, lane 0 of each of the 16 warps leaves
 // the warp's fp32 bits in workgroup memory; after the barrier every thread
 // takes their unsigned max (what the two-kernel path's atomics compute),
 // thread 0 stores the entry's S_dec, and the block walks the entry's tiles.
@@ -13,8 +14,10 @@
 // CHECK-NOT: gpu.alloc
 // CHECK-NOT: gpu.memset
 // CHECK: gpu.launch blocks(%[[BX:[^,]*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TX:[^,]*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c512, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[W:.*]] : memref<16xi32, #gpu.address_space<workgroup>>) {
-// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %[[TX]] to %c32 step %c512 iter_args
+// CHECK: %[[ACC:.*]] = scf.for %[[C:.*]] = %[[TX]] to %c32 step %c2048 iter_args
+// CHECK-NEXT: arith.minsi %[[C]], %c31 : index
 // CHECK: vector.load %{{.*}}[%[[BX]], %{{.*}}, %{{.*}}]
+// CHECK-COUNT-3: vector.load %{{.*}}[%[[BX]], %{{.*}}, %{{.*}}]
 // CHECK: arith.maxnumf
 // CHECK: gpu.shuffle xor %[[ACC]], %c16_i32, %c32_i32 : f32
 // CHECK-COUNT-4: gpu.shuffle xor

@@ -26,7 +26,7 @@ namespace nvfp4 {
 
 /// The largest batch entry (rows x K) an NVFP4 quantize that reduces its
 /// own amax quantizes in one kernel, by default.
-constexpr int64_t kFusedQuantizeMaxElements = 1 << 16;
+constexpr int64_t kFusedQuantizeMaxElements = 1 << 15;
 
 #define GEN_PASS_DECL_CONVERTNVFP4TOGPU
 #define GEN_PASS_DECL_NVFP4BUFFERGPUCONSTANTS
