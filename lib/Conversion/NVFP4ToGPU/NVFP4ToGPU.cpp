@@ -151,8 +151,13 @@ SmallVector<Value> encodeE2M1Stochastic(OpBuilder &b, Location loc,
 /// (GPUKernelOptions::fusedQuantizeMaxElements): one launch instead of a
 /// memset and two matters most for small (decode-time) activations, whose
 /// calls the host bounds; past the bound, one block per entry would leave
-/// the GPU idle.
-constexpr int64_t kFusedQuantizeThreads = 512;
+/// the GPU idle. A thread's tiles run one after the other (each one's
+/// loads wait for the previous one's stores, which may alias them), so the
+/// block is as wide as registers allow: 1024 threads (64 registers each),
+/// 512 for 4/6's candidates (up to 128; ptxas spills them at 64).
+static int64_t fusedQuantizeThreads(const QuantizeSpec &spec) {
+  return spec.isFourOverSix() ? 512 : 1024;
+}
 /// Chunks each of its threads loads at once in the amax reduction.
 constexpr int64_t kFusedAmaxLoads = 4;
 
@@ -224,9 +229,11 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     // batch entry reducing its amax and then quantizing it (one launch
     // instead of a memset and two).
     int64_t entryElements = spec.rows * spec.k;
+    // (At most two tiles per thread: each one waits for the one before.)
     if (spec.isNVFP4() && !adaptor.getAmax() &&
         spec.batch * entryElements > 0 &&
-        entryElements <= options.fusedQuantizeMaxElements) {
+        entryElements <= options.fusedQuantizeMaxElements &&
+        tilesPerEntry <= 2 * fusedQuantizeThreads(spec)) {
       emitFusedQuantizeKernel(b, loc, spec, adaptor.getInput(),
                               adaptor.getSeed(), outs, tileRowsPadded,
                               colsPadded, emitTile);
@@ -310,7 +317,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     return success();
   }
 
-  /// Small inputs in one kernel: a block of kFusedQuantizeThreads threads
+  /// Small inputs in one kernel: a block of fusedQuantizeThreads threads
   /// per batch entry reduces the entry's amax as emitAmaxKernel does (per
   /// thread and per warp with maxNum, then across warps as unsigned fp32
   /// bits, the order-free max the two-kernel path's atomics take, from 0),
@@ -322,10 +329,11 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
                         const TensorScales &)>
           emitTile) {
     KernelIndexing ix(b, loc);
-    int64_t warps = kFusedQuantizeThreads / 32;
+    int64_t threadCount = fusedQuantizeThreads(spec);
+    int64_t warps = threadCount / 32;
     int64_t chunksPerRow = spec.k / kChunk;
     launchGrid(
-        b, loc, {spec.batch, 1, 1}, {kFusedQuantizeThreads, 1, 1},
+        b, loc, {spec.batch, 1, 1}, {threadCount, 1, 1},
         [&](gpu::LaunchOp launch) {
           auto partialsType = MemRefType::get(
               {warps}, b.getI32Type(), MemRefLayoutAttrInterface(),
@@ -336,19 +344,19 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           QuantizeCodegen cg(b, loc, spec, input, outs[0], outs[1], seed);
           Value batch = spec.batched ? launch.getBlockIds().x : Value();
           Value tid = launch.getThreadIds().x;
-          Value threads = ix.c(kFusedQuantizeThreads);
+          Value threads = ix.c(threadCount);
           // kFusedAmaxLoads chunks per thread and step, their loads in
           // flight together; past the end a thread re-reads the last chunk
           // (max is idempotent), so no load is guarded.
           int64_t chunks = spec.rows * chunksPerRow;
           auto loop = scf::ForOp::create(
               b, loc, tid, ix.c(chunks),
-              ix.c(kFusedQuantizeThreads * kFusedAmaxLoads),
+              ix.c(threadCount * kFusedAmaxLoads),
               ValueRange{nb.f32(0.0)},
               [&](OpBuilder &, Location, Value first, ValueRange acc) {
                 SmallVector<SmallVector<Value>> loaded;
                 for (int64_t u = 0; u < kFusedAmaxLoads; ++u) {
-                  Value chunk = ix.min(ix.add(first, ix.c(u * kFusedQuantizeThreads)),
+                  Value chunk = ix.min(ix.add(first, ix.c(u * threadCount)),
                                        ix.c(chunks - 1));
                   Value row = ix.div(chunk, ix.c(chunksPerRow));
                   Value k0 =
