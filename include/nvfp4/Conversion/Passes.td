@@ -61,9 +61,9 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
     the results are bit-identical. Threads past the matrix write the
     swizzled layout's zero padding. An NVFP4 quantize that reduces its own
     amax over at most `fused-quantize-max-elements` elements per batch
-    entry runs as one kernel instead (a block per entry: the amax reduced
-    in the block, across warps through workgroup memory, then the entry's
-    tiles), one launch instead of a memset and two. Dequantize uses one thread per 16
+    entry runs as one kernel instead (one thread per tile; each block
+    reduces its entry's whole amax, across warps through workgroup memory,
+    before quantizing its tiles), one launch instead of a memset and two. Dequantize uses one thread per 16
     values, the swizzles one thread per scale. Matmuls get one thread per
     output element: correct on any GPU, the baseline the chip-specific
     lowerings (`convert-nvfp4-to-sm90`, `convert-nvfp4-to-sm100`) replace.

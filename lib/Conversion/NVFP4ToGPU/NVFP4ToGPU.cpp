@@ -147,18 +147,16 @@ SmallVector<Value> encodeE2M1Stochastic(OpBuilder &b, Location loc,
 // Kernels
 //===----------------------------------------------------------------------===//
 
-/// Threads of the block that quantizes a small batch entry in one kernel
-/// (GPUKernelOptions::fusedQuantizeMaxElements): one launch instead of a
-/// memset and two matters most for small (decode-time) activations, whose
-/// calls the host bounds; past the bound, one block per entry would leave
-/// the GPU idle. A thread's tiles run one after the other (each one's
-/// loads wait for the previous one's stores, which may alias them), so the
-/// block is as wide as registers allow: 1024 threads (64 registers each),
-/// 512 for 4/6's candidates (up to 128; ptxas spills them at 64).
-static int64_t fusedQuantizeThreads(const QuantizeSpec &spec) {
-  return spec.isFourOverSix() ? 512 : 1024;
-}
-/// Chunks each of its threads loads at once in the amax reduction.
+/// The one-kernel quantize of small batch entries
+/// (GPUKernelOptions::fusedQuantizeMaxElements): blocks of this many
+/// threads (4/6's candidates take up to 128 registers each), one tile per
+/// thread, and each block reduces its entry's whole amax itself: it reads
+/// the entry (from L2 after the first block) rather than waiting for
+/// another kernel. One launch instead of a memset and two matters most for
+/// small (decode-time) activations, whose calls the host bounds; past the
+/// bound the blocks' repeated reads would cost more than the launches.
+constexpr int64_t kFusedQuantizeThreads = 512;
+/// Chunks each thread loads at once in that amax reduction.
 constexpr int64_t kFusedAmaxLoads = 4;
 
 struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
@@ -225,15 +223,13 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           });
     };
 
-    // NVFP4 without a caller amax on a small input: one kernel, a block per
-    // batch entry reducing its amax and then quantizing it (one launch
-    // instead of a memset and two).
+    // NVFP4 without a caller amax on a small input: one kernel whose blocks
+    // each reduce their entry's amax and quantize a share of its tiles (one
+    // launch instead of a memset and two).
     int64_t entryElements = spec.rows * spec.k;
-    // (At most two tiles per thread: each one waits for the one before.)
     if (spec.isNVFP4() && !adaptor.getAmax() &&
         spec.batch * entryElements > 0 &&
-        entryElements <= options.fusedQuantizeMaxElements &&
-        tilesPerEntry <= 2 * fusedQuantizeThreads(spec)) {
+        entryElements <= options.fusedQuantizeMaxElements) {
       emitFusedQuantizeKernel(b, loc, spec, adaptor.getInput(),
                               adaptor.getSeed(), outs, tileRowsPadded,
                               colsPadded, emitTile);
@@ -317,11 +313,12 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     return success();
   }
 
-  /// Small inputs in one kernel: a block of fusedQuantizeThreads threads
-  /// per batch entry reduces the entry's amax as emitAmaxKernel does (per
-  /// thread and per warp with maxNum, then across warps as unsigned fp32
-  /// bits, the order-free max the two-kernel path's atomics take, from 0),
-  /// stores S_dec, and quantizes the entry's tiles (`emitTile`).
+  /// Small inputs in one kernel: blocks of kFusedQuantizeThreads threads,
+  /// one tile each, grid (tile blocks, batch). Every block reduces its
+  /// entry's amax as emitAmaxKernel does (per thread and per warp with
+  /// maxNum, then across warps as unsigned fp32 bits, the order-free max
+  /// the two-kernel path's atomics take, from 0); the first stores S_dec;
+  /// each quantizes its tiles (`emitTile`).
   static void emitFusedQuantizeKernel(
       OpBuilder &b, Location loc, const QuantizeSpec &spec, Value input,
       Value seed, ValueRange outs, int64_t tileRowsPadded, int64_t colsPadded,
@@ -329,12 +326,13 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
                         const TensorScales &)>
           emitTile) {
     KernelIndexing ix(b, loc);
-    int64_t threadCount = fusedQuantizeThreads(spec);
+    int64_t threadCount = kFusedQuantizeThreads;
     int64_t warps = threadCount / 32;
     int64_t chunksPerRow = spec.k / kChunk;
+    int64_t tilesPerEntry = tileRowsPadded * colsPadded;
     launchGrid(
-        b, loc, {spec.batch, 1, 1}, {threadCount, 1, 1},
-        [&](gpu::LaunchOp launch) {
+        b, loc, {ceilDiv(tilesPerEntry, threadCount), spec.batch, 1},
+        {threadCount, 1, 1}, [&](gpu::LaunchOp launch) {
           auto partialsType = MemRefType::get(
               {warps}, b.getI32Type(), MemRefLayoutAttrInterface(),
               gpu::AddressSpaceAttr::get(b.getContext(),
@@ -342,9 +340,9 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           Value partials = launch.addWorkgroupAttribution(partialsType, loc);
           NumericsBuilder nb(b, loc, b.getF32Type());
           QuantizeCodegen cg(b, loc, spec, input, outs[0], outs[1], seed);
-          Value batch = spec.batched ? launch.getBlockIds().x : Value();
+          Value batch = spec.batched ? launch.getBlockIds().y : Value();
+          Value block = launch.getBlockIds().x;
           Value tid = launch.getThreadIds().x;
-          Value threads = ix.c(threadCount);
           // kFusedAmaxLoads chunks per thread and step, their loads in
           // flight together; past the end a thread re-reads the last chunk
           // (max is idempotent), so no load is guarded.
@@ -385,20 +383,19 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
             bits = arith::MaxUIOp::create(
                 b, loc, bits, memref::LoadOp::create(b, loc, partials, ix.c(w)));
           TensorScales scales = cg.tensorScales(nb.floatOf(bits));
-          scf::IfOp::create(b, loc, ix.eq(tid, ix.c(0)),
-                            [&](OpBuilder &, Location) {
-                              memref::StoreOp::create(b, loc,
-                                                      scales.decodeScale,
-                                                      outs[2],
-                                                      withBatch(batch, {}));
-                              scf::YieldOp::create(b, loc);
-                            });
-          SmallVector<int64_t> space = {tileRowsPadded, colsPadded};
-          scf::ForOp::create(
-              b, loc, tid, ix.c(tileRowsPadded * colsPadded), threads,
-              ValueRange{},
-              [&](OpBuilder &, Location, Value linear, ValueRange) {
-                SmallVector<Value> id = ix.delinearize(linear, space);
+          Value first = arith::AndIOp::create(b, loc, ix.eq(block, ix.c(0)),
+                                              ix.eq(tid, ix.c(0)));
+          scf::IfOp::create(b, loc, first, [&](OpBuilder &, Location) {
+            memref::StoreOp::create(b, loc, scales.decodeScale, outs[2],
+                                    withBatch(batch, {}));
+            scf::YieldOp::create(b, loc);
+          });
+          Value tile = ix.add(ix.mul(block, ix.c(threadCount)), tid);
+          scf::IfOp::create(
+              b, loc, ix.lt(tile, ix.c(tilesPerEntry)),
+              [&](OpBuilder &, Location) {
+                SmallVector<Value> id =
+                    ix.delinearize(tile, {tileRowsPadded, colsPadded});
                 emitTile(cg, batch, id[0], id[1], scales);
                 scf::YieldOp::create(b, loc);
               });
