@@ -6,13 +6,14 @@ On the GPU (torch CUDA tensors):
   * gpumode4 independent grouped matmul (outputs given, as GPU-mode does)
     and a 128x256 bf16 quantize (its three outputs allocated by torch, and
     given with out=): wall time per call of calls 2..N (synchronized once at
-    the end) against the kernel time (CUDA-graph replays of one call, timed
-    with CUDA events): the difference is the host overhead a call adds
+    the end) against the kernel time (a torch CUDA graph of 20 calls back
+    to back, replayed, timed with CUDA events: the GPU's time per call
+    without the host): the difference is the host overhead a call adds
     (wall: the median of five runs of 1000 calls; the overhead of the
     fastest and slowest run beside it, and, as a yardstick of the host's
     speed at the time, a 16-element torch add_ timed the same way);
-  * the same call captured in a torch CUDA graph: replay time against the
-    kernel time;
+  * the runtime's own timing of the call (its events around replays of a
+    graph of one call), beside that kernel time;
   * a cold process whose kernel is in the disk cache: time from the first
     call to its result (torch already imported);
   * compiling the MoE example (docs/examples/moe_grouped.mlir) with no
@@ -21,7 +22,8 @@ On the GPU (torch CUDA tensors):
 On the CPU: the overhead of a 128x4 swizzle (numpy).
 With --old-api, the same calls through the subprocess API (the previous
 python/nvfp4/compiler.py and its nvfp4-runner) in the same run.
-Prints one JSON object.
+Prints one JSON object (with the CPUs the process may run on: on a
+machine of several NUMA nodes, pin it near the GPU, e.g. with taskset).
 """
 
 import argparse
@@ -62,8 +64,11 @@ def _wall_per_call(fn, n, sync, runs=5):
     return _wall_runs(fn, n, sync, runs)[runs // 2]
 
 
-def _graph_time(torch, fn, reps=200):
-    """Kernel time: replays of a torch CUDA graph of one call, CUDA events."""
+def _graph_time(torch, fn, calls=20, reps=50):
+    """Kernel time per call: a torch CUDA graph of `calls` calls replayed
+    `reps` times, CUDA events around the replays. Calls back to back in one
+    graph leave the host out: replaying a graph of one small call would
+    time the host's graph launches instead."""
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
@@ -71,8 +76,9 @@ def _graph_time(torch, fn, reps=200):
     torch.cuda.current_stream().wait_stream(s)
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
-        fn()
-    for _ in range(10):
+        for _ in range(calls):
+            fn()
+    for _ in range(3):
         g.replay()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
@@ -80,7 +86,7 @@ def _graph_time(torch, fn, reps=200):
         g.replay()
     end.record()
     torch.cuda.synchronize()
-    return start.elapsed_time(end) / reps * 1e3
+    return start.elapsed_time(end) / (reps * calls) * 1e3
 
 
 def _gpumode4(torch):
@@ -207,7 +213,7 @@ def main():
     p.add_argument("--old-api", help="the previous compiler.py (subprocess API)")
     p.add_argument("--old-runner", help="the nvfp4-runner it spawns")
     args = p.parse_args()
-    res = {"cpu": cpu_section()}
+    res = {"cpus": sorted(os.sched_getaffinity(0)), "cpu": cpu_section()}
     if runtime.gpu_available():
         res["gpu"] = gpu_section(args)
     print(json.dumps(res, indent=1))
