@@ -735,6 +735,20 @@ llvm::Error mlir::nvfp4::copyFromCuda(void *dst, const void *src, size_t bytes,
     return llvm::Error::success();
   Runtime &rt = runtime();
   auto cuStream = stream ? static_cast<CUstream>(stream) : rt.stream;
+  // A read back waits for the stream: while a graph is being recorded on it
+  // (or, in global capture mode, on another stream) that would invalidate
+  // the recording. Refused before anything is queued: the capture goes on.
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult capturing = rt.cu.streamIsCapturing(cuStream, &status);
+  if (capturing == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT ||
+      (capturing == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a CUDA graph is being recorded: device memory cannot be read back "
+        "(group tables are checked by reading them; check them before the "
+        "capture and launch with check_tables off while recording)");
+  if (!check(capturing, "cuStreamIsCapturing"))
+    return takeFirstError();
   check(rt.cu.memcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src), bytes,
                               cuStream),
         "cuMemcpyDtoHAsync");

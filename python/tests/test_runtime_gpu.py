@@ -172,6 +172,33 @@ def test_bad_cuda_table_raises_and_writes_nothing():
     assert torch.isnan(c).all()
 
 
+def test_table_check_while_recording_a_graph_is_refused_and_capture_goes_on():
+    """Reading a CUDA table back would break the recording: the call is
+    refused before anything is queued, the capture continues, and the same
+    call without the check is recorded and replays bit-exact."""
+    x = _bf16((16, 64), 32)
+    q, s, d = compiler.quantize(x)
+    wq, ws, wd = compiler.quantize(_bf16((2, 8, 64), 33))
+    offsets = torch.tensor([0, 9, 16], dtype=torch.int32, device="cuda")
+    want = compiler.grouped_matmul("contiguous", q, s, wq, ws, group_offsets=offsets,
+                                   out_dtype="f32")
+    c = torch.full((16, 8), float("nan"), device="cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=side):
+        with pytest.raises(runtime.RunnerError, match="CUDA graph is being recorded"):
+            compiler.grouped_matmul("contiguous", q, s, wq, ws, group_offsets=offsets,
+                                    out=c, out_dtype="f32")
+        compiler.grouped_matmul("contiguous", q, s, wq, ws, group_offsets=offsets,
+                                out=c, out_dtype="f32", check_tables=False)
+    torch.cuda.synchronize()
+    assert torch.isnan(c).all()  # recorded, not run
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(c, want)
+
+
 def test_default_stream_is_ordered_and_not_waited_for():
     """On torch's default stream (handle 0, CU_STREAM_LEGACY to the driver)
     a call queues behind the work before it and returns without waiting."""

@@ -90,7 +90,8 @@ void makeCudaContextCurrent();
 llvm::Error takeCudaError();
 
 /// Copies device bytes to the host after the work queued on `stream` (null:
-/// the runtime's own), and waits for the copy.
+/// the runtime's own), and waits for the copy. Refused, with nothing
+/// queued, while a CUDA graph is being recorded on `stream`.
 llvm::Error copyFromCuda(void *dst, const void *src, size_t bytes,
                          void *stream);
 
