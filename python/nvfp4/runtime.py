@@ -18,7 +18,9 @@ signature and launch on the arrays' memory:
 
 Group tables (contiguous offsets, masked counts) are checked against their
 contract before a launch; on the GPU that reads them back, a
-synchronization that ``check_tables=False`` skips.
+synchronization that ``check_tables=False`` skips (and must skip while a
+CUDA graph is recorded: a checked call is refused then, the capture going
+on).
 
 Outputs are allocated by the caller's framework on the caller's device
 (torch in, torch out; numpy in, numpy out), or written into ``out=``. A
