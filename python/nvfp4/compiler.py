@@ -132,8 +132,7 @@ def _values(x):
     K/2, L] with L = 1 -> [M, K/2] (a view)."""
     if not is_torch(x):
         return _host(x)
-    shape = x.shape
-    return x[..., 0] if len(shape) == 3 and shape[2] == 1 else x
+    return x[..., 0] if x.dim() == 3 and x.shape[2] == 1 else x
 
 
 def _scales(s):
@@ -144,6 +143,9 @@ def _scales(s):
     torch_in = is_torch(s)
     if not torch_in:
         s = _host(s)
+    rank = s.ndim
+    if rank not in (3, 6):
+        return s
     shape = tuple(s.shape)
     if len(shape) == 3 and shape[-1] == 1:
         return s[..., 0] if torch_in else s.reshape(shape[:2])
@@ -454,7 +456,9 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
     if acc is not None:
         accs = [_host(v) for v in (acc if independent else [acc])]
         inputs += accs
-    key = ("grouped", mode, tuple(map(_sig, inputs[:4 * len(A)])), fmt,
+    # FP4 values and scales are bytes whatever their dtype (the runtime
+    # checks it): their shapes are what the program depends on.
+    key = ("grouped", mode, tuple([x.shape for x in inputs[:4 * len(A)]]), fmt,
            table is not None and _sig(table), tuple((n, _sig(x)) for n, _, x in extras),
            accs is not None, beta, out_dtype)
 
