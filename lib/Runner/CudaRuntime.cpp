@@ -9,6 +9,13 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
 
+// The lock over the runtime's state (CudaRuntime.h), in both builds: every
+// CudaLaunchScope takes it.
+std::unique_lock<std::recursive_mutex> mlir::nvfp4::lockCudaRuntime() {
+  static std::recursive_mutex mutex;
+  return std::unique_lock<std::recursive_mutex>(mutex);
+}
+
 #ifdef NVFP4_HAVE_CUDA_H
 
 #include <cuda.h>
@@ -685,11 +692,6 @@ static void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
 
 bool mlir::nvfp4::isCudaRuntimeAvailable() { return true; }
 
-std::unique_lock<std::recursive_mutex> mlir::nvfp4::lockCudaRuntime() {
-  static std::recursive_mutex mutex;
-  return std::unique_lock<std::recursive_mutex>(mutex);
-}
-
 mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *stream, const void *workspaceOwner)
     : lock(lockCudaRuntime()) {
   Runtime &rt = runtime();
@@ -842,11 +844,6 @@ std::string mlir::nvfp4::getCudaChip() { return ""; }
 int mlir::nvfp4::getCudaMultiprocessorCount() { return 0; }
 
 llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() { return {}; }
-
-std::unique_lock<std::recursive_mutex> mlir::nvfp4::lockCudaRuntime() {
-  static std::recursive_mutex mutex;
-  return std::unique_lock<std::recursive_mutex>(mutex);
-}
 
 mlir::nvfp4::CudaLaunchScope::CudaLaunchScope(void *, const void *)
     : lock(lockCudaRuntime()) {}

@@ -50,22 +50,19 @@ __all__ = [
 # Types
 # ---------------------------------------------------------------------------
 
-_TORCH_ELEMENT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
-
-
-_TORCH_ELEMENT_OF: dict = {}  # torch dtype -> MLIR element, filled at first use
+#: torch dtype -> MLIR element of the high-precision inputs, made from
+#: runtime's dtype table once torch is in use.
+_TORCH_ELEMENT: dict = {}
 
 
 def element_type_of(a) -> str:
     """MLIR element type of a high-precision input (numpy uint16 = bf16 bits)."""
     if is_torch(a):
-        element = _TORCH_ELEMENT_OF.get(a.dtype)
+        if not _TORCH_ELEMENT:
+            _TORCH_ELEMENT.update({_runtime._TORCH_DTYPES[e]: e for e in ("f32", "f16", "bf16")})
+        element = _TORCH_ELEMENT.get(a.dtype)
         if element is None:
-            name = str(a.dtype).replace("torch.", "")
-            if name not in _TORCH_ELEMENT:
-                raise TypeError(
-                    f"expected a float32, float16 or bfloat16 tensor, got {a.dtype}")
-            element = _TORCH_ELEMENT_OF[a.dtype] = _TORCH_ELEMENT[name]
+            raise TypeError(f"expected a float32, float16 or bfloat16 tensor, got {a.dtype}")
         return element
     dtype = np.asarray(a).dtype if not isinstance(a, np.ndarray) else a.dtype
     table = {"float32": "f32", "float16": "f16", "uint16": "bf16", "bfloat16": "bf16"}

@@ -169,14 +169,18 @@ def _torch_module():
     return _torch
 
 
+def _tensor_type():
+    """torch.Tensor once the caller has imported torch, else None (torch is
+    never imported here for a numpy caller)."""
+    if _TENSOR is None and "torch" in sys.modules:
+        _torch_module()
+    return _TENSOR
+
+
 def is_torch(x) -> bool:
     """Whether x is a torch tensor (without importing torch)."""
-    tensor = _TENSOR
-    if tensor is None:
-        if "torch" not in sys.modules:
-            return False
-        tensor = _torch_module().Tensor
-    return isinstance(x, tensor)
+    tensor = _tensor_type()
+    return tensor is not None and isinstance(x, tensor)
 
 
 def _numpy_item(a):
@@ -233,7 +237,8 @@ class Program:
             # 0 as the output's shape: empty_like makes it contiguous) costs
             # half a torch.empty(shape, dtype=, device=), which parses its
             # arguments on every call.
-            templates = self._templates.get(like.get_device())
+            index = like.get_device()  # -1: the CPU
+            templates = self._templates.get(index)
             if templates is None:
                 device = like.device
                 templates = [
@@ -241,7 +246,7 @@ class Program:
                                  dtype=_TORCH_DTYPES[element], device=device)
                     .as_strided(shape, _template_strides(shape))
                     for shape, element in self.outputs]
-                self._templates[like.get_device()] = templates
+                self._templates[index] = templates
             empty_like = _torch.empty_like
             outs = [empty_like(t) for t in templates]
             if poison is not None:
@@ -289,9 +294,7 @@ def compile_program(program: str, target: str, entry="main", *, chip="",
 
 
 def _on_cuda(arrays) -> bool:
-    tensor = _TENSOR
-    if tensor is None and "torch" in sys.modules:
-        tensor = _torch_module().Tensor
+    tensor = _tensor_type()
     if tensor is not None:
         for a in arrays:
             if isinstance(a, tensor) and a.is_cuda:
@@ -386,8 +389,7 @@ def launch(prog: Program, inputs: Sequence, out=None, *, stream=None,
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
         if len(outs) != len(prog.outputs):
             raise ValueError(f"out= takes {len(prog.outputs)} array(s), got {len(outs)}")
-    tensor = _TENSOR if _TENSOR is not None or "torch" not in sys.modules \
-        else _torch_module().Tensor
+    tensor = _tensor_type()
     like = None      # the tensor whose framework and device outputs follow
     host = False     # inputs that a GPU call must move (numpy, CPU tensors)
     for i, a in enumerate(items):

@@ -147,6 +147,17 @@ SmallVector<Value> encodeE2M1Stochastic(OpBuilder &b, Location loc,
 // Kernels
 //===----------------------------------------------------------------------===//
 
+/// The 16 input values of chunk `chunk` (row-major over the entry's rows,
+/// chunksPerRow to a row) of batch entry `batch`, as the amax passes read
+/// them.
+static SmallVector<Value> loadChunkAt(KernelIndexing &ix, QuantizeCodegen &cg,
+                                      Value batch, Value chunk,
+                                      int64_t chunksPerRow) {
+  Value row = ix.div(chunk, ix.c(chunksPerRow));
+  Value k0 = ix.mul(ix.rem(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
+  return cg.loadChunk(batch, row, k0);
+}
+
 /// The one-kernel quantize of small batch entries
 /// (GPUKernelOptions::fusedQuantizeMaxElements): blocks of this many
 /// threads (4/6's candidates take up to 128 registers each), one tile per
@@ -353,14 +364,12 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
               ValueRange{nb.f32(0.0)},
               [&](OpBuilder &, Location, Value first, ValueRange acc) {
                 SmallVector<SmallVector<Value>> loaded;
-                for (int64_t u = 0; u < kFusedAmaxLoads; ++u) {
-                  Value chunk = ix.min(ix.add(first, ix.c(u * threadCount)),
-                                       ix.c(chunks - 1));
-                  Value row = ix.div(chunk, ix.c(chunksPerRow));
-                  Value k0 =
-                      ix.mul(ix.rem(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
-                  loaded.push_back(cg.loadChunk(batch, row, k0));
-                }
+                for (int64_t u = 0; u < kFusedAmaxLoads; ++u)
+                  loaded.push_back(loadChunkAt(
+                      ix, cg, batch,
+                      ix.min(ix.add(first, ix.c(u * threadCount)),
+                             ix.c(chunks - 1)),
+                      chunksPerRow));
                 Value next = acc[0];
                 for (const SmallVector<Value> &chunk : loaded)
                   next = cg.chunkAbsMax(chunk, next);
@@ -425,11 +434,9 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           auto loop = scf::ForOp::create(
               b, loc, first, ix.c(chunks), stride, ValueRange{nb.f32(0.0)},
               [&](OpBuilder &, Location, Value chunk, ValueRange acc) {
-                Value row = ix.div(chunk, ix.c(chunksPerRow));
-                Value k0 =
-                    ix.mul(ix.rem(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
                 Value next = cg.chunkAbsMax(
-                    cg.loadChunk(spec.batched ? batch : Value(), row, k0),
+                    loadChunkAt(ix, cg, spec.batched ? batch : Value(), chunk,
+                                chunksPerRow),
                     acc[0]);
                 scf::YieldOp::create(b, loc, next);
               });
