@@ -30,6 +30,22 @@ func.func @ring_consumers(%r: !nvfp4k.ring<4, consumers = 0>) {
 
 // -----
 
+// Found by nvfp4-fuzz-compile: 2^31 - 1 stages made the ring's lowering
+// build four billion mbarrier inits (out of memory) instead of a diagnostic.
+// expected-error @+1 {{expected at most 14528 stages (two mbarriers each in shared memory), got 2147483647}}
+func.func @ring_too_many_stages(%r: !nvfp4k.ring<2147483647, consumers = 1>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected at most 1048575 consumer arrivals (an mbarrier's count), got 1048576}}
+func.func @ring_too_many_consumers(%r: !nvfp4k.ring<4, consumers = 1048576>) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{expected group_rows for each of the 2 independent groups, got 1}}
 func.func @sched_rows(%s: !nvfp4k.scheduler<mode = independent, groups = 2, rows = 128, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 0, group_rows = [128]>) {
   return

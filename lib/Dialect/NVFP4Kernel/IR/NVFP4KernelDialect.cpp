@@ -44,10 +44,24 @@ void NVFP4KernelDialect::initialize() {
 
 LogicalResult RingType::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t stages, int64_t consumers) {
+  // Each stage is two 8-byte mbarriers in the CTA's shared memory, at most
+  // 227 KiB on every chip with these kernels (sm_90a, sm_100a); an mbarrier
+  // counts at most 2^20 - 1 arrivals (PTX ISA, mbarrier.init).
+  constexpr int64_t kMaxSharedBytes = 227 * 1024;
+  constexpr int64_t kMaxStages = kMaxSharedBytes / 16;
+  constexpr int64_t kMaxArrivals = (int64_t(1) << 20) - 1;
   if (stages < 1)
     return emitError() << "expected at least one stage, got " << stages;
+  if (stages > kMaxStages)
+    return emitError() << "expected at most " << kMaxStages
+                       << " stages (two mbarriers each in shared memory), got "
+                       << stages;
   if (consumers < 1)
     return emitError() << "expected at least one consumer arrival, got "
+                       << consumers;
+  if (consumers > kMaxArrivals)
+    return emitError() << "expected at most " << kMaxArrivals
+                       << " consumer arrivals (an mbarrier's count), got "
                        << consumers;
   return success();
 }

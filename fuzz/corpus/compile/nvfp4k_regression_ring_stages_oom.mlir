@@ -1,0 +1,73 @@
+!ring = !nvfp4k.ring<5, consumers = 8>
+!sched = !nvfp4k.scheduler<mode = contiguous, groups = 8, rows = 1184, weight_tiles = 32, weight_rows = 128, token_tile = 128, granule = 32>
+!isched = !nvfp4k.scheduler<mode = independent, groups = 2, rows = 512, weight_tiles = 32, weight_rows = 128, token_tile = 128, granule = 0, group_rows = [128, 384]>
+!map = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
+
+gpu.module @kernels {
+  gpu.func @ring(%i: index, %bytes: index, %map: !map, %src: i64) kernel {
+    %smem = nvfp4k.shared_memory : memref<41984xi8, #gpu.address_space<workgroup>>
+    %ring = nvfp4k.ring.create : !ring
+    %s = nvfp4k.ring.stage %ring[%i] : !ring
+    nvfp4k.ring.wait_empty %ring[%i] : !ring
+    nvfp4k.ring.expect_tx %ring[%i], %bytes : !ring
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %c32768 = arith.constant 32768 : index
+    %tok = memref.view %smem[%c0][] : memref<41984xi8, #gpu.address_space<workgroup>> to memref<128x64xf16, #gpu.address_space<workgroup>>
+    nvfp4k.tma.load %map[%c0, %i], %tok, %ring[%i] : !map, memref<128x64xf16, #gpu.address_space<workgroup>>, !ring
+    %sc = memref.view %smem[%c32768][] : memref<41984xi8, #gpu.address_space<workgroup>> to memref<1024xi8, #gpu.address_space<workgroup>>
+    nvfp4k.bulk.load %src, %sc, %c1024, %ring[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !ring
+    nvfp4k.ring.wait_full %ring[%i] : !ring
+    nvfp4k.ring.release %ring[%i] : !ring
+    gpu.return
+  }
+
+  gpu.func @scheduler(%offsets: i64, %t: index, %g: index) kernel {
+    %sched = nvfp4k.scheduler.create %offsets : !sched
+    %n = nvfp4k.scheduler.count %sched : !sched
+    %tile:6 = nvfp4k.scheduler.tile %sched[%t] : !sched
+    %b = nvfp4k.scheduler.blocks_before %sched[%g] {block = 128 : i64} : !sched
+    %grp, %start = nvfp4k.scheduler.group_of %sched[%t] : !sched
+    %isched = nvfp4k.scheduler.create : !isched
+    %in = nvfp4k.scheduler.count %isched : !isched
+    gpu.return
+  }
+
+  gpu.func @mma(%codes: vector<2x2xi32>, %scales: vector<2xf8E4M3FN>, %acc: vector<64xf32>, %desc: !desc, %w: index, %p: i1) kernel {
+    %a = nvfp4k.dequant.fragment_a %codes, %scales : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
+    %d = nvfp4k.wgmma.rs %acc, %a, %desc width(%w) scale_d(%p) {k_offset = 64 : i64, n = array<i64: 32, 64, 96, 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+    %e = nvfp4k.wgmma.rs %d, %a, %desc {k_offset = 0 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xf16>, !desc -> vector<64xf32>
+    gpu.return
+  }
+
+  gpu.func @epilogue(%g: index, %da: i64, %db: i64, %al: i64, %v: vector<2xf32>, %out: i64, %acc: i64, %r: index, %c: index, %rows: index, %cols: index) kernel {
+    %alpha = nvfp4k.alpha %g a_decode(%da) b_decode(%db) alpha(%al) {b_decode_per_group} : f32
+    %one = nvfp4k.alpha %g : f32
+    nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
+    nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%one) acc(%acc) {beta = 0.5 : f32, element = f32, row_stride = 64 : i64} : vector<2xf32>
+    gpu.return
+  }
+}
+
+!fp4 = memref<128x128xui8, #gpu.address_space<workgroup>>
+!units = memref<2048xi8, #gpu.address_space<workgroup>>
+!ring1 = !nvfp4k.ring<2147483647, consumers = 1>
+gpu.module @tcgen05 {
+  gpu.func @scaled_mma(%acc: i32, %a: !fp4, %b: !fp4, %sa: !units, %sb: !units, %cols: i32, %ks: index, %shift: i32, %i: index) kernel {
+    nvfp4k.tcgen05.scaled_mma %acc, %a, %b, %sa, %sb, %cols, %ks, %shift {b_scale_blocks = 1 : i64, n = 128 : i64, steps = 4 : i64, total_steps = 112 : i64, total_units = 112 : i64, units = 4 : i64} : !fp4, !fp4, !units, !units
+    %ring = nvfp4k.ring.create : !ring1
+    nvfp4k.tcgen05.commit %ring[%i], <empty> : !ring1
+    nvfp4k.tcgen05.commit %ring[%i], <full> : !ring1
+    gpu.return
+  }
+}
+
+gpu.module @waits {
+  gpu.func @wait(%acc: vector<64xf32>, %w: vector<4xi32>, %b: i32) kernel {
+    nvfp4k.wgmma.wait {pending = 1 : i64}
+    %r:2 = nvfp4k.wgmma.wait %w, %b {pending = 1 : i64} : vector<4xi32>, i32
+    %a = nvfp4k.wgmma.wait %acc {pending = 0 : i64} : vector<64xf32>
+    gpu.return
+  }
+}
