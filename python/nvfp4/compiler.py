@@ -216,10 +216,12 @@ def _scalar_f32(value, shape):
 
 def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
              hadamard=False, scale_rule=None, error_metric=None, e4m3_max=None,
-             amax=None, swizzle=True, **run_options):
+             amax=None, swizzle=True, row_scaled=False, **run_options):
     """nvfp4.quantize of x ([R, K] or [B, R, K]).
 
-    Returns (q, scales, s_dec) for NVFP4, (q, scales) for MXFP4.
+    Returns (q, scales, s_dec) for NVFP4, (q, scales) for MXFP4. With
+    `row_scaled` (NVFP4, 1x16 blocks) every row has its own amax and decode
+    scale: s_dec (and `amax`, if given) are [R] or [B, R].
     """
     x = _host(x)
     element = element_type_of(x)
@@ -230,23 +232,27 @@ def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
     nv = fmt == "nvfp4"
     stochastic = rounding == "stochastic"
     batch = shape[:-2]
+    if row_scaled and not nv:
+        raise ValueError("row_scaled applies to nvfp4 only")
+    # The shape of the decode scales and the amax: per tensor or per row.
+    per = shape[:-1] if row_scaled else batch
     inputs = [x]
-    amax_arr = _scalar_f32(amax, batch)
+    amax_arr = _scalar_f32(amax, per)
     if amax_arr is not None:
         inputs.append(amax_arr)
     if stochastic:
         inputs.append(np.asarray(0 if seed is None else seed,
                                  dtype=np.uint64).astype(np.int64))
     key = ("quantize", shape, element, fmt, block, rounding, hadamard, scale_rule,
-           error_metric, e4m3_max, amax_arr is not None, swizzle)
+           error_metric, e4m3_max, amax_arr is not None, swizzle, row_scaled)
 
     def build():
         rows, k = shape[-2:]
         args = [("x", _tensor(shape, element))]
         operands = "%x"
         if amax_arr is not None:
-            args.append(("amax", _tensor(batch, "f32")))
-            operands += f" amax %amax : {_tensor(batch, 'f32')}"
+            args.append(("amax", _tensor(per, "f32")))
+            operands += f" amax %amax : {_tensor(per, 'f32')}"
         if stochastic:
             args.append(("seed", "i64"))
             operands += " seed %seed"
@@ -272,7 +278,7 @@ def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
         results = [_tensor(shape, "f4E2M1FN"), scale_t]
         names = "%q, %s"
         if nv:
-            results.append(_tensor(batch, "f32"))
+            results.append(_tensor(per, "f32"))
             names += ", %d"
         attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
         body = (f"  {names} = nvfp4.quantize {fmt} {operands}{attr_text} : "
@@ -526,13 +532,14 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
 
 FP4Tensor = collections.namedtuple("FP4Tensor", "values scales decode_scale fmt")
 FP4Tensor.__doc__ = """A quantized tensor: packed values, swizzled scales, the
-per-tensor decode scale (None for MXFP4) and the format."""
+decode scale (per tensor, or per row when quantized with row_scaled=True;
+None for MXFP4) and the format."""
 
 
 def quantize_to_fp4(x, fmt="nvfp4", **options) -> FP4Tensor:
     """Quantizes a high-precision tensor (quantize's options pass through:
     block, rounding, seed, hadamard, scale_rule, error_metric, e4m3_max,
-    amax, swizzle, target, stream...). Returns an FP4Tensor."""
+    amax, swizzle, row_scaled, target, stream...). Returns an FP4Tensor."""
     res = quantize(x, fmt, **options)
     if options.get("benchmark"):
         raise ValueError("quantize_to_fp4 does not benchmark: use quantize")

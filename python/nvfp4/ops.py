@@ -75,15 +75,16 @@ def quantize(x: torch.Tensor, fmt: str = "nvfp4", block: Optional[str] = None,
              rounding: str = "nearest_even", seed: int = 0, hadamard: bool = False,
              scale_rule: Optional[str] = None, error_metric: Optional[str] = None,
              e4m3_max: Optional[int] = None, amax: Optional[torch.Tensor] = None,
-             swizzle: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+             swizzle: bool = True, row_scaled: bool = False
+             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """nvfp4.quantize of x ([R, K] or [B, R, K], f32/f16/bf16): (values
     [.., R, K/2] float4_e2m1fn_x2, scales (swizzled unless swizzle=False),
-    decode scale [B] or [] f32; 1 for MXFP4)."""
+    decode scale [B] or [] f32, or [B?, R] with row_scaled; 1 for MXFP4)."""
     res = compiler.quantize(x, fmt, block=block, rounding=rounding,
                             seed=seed if rounding == "stochastic" else None,
                             hadamard=hadamard, scale_rule=scale_rule,
                             error_metric=error_metric, e4m3_max=e4m3_max, amax=amax,
-                            swizzle=swizzle)
+                            swizzle=swizzle, row_scaled=row_scaled)
     if fmt == "nvfp4":
         return tuple(res)
     q, s = res
@@ -92,14 +93,16 @@ def quantize(x: torch.Tensor, fmt: str = "nvfp4", block: Optional[str] = None,
 
 @quantize.register_fake
 def _(x, fmt="nvfp4", block=None, rounding="nearest_even", seed=0, hadamard=False,
-      scale_rule=None, error_metric=None, e4m3_max=None, amax=None, swizzle=True):
+      scale_rule=None, error_metric=None, e4m3_max=None, amax=None, swizzle=True,
+      row_scaled=False):
     batch, (rows, k) = x.shape[:-2], x.shape[-2:]
     cols = k // (16 if fmt == "nvfp4" else 32)
     q = x.new_empty(tuple(batch) + (rows, k // 2), dtype=_fp4_dtype())
     sshape = (compiler.swizzled_shape(batch, rows, cols) if swizzle
               else tuple(batch) + (rows, cols))
     s = x.new_empty(sshape, dtype=_scale_dtype(fmt))
-    return q, s, x.new_empty(tuple(batch), dtype=torch.float32)
+    decode = tuple(batch) + ((rows,) if row_scaled else ())
+    return q, s, x.new_empty(decode, dtype=torch.float32)
 
 
 @torch.library.custom_op("nvfp4::dequantize", mutates_args=())

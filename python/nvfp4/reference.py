@@ -592,7 +592,7 @@ def _finish_s_dec(s_dec: np.ndarray):
 
 def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamard=False,
                    scale_rule="max6", error_metric=None, e4m3_max=None, amax=None,
-                   swizzle=False):
+                   swizzle=False, row_scaled=False):
     """NVFP4 quantize per docs/spec.md section 2.  Returns (q_packed, scales, s_dec).
 
     x: [*batch, rows, K] float32 / float16 / bf16 bits (uint16), K % 16 == 0.
@@ -621,10 +621,16 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
       The reported S_dec is four_over_six_decode_scale(amax) = fp32(amax / C).
       ``e4m3_max`` (448 default, or 256) sets C; it and ``error_metric``
       are rejected without four_over_six.
+    row_scaled (TransformerEngine's row_scaled_nvfp4; 1x16 blocks only):
+      steps 1-2 per row instead of per batch entry: amax is each row's (or
+      the caller's ``amax`` of shape [*batch, rows]), and S_enc, S_dec (or
+      four_over_six's fp32(amax / C)) are the row's; every row is quantized
+      as a one-row tensor would be.
     scales: uint8 E4M3 bits [*batch, rows, K//16] (for 16x16 blocks the tile's
       scale repeated on each of its rows), or swizzled
       [*batch, R//128, C//4, 32, 4, 4] if ``swizzle``.
-    s_dec: np.float32 scalar for 2-D x, else float32 [*batch].
+    s_dec: np.float32 scalar for 2-D x, else float32 [*batch]; with
+      row_scaled float32 [*batch, rows].
     """
     block = _parse_block(block)
     _check_rounding(rounding)
@@ -638,6 +644,8 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
         raise ValueError(f"error_metric must be 'mse', 'mae' or 'abs_max', got {error_metric!r}")
     e4m3_max = 448 if e4m3_max is None else e4m3_max
     c_global = _global_constant(e4m3_max)
+    if row_scaled and block != (1, 16):
+        raise ValueError(f"row_scaled quantizes 1x16 blocks, got block {block}")
     xf = to_f32(x)
     if xf.ndim < 2:
         raise ValueError("quantize_nvfp4 expects [*batch, rows, K]")
@@ -646,17 +654,23 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
         raise ValueError(f"K must be a multiple of 16, got {k}")
     if hadamard:
         xf = apply_hadamard(xf, input_dtype(x))
-    batch = xf.shape[:-2]
+    # The shape of the amax and the decode scales: per batch entry, or per
+    # row; `spread` broadcasts them over the blocks of their rows.
+    scaled_over = (-1,) if row_scaled else (-2, -1)
+    amax_shape = xf.shape[:-1] if row_scaled else xf.shape[:-2]
+
+    def spread(v):
+        return v[..., None] if row_scaled else v[..., None, None]
 
     absx = _abs_nan_to_zero(xf)
     if amax is None:
-        amax_t = absx.max(axis=(-2, -1), initial=F32(0.0))
+        amax_t = absx.max(axis=scaled_over, initial=F32(0.0))
     else:
-        amax_t = np.broadcast_to(np.asarray(amax, dtype=np.float32), batch)
+        amax_t = np.broadcast_to(np.asarray(amax, dtype=np.float32), amax_shape)
     amax_t = np.asarray(amax_t, dtype=np.float32)
     s_enc, s_dec = nvfp4_global_scales(amax_t, e4m3_max=e4m3_max)
-    s_enc_b = s_enc[..., None, None]
-    s_dec_b = s_dec[..., None, None]
+    s_enc_b = spread(s_enc)
+    s_dec_b = spread(s_dec)
 
     amax_b = _block_amax(absx, block)
     del absx
@@ -674,7 +688,7 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
 
     if not four6:
         with np.errstate(over="ignore", invalid="ignore"):
-            pre6 = amax_b * (s_enc * ONE_SIXTH)[..., None, None]
+            pre6 = amax_b * spread(s_enc * ONE_SIXTH)
         sf, _, codes = candidate(pre6)
     else:
         with np.errstate(over="ignore", invalid="ignore"):
@@ -682,7 +696,7 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
             pre4 = base * F32(1.5)
         sf, sfv, codes = candidate(base)
         sf4, sfv4, codes4 = candidate(pre4)
-        amax_e = amax_t[..., None, None]
+        amax_e = spread(amax_t)
 
         def err(c, sv):
             with np.errstate(over="ignore", under="ignore", invalid="ignore"):
@@ -822,7 +836,8 @@ def dequantize(q_packed, scales, s_dec=None, *, fmt="nvfp4", rows=None, swizzled
     """FP4 codes + block scales -> float32 [..., rows, K].
 
     nvfp4: fp32(fp32(e2m1(q) * fp32(sf)) * S_dec) (the inner product is exact;
-    S_dec None means no multiply; S_dec [B] broadcasts over batch entries).
+    S_dec None means no multiply; S_dec [B] broadcasts over batch entries;
+    S_dec [*batch, rows] is row-scaled NVFP4's, one per row).
     mxfp4: fp32(e2m1(q) * 2^(e-127)) (exact unless it overflows: 6*2^127 -> Inf);
     s_dec must be None.  rows/cols (logical scale-matrix shape) default to
     q_packed.shape[-2] and K//bs; they are needed only for swizzled scales.
@@ -836,7 +851,8 @@ def dequantize(q_packed, scales, s_dec=None, *, fmt="nvfp4", rows=None, swizzled
             if fmt != "nvfp4":
                 raise ValueError("s_dec only applies to nvfp4")
             sd = np.asarray(s_dec, dtype=np.float32)
-            out = out * sd.reshape(sd.shape + (1, 1))
+            per_row = sd.ndim == out.ndim - 1
+            out = out * sd.reshape(sd.shape + ((1,) if per_row else (1, 1)))
     return out.astype(np.float32, copy=False)
 
 
@@ -860,20 +876,40 @@ def _epilogue(acc, alpha, beta, c_in):
     return out
 
 
+def alpha_eff(a_decode=None, b_decode=None, alpha=None) -> np.ndarray:
+    """A matmul's fp32 alpha_eff (docs/spec.md 2.7): fl(fl(a * b) * alpha),
+    each missing factor 1.  Scalars give a scalar; a row-scaled operand's
+    decode scales ([M] for A, [N] for B) give the [M, N] outer product."""
+    a = None if a_decode is None else np.asarray(a_decode, dtype=np.float32)
+    b = None if b_decode is None else np.asarray(b_decode, dtype=np.float32)
+    if a is not None and a.ndim == 1:
+        a = a[:, None]
+    if b is not None and b.ndim == 1:
+        b = b[None, :]
+    result = None
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for factor in (a, b, alpha):
+            if factor is not None:
+                f = np.asarray(factor, dtype=np.float32)
+                result = f if result is None else (result * f).astype(np.float32)
+    return np.asarray(F32(1.0) if result is None else result, dtype=np.float32)
+
+
 def matmul_reference(a_q, a_s, b_q, b_s, *, fmt="nvfp4", alpha=1.0, beta=0.0, c_in=None,
                      a_rows=None, b_rows=None, swizzled=False) -> np.ndarray:
     """C = alpha * Ahat @ Bhat^T (+ beta * c_in), float64 (NT layout).
 
     a_q [..., M, K/2], b_q [..., N, K/2]; Ahat/Bhat = e2m1 * block scale, exact
-    (no S_dec: for NVFP4 pass alpha = S_dec(A) * S_dec(B)).  A scalar alpha, or
-    one per batch entry (shape [B] for 3-D operands).  c_in is read only if
+    (no S_dec: for NVFP4 pass alpha = alpha_eff(S_dec(A), S_dec(B), alpha)).
+    A scalar alpha, one per batch entry (shape [B] for 3-D operands), or one
+    per output ([M, N]: row-scaled operands).  c_in is read only if
     beta != 0.  a_rows/b_rows default to the q shapes (swizzled scales).
     """
     ah = _dequant_f64(a_q, a_s, fmt, swizzled, a_rows)
     bh = _dequant_f64(b_q, b_s, fmt, swizzled, b_rows)
     acc = np.matmul(ah, np.swapaxes(bh, -1, -2))
     al = np.asarray(alpha, dtype=np.float64)
-    if al.ndim:
+    if al.ndim and al.ndim != acc.ndim:
         al = al.reshape(al.shape + (1, 1))
     return _epilogue(acc, al, beta, c_in)
 

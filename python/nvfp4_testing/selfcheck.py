@@ -124,7 +124,7 @@ def summation_bound(a_q, a_s, b_q, b_s, k, *, fmt="nvfp4", alpha=1.0, **kw):
     """K * 2^-24 * |alpha| * sum_k |a_k b_k|: the worst-case error of summing
     the K exact fp32 products in fp32 in any order (Higham, gamma_K)."""
     terms = ref.matmul_reference(_abs_codes(a_q), a_s, _abs_codes(b_q), b_s, fmt=fmt,
-                                 alpha=abs(float(alpha)), **kw)
+                                 alpha=np.abs(np.asarray(alpha, np.float64)), **kw)
     return terms * (k * 2.0 ** -24)
 
 
@@ -327,6 +327,23 @@ def check_quantize(target, size):
                                                      error_metric=metric, e4m3_max=256,
                                                      amax=1536.0, block=blk)))
     cases.append(("nvfp4", (64, 256), "f32", dict(kind="boundaries", amax=448.0 * 6)))
+    # Row-scaled NVFP4 (TE's row_scaled_nvfp4): amax and decode scale per row.
+    row_amax = np.random.default_rng(77).uniform(0.5, 8, 100).astype(np.float32)
+    row_amax[::7] = 0.0
+    cases += [
+        ("nvfp4", (256, 272), "bf16", dict(row_scaled=True)),
+        ("nvfp4", (157, 48), "f32", dict(row_scaled=True, swizzle=False)),
+        ("nvfp4", (3, 100, 48), "f16", dict(row_scaled=True)),
+        ("nvfp4", (130, 4128), "bf16", dict(row_scaled=True)),
+        ("nvfp4", (256, 272), "bf16", dict(row_scaled=True, scale_rule="four_over_six")),
+        ("nvfp4", (157, 48), "f32", dict(row_scaled=True, scale_rule="four_over_six",
+                                         error_metric="mse", e4m3_max=256)),
+        ("nvfp4", (256, 272), "bf16", dict(row_scaled=True, hadamard=True)),
+        ("nvfp4", (157, 48), "bf16", dict(row_scaled=True, rounding="stochastic", seed=31)),
+        ("nvfp4", (100, 96), "bf16", dict(row_scaled=True, amax=row_amax)),
+        ("nvfp4", (64, 96), "f32", dict(row_scaled=True, kind="nonfinite")),
+        ("nvfp4", (64, 96), "bf16", dict(row_scaled=True, kind="zeros")),
+    ]
     if size == "full":
         cases.append(("nvfp4", (8192, 8192), "bf16", dict()))
     else:
@@ -353,7 +370,8 @@ def check_quantize(target, size):
         swizzle = opts.pop("swizzle", True)
         name = f"{fmt} {dtype} {shape} {'swizzled' if swizzle else 'row-major'}" + \
                ("" if kind == "mixed" else f" {kind} data") + \
-               "".join(f" {k}={v}" for k, v in opts.items())
+               "".join(f" {k}={'per row' if isinstance(v, np.ndarray) else v}"
+                       for k, v in opts.items())
         if fmt == "nvfp4":
             got = compiler.quantize(x, fmt, swizzle=swizzle, target=target, **opts)
             want = ref.quantize_nvfp4(x, swizzle=swizzle, **opts)
@@ -375,11 +393,13 @@ def check_dequantize(target, size):
             ("nvfp4", (200, 96), False, "bf16", True),
             ("nvfp4", (3, 64, 48), True, "f16", True),
             ("nvfp4", (130, 32), True, "f32", False),
+            ("nvfp4", (200, 96), True, "bf16", "per row"),
+            ("nvfp4", (3, 64, 48), False, "f32", "per row"),
             ("mxfp4", (100, 128), True, "f32", False),
             ("mxfp4", (2, 50, 64), False, "bf16", False)]):
         x, _ = high_precision(shape, 2000 + i, "bf16")
         if fmt == "nvfp4":
-            q, s, d = ref.quantize_nvfp4(x, swizzle=swizzle)
+            q, s, d = ref.quantize_nvfp4(x, swizzle=swizzle, row_scaled=decode == "per row")
         else:
             (q, s), d = ref.quantize_mxfp4(x, swizzle=swizzle), None
         d_arg = d if decode else None
@@ -388,7 +408,8 @@ def check_dequantize(target, size):
                               swizzled=swizzle)
         want = ref.cast_output(want, out)
         rep.exact(f"{fmt} {shape} {'swizzled' if swizzle else 'row-major'} -> {out}"
-                  f"{' with decode scale' if decode else ''}", [("values", got, want)])
+                  f"{' with decode scale' if decode else ''}"
+                  f"{' per row' if decode == 'per row' else ''}", [("values", got, want)])
     del rng
     rep.summary()
     return rep
@@ -409,14 +430,6 @@ def check_swizzle(target, size):
     return rep
 
 
-def _alpha(da, db, alpha=None):
-    a = np.float32(1.0)
-    for f in (da, db, alpha):
-        if f is not None:
-            a = np.float32(a * np.float32(f))
-    return float(a)
-
-
 def check_matmul(target, size):
     rep = Report("matmul")
     rng = np.random.default_rng(7)
@@ -432,7 +445,7 @@ def check_matmul(target, size):
         b_q, b_s = random_operand(n, k, "nvfp4", rng, modest=modest)
         da, db = np.float32(rng.uniform(0.5, 2)), np.float32(rng.uniform(0.5, 2))
         got = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db, out_dtype=out, target=target)
-        alpha = _alpha(da, db)
+        alpha = ref.alpha_eff(da, db)
         kw = dict(a_rows=m, b_rows=n, swizzled=True)
         want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, **kw)
         bound = None if tame else summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw)
@@ -455,6 +468,30 @@ def check_matmul(target, size):
     want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=0.75, beta=-0.5, c_in=acc, **kw)
     rep.close(f"nvfp4 M={m} K={k} N={n} alpha=0.75 acc beta=-0.5 -> f32", got, want, "f32",
               summation_bound(a_q, a_s, b_q, b_s, k, alpha=0.75, **kw))
+    # Row-scaled operands: alpha_eff[m, n] = fl(fl(da[m] * db[n]) * alpha),
+    # with M and N off the tiles and each output type.
+    for (m, k, n), out, rows_a, rows_b, extra in [
+            ((200, 256, 136), "f32", True, False, {}),
+            ((112, 128, 96), "bf16", False, True, {}),
+            ((304, 640, 304), "f16", True, True, {}),
+            ((200, 256, 136), "f32", True, True, dict(alpha=0.75, beta=-0.5, acc=True))]:
+        kw = dict(a_rows=m, b_rows=n, swizzled=True)
+        a_q, a_s = random_operand(m, k, "nvfp4", rng, modest=out == "f16")
+        b_q, b_s = random_operand(n, k, "nvfp4", rng, modest=out == "f16")
+        da = (rng.uniform(0.25, 4, m).astype(np.float32) if rows_a
+              else np.float32(rng.uniform(0.5, 2)))
+        db = (rng.uniform(0.25, 4, n).astype(np.float32) if rows_b
+              else np.float32(rng.uniform(0.5, 2)))
+        acc = rng.standard_normal((m, n)).astype(np.float32) * 100 if extra.get("acc") else None
+        got = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db,
+                              alpha=extra.get("alpha"), acc=acc, beta=extra.get("beta"),
+                              out_dtype=out, target=target)
+        alpha = ref.alpha_eff(da, db, extra.get("alpha"))
+        want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, beta=extra.get("beta", 0.0),
+                                    c_in=acc, **kw)
+        rep.close(f"nvfp4 M={m} K={k} N={n} row-scaled {'A' if rows_a else ''}"
+                  f"{'B' if rows_b else ''}{' alpha acc beta' if acc is not None else ''} -> {out}",
+                  got, want, out, summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw))
     rep.summary()
     return rep
 
@@ -481,7 +518,7 @@ def check_grouped(target, size):
         A, B = _grouped_operands(ms, n, k, "nvfp4", rng, modest=tame)
         da = rng.uniform(0.5, 2, G).astype(np.float32)
         db = rng.uniform(0.5, 2, G).astype(np.float32)
-        alphas = [_alpha(da[g], db[g]) for g in range(G)]
+        alphas = [ref.alpha_eff(da[g], db[g]) for g in range(G)]
         label = f"{name} M={ms} N={n} K={k}" + (" (no outliers, bar only)" if tame else "")
         bounds = None if tame else [
             summation_bound(a[0], a[1], b[0], b[1], k, alpha=alphas[g], a_rows=m, b_rows=n,
@@ -655,7 +692,8 @@ def check_sanitize(target, size):
     rng = np.random.default_rng(9)
     for name, opts in [("nvfp4 1x16 swizzled", dict()),
                        ("nvfp4 16x16 four_over_six", dict(block="16x16", scale_rule="four_over_six")),
-                       ("nvfp4 stochastic hadamard", dict(rounding="stochastic", seed=3, hadamard=True))]:
+                       ("nvfp4 stochastic hadamard", dict(rounding="stochastic", seed=3, hadamard=True)),
+                       ("nvfp4 row-scaled", dict(row_scaled=True))]:
         x, _ = high_precision((200, 96), 31, "bf16")
         got = compiler.quantize(x, target=target, **opts)
         want = ref.quantize_nvfp4(x, swizzle=True, **opts)
@@ -680,6 +718,12 @@ def check_sanitize(target, size):
     rep.close("matmul", compiler.matmul(a_q, a_s, b_q, b_s, out_dtype="f32", target=target),
               ref.matmul_reference(a_q, a_s, b_q, b_s, **kw), "f32",
               summation_bound(a_q, a_s, b_q, b_s, k, **kw))
+    da, db = rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(0.5, 2, n).astype(np.float32)
+    alpha = ref.alpha_eff(da, db)
+    rep.close("matmul row-scaled", compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db,
+                                                   out_dtype="bf16", target=target),
+              ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, **kw), "bf16",
+              summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw))
     ms = [40, 0, 100]
     A, B = _grouped_operands(ms, n, k, "nvfp4", rng)
     got = compiler.grouped_matmul("independent", [a[0] for a in A], [a[1] for a in A],

@@ -989,3 +989,74 @@ def test_dequantize_error_bound():
     unit = R.e4m3_decode(s).astype(np.float64) * float(d)  # value of E2M1 1.0 in the block
     err = np.abs(x.astype(np.float64) - xh).reshape(128, 8, 16).max(axis=-1)
     assert (err <= unit * 1.0001).all()
+
+
+# ---------------------------------------------------------------------------
+# Row-scaled NVFP4 (TransformerEngine's row_scaled_nvfp4)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("opts", [
+    dict(), dict(scale_rule="four_over_six"), dict(scale_rule="four_over_six", error_metric="mse",
+                                                   e4m3_max=256),
+    dict(hadamard=True), dict(rounding="stochastic", seed=3)])
+def test_row_scaled_rows_are_one_row_tensors(opts):
+    """TE's definition (its reference quantizes row r as a 1-row tensor with
+    amax[r]): every row's codes, scales and decode scale are those of that
+    row quantized alone. Stochastic rounding draws by the element's index in
+    the whole tensor, so that case compares against the row's bytes."""
+    x, _ = R.make_test_tensor((3, 40, 64), 11, kind="mixed", dtype="bf16")
+    x[1, 5] = 0  # an all-zero row: S_dec = 1 (or 0 for four_over_six)
+    q, s, d = R.quantize_nvfp4(x, row_scaled=True, **opts)
+    assert d.shape == (3, 40) and d.dtype == np.float32
+    stochastic = opts.get("rounding") == "stochastic"
+    for b in range(3):
+        for r in range(40):
+            if stochastic:
+                # The same random bytes: quantize the row with its own amax
+                # inside the whole tensor's element numbering.
+                amax = np.float32(np.max(np.abs(R.to_f32(x[b, r]))))
+                qr, sr, dr = R.quantize_nvfp4(x, amax=amax, **opts)
+                qr, sr, dr = qr[b, r:r + 1], sr[b, r:r + 1], dr[b]
+            else:
+                qr, sr, dr = R.quantize_nvfp4(x[b, r:r + 1], **opts)
+            assert np.array_equal(q[b, r:r + 1], qr) and np.array_equal(s[b, r:r + 1], sr)
+            assert d[b, r].tobytes() == np.float32(dr).tobytes()
+    assert d[1, 5] == (0.0 if opts.get("scale_rule") == "four_over_six" else 1.0)
+
+
+def test_row_scaled_known_answers():
+    """Hand-derived: row 0 has amax 6, so S_enc = fl(2688 / 6) = 448 and
+    S_dec = fl(1/448); its 6 takes block scale e4m3(fl(6 * fl(448 * fl(1/6))))
+    = 448 and code 7. Row 1 has amax 0.75: S_enc = 3584, its 0.75 scales to
+    448 as well. Per-tensor quantize would give row 1 the scale of amax 6
+    (e4m3(56) = 56, code 7 for 0.75)."""
+    x = np.zeros((2, 16), np.float32)
+    x[0, 0], x[1, 0] = 6.0, 0.75
+    q, s, d = R.quantize_nvfp4(x, row_scaled=True)
+    assert d.tolist() == [np.float32(1 / 448.0), np.float32(1 / 3584.0)]
+    assert s[:, 0].tolist() == [0x7E, 0x7E]  # e4m3 448
+    assert R.unpack_fp4(q)[:, 0].tolist() == [7, 7]
+    _, s_t, _ = R.quantize_nvfp4(x)
+    assert R.e4m3_decode(s_t[1, 0]) == 56.0
+    # Dequantize applies each row's decode scale.
+    assert R.dequantize(q, s, d)[:, 0].tolist() == (np.float32(6 * 448) * d).tolist()
+    with pytest.raises(ValueError, match="1x16"):
+        R.quantize_nvfp4(x, row_scaled=True, block=(16, 16))
+
+
+def test_alpha_eff_outer_product():
+    """alpha_eff[m, n] = fl(fl(a[m] * b[n]) * alpha), missing factors 1."""
+    a = np.array([2.0, 1 / 3], np.float32)
+    b = np.array([3.0, 0.5, 7.0], np.float32)
+    al = R.alpha_eff(a, b, 1.5)
+    assert al.shape == (2, 3) and al.dtype == np.float32
+    want = ((a[:, None] * b[None, :]).astype(np.float32) * np.float32(1.5)).astype(np.float32)
+    assert al.tobytes() == want.tobytes()
+    assert R.alpha_eff(a, np.float32(2)).shape == (2, 1)
+    assert R.alpha_eff(None, b).shape == (1, 3)
+    assert float(R.alpha_eff(np.float32(2), np.float32(3), 0.5)) == 3.0
+    assert float(R.alpha_eff()) == 1.0
+    a_q, a_s, b_q, b_s = _hand_operands()
+    c = R.matmul_reference(a_q, a_s, b_q, b_s, alpha=R.alpha_eff([1.0, 2.0], [0.5, 0.25]))
+    # The hand operands' C = [[8, 1], [5.5, 5.5]] times [[0.5, 0.25], [1, 0.5]].
+    assert c.tolist() == [[4.0, 0.25], [5.5, 2.75]]

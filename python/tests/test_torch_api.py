@@ -69,11 +69,14 @@ def test_ops_match_their_fake_implementations_and_schemas():
         (nv.quantize.default, (x,), {}),
         (nv.quantize.default, (x.float(),), {"fmt": "mxfp4", "swizzle": False}),
         (nv.quantize.default, (x,), {"rounding": "stochastic", "seed": 7}),
+        (nv.quantize.default, (x,), {"row_scaled": True}),
         (nv.dequantize.default, (_u8(q), _u8(s), d), {"out_dtype": "bf16"}),
         (nv.swizzle_scales.default,
          (_u8(torch.ops.nvfp4.quantize(x, swizzle=False)[1]),), {}),
         (nv.matmul.default, (_u8(q), _u8(s), _u8(wq), _u8(ws), d, wd), {}),
         (nv.matmul.default, (_u8(q), _u8(s), _u8(wq), _u8(ws)), {"out_dtype": "f32"}),
+        (nv.matmul.default, (_u8(q), _u8(s), _u8(wq), _u8(ws),
+                             torch.linspace(0.5, 2, q.shape[0]), wd), {}),
         (nv.grouped_matmul_contiguous.default,
          (_u8(aq), _u8(as_), _u8(bq), _u8(bs), offsets, ad, bd), {}),
         (nv.grouped_matmul_masked.default,
@@ -167,6 +170,41 @@ def test_converted_model_matches_the_reference_layer_by_layer(device):
         assert np.all(np.abs(got - want) <= tol), name
     # End to end the quantization error stays that of NVFP4.
     rel = float((y.float() - plain.float()).norm() / plain.float().norm())
+    assert rel < 0.25
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_row_scaled_linear_matches_the_reference(device):
+    """TransformerEngine's row-scaled activations: input_options row_scaled
+    gives each token its own amax and decode scale, and the matmul's alpha is
+    the outer product of the tokens' and the weight's decode scales."""
+    torch.manual_seed(1)
+    lin = torch.nn.Linear(64, 40).to(torch.bfloat16).to(device)
+    layer = nvnn.Linear.from_linear(lin, input_options={"row_scaled": True})
+    x = _bf16((3, 7, 64), 12).to(device)
+    x[0, 2] *= 1000  # one loud token: per-tensor scaling would crush the others
+    with torch.no_grad():
+        y = layer(x)
+    q, s, d = torch.ops.nvfp4.quantize(x.reshape(-1, 64), row_scaled=True)
+    assert d.shape == (21,) and d.device == x.device
+    bits = _bits(x.reshape(-1, 64))
+    xq, xs, xd = ref.quantize_nvfp4(bits, row_scaled=True)
+    assert np.array_equal(_u8(q).cpu().numpy(), xq) and np.array_equal(d.cpu().numpy(), xd)
+    assert np.array_equal(_u8(s).cpu().numpy(), ref.swizzle_scales(xs))
+    wq, ws, wd = ref.quantize_nvfp4(_bits(lin.weight.detach()), block=(16, 16))
+    alpha = ref.alpha_eff(xd, wd)
+    product = ref.matmul_reference(xq, xs, wq, ws, alpha=alpha)
+    want = product + lin.bias.detach().float().cpu().numpy().astype(np.float64)
+    bound = summation_bound(xq, xs, wq, ws, 64, alpha=alpha)
+    got = y.reshape(-1, 40).float().cpu().numpy().astype(np.float64)
+    tol = (ref.TOL_ABS + ref.TOL_REL * np.abs(want)
+           + (np.abs(product) + np.abs(want)) * 2.0 ** -8 + bound)
+    assert np.all(np.abs(got - want) <= tol)
+    # The quiet tokens keep NVFP4's accuracy next to the loud one.
+    plain = lin(x).float()
+    quiet = [i for i in range(21) if i != 2]
+    rel = float((y.float().reshape(21, 40)[quiet] - plain.reshape(21, 40)[quiet]).norm()
+                / plain.reshape(21, 40)[quiet].norm())
     assert rel < 0.25
 
 

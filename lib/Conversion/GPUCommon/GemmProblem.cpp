@@ -7,6 +7,9 @@
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 
 #include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -15,7 +18,7 @@ using namespace mlir::nvfp4;
 
 namespace {
 
-bool perGroup(Value v) {
+bool isVector(Value v) {
   return v && cast<ShapedType>(v.getType()).getRank() == 1;
 }
 
@@ -24,15 +27,19 @@ bool hasE8M0Scales(Value scales) {
       cast<ShapedType>(scales.getType()).getElementType());
 }
 
-void setEpilogue(GemmShape &shape, Type out, bool hasAcc, float beta,
-                 Value aDecode, Value bDecode, Value alpha) {
+/// A decode scale of rank 1 is per group in a grouped matmul, per row of
+/// its operand in a dense one (docs/spec.md 2.7).
+void setEpilogue(GemmShape &shape, bool grouped, Type out, bool hasAcc,
+                 float beta, Value aDecode, Value bDecode, Value alpha) {
   shape.outElement = out;
   shape.hasAcc = hasAcc;
   shape.beta = beta;
   shape.aDecode = static_cast<bool>(aDecode);
-  shape.aDecodePerGroup = perGroup(aDecode);
+  shape.aDecodePerGroup = grouped && isVector(aDecode);
+  shape.aDecodePerRow = !grouped && isVector(aDecode);
   shape.bDecode = static_cast<bool>(bDecode);
-  shape.bDecodePerGroup = perGroup(bDecode);
+  shape.bDecodePerGroup = grouped && isVector(bDecode);
+  shape.bDecodePerRow = !grouped && isVector(bDecode);
   shape.alpha = static_cast<bool>(alpha);
 }
 
@@ -51,7 +58,8 @@ FailureOr<GemmProblem> GemmProblem::get(MatmulOp op, MatmulOp::Adaptor operands,
   s.rowsPerGroup = {aType.getDimSize(0)};
   s.maxRows = aType.getDimSize(0);
   s.mxfp4 = hasE8M0Scales(op.getAScales());
-  setEpilogue(s, outType.getElementType(), static_cast<bool>(operands.getAcc()),
+  setEpilogue(s, /*grouped=*/false, outType.getElementType(),
+              static_cast<bool>(operands.getAcc()),
               op.getBeta().convertToFloat(), operands.getADecodeScale(),
               operands.getBDecodeScale(), operands.getAlpha());
   p.aValues = {operands.getA()};
@@ -95,7 +103,7 @@ FailureOr<GemmProblem> GemmProblem::get(GroupedMatmulOp op,
     s.maxRows = aType.getDimSize(aType.getRank() - 2);
   }
   s.mxfp4 = hasE8M0Scales(op.getAScales().front());
-  setEpilogue(s,
+  setEpilogue(s, /*grouped=*/true,
               cast<ShapedType>(op.getOuts().front().getType()).getElementType(),
               !operands.getAcc().empty(), op.getBeta().convertToFloat(),
               operands.getADecodeScale(), operands.getBDecodeScale(),
@@ -131,6 +139,26 @@ int64_t EpilogueArgs::count(const GemmShape &shape) {
   return shape.outputPointers() * (shape.hasAcc ? 2 : 1) +
          (shape.mode != Grouping::independent) + shape.aDecode + shape.bDecode +
          shape.alpha;
+}
+
+Value EpilogueArgs::alphaAt(OpBuilder &b, Location loc,
+                            const GemmShape &shape, Value group, Value row,
+                            Value rows, Value column) const {
+  // An index inside [0, bound), or 0.
+  auto inside = [&](Value index, Value bound) {
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
+                                     bound);
+    return arith::SelectOp::create(
+        b, loc, in, index, arith::ConstantIndexOp::create(b, loc, 0));
+  };
+  Value r = shape.aDecodePerRow ? inside(row, rows) : Value();
+  Value c = shape.bDecodePerRow
+                ? inside(column, arith::ConstantIndexOp::create(b, loc, shape.n))
+                : Value();
+  return nvfp4k::AlphaOp::create(b, loc, b.getF32Type(), group, aDecode,
+                                 bDecode, alpha, r, c, shape.aDecodePerGroup,
+                                 shape.bDecodePerGroup, shape.aDecodePerRow,
+                                 shape.bDecodePerRow);
 }
 
 EpilogueArgs EpilogueArgs::take(const GemmShape &shape,

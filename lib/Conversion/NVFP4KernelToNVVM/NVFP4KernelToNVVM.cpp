@@ -953,19 +953,24 @@ struct AlphaLowering : OpConversionPattern<AlphaOp> {
   matchAndRewrite(AlphaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    auto factor = [&](Value address, bool perGroup) -> Value {
+    // Element `index` (null: 0) of the f32 array at `address`.
+    auto factor = [&](Value address, Value index) -> Value {
       if (!address)
         return Value();
-      Value index = perGroup ? adaptor.getGroup() : cIndex(b, 0);
+      if (!index)
+        index = cIndex(b, 0);
       Value ptr = globalAddress(b, address,
                                 arith::MulIOp::create(b, index, cIndex(b, 4)));
       return LLVM::LoadOp::create(b, b.getF32Type(), ptr, 4);
     };
-    Value aDecode = factor(adaptor.getADecode(), op.getADecodePerGroup());
-    Value bDecode = factor(adaptor.getBDecode(), op.getBDecodePerGroup());
-    Value result =
-        nvfp4::combineAlpha(b, b.getLoc(), aDecode, bDecode,
-                            factor(adaptor.getAlpha(), /*perGroup=*/true));
+    Value group = adaptor.getGroup();
+    Value aDecode = factor(adaptor.getADecode(),
+                           op.getADecodePerGroup() ? group : adaptor.getRow());
+    Value bDecode =
+        factor(adaptor.getBDecode(),
+               op.getBDecodePerGroup() ? group : adaptor.getColumn());
+    Value result = nvfp4::combineAlpha(b, b.getLoc(), aDecode, bDecode,
+                                       factor(adaptor.getAlpha(), group));
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -998,7 +1003,9 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
                                     cIndex(nb, op.getRowStride())),
               adaptor.getColumn()),
           cIndex(nb, bytes));
-      Value alpha = vector::BroadcastOp::create(nb, values, adaptor.getAlpha());
+      Value alpha = adaptor.getAlpha();
+      if (!isa<VectorType>(alpha.getType()))
+        alpha = vector::BroadcastOp::create(nb, values, alpha);
       Value v = arith::MulFOp::create(nb, alpha, adaptor.getValues());
       if (adaptor.getAcc()) {
         Value cin = LLVM::LoadOp::create(

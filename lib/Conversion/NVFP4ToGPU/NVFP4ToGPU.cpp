@@ -234,6 +234,14 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           });
     };
 
+    // Row-scaled NVFP4: one kernel, a warp per row.
+    if (spec.rowScaled) {
+      emitRowScaledKernel(b, loc, spec, adaptor.getInput(), adaptor.getAmax(),
+                          adaptor.getSeed(), outs, rowsPadded, colsPadded,
+                          emitTile);
+      return success();
+    }
+
     // NVFP4 without a caller amax on a small input: one kernel whose blocks
     // each reduce their entry's amax and quantize a share of its tiles (one
     // launch instead of a memset and two).
@@ -411,6 +419,70 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
         });
   }
 
+  /// Row-scaled NVFP4 (spec 2.2): warp w of a block owns one row of the
+  /// (padded) scale grid. Its lanes reduce the row's amax over the row's
+  /// chunks (maxNum per lane, then across the warp: order-free, so the
+  /// value is the reference's), or read the caller's; lane 0 stores the
+  /// row's decode scale; each lane quantizes the blocks lane, lane + 32, ...
+  /// of the row. Padding rows of the swizzled layout only write zeros.
+  static void emitRowScaledKernel(
+      OpBuilder &b, Location loc, const QuantizeSpec &spec, Value input,
+      Value amax, Value seed, ValueRange outs, int64_t rowsPadded,
+      int64_t colsPadded,
+      function_ref<void(QuantizeCodegen &, Value, Value, Value,
+                        const TensorScales &)>
+          emitTile) {
+    if (spec.rows == 0)
+      return;
+    KernelIndexing ix(b, loc);
+    constexpr int64_t warpsPerBlock = 4;
+    launchGrid(
+        b, loc, {ceilDiv(rowsPadded, warpsPerBlock), spec.batch, 1},
+        {32 * warpsPerBlock, 1, 1}, [&](gpu::LaunchOp launch) {
+          NumericsBuilder nb(b, loc, b.getF32Type());
+          QuantizeCodegen cg(b, loc, spec, input, outs[0], outs[1], seed);
+          Value batch = spec.batched ? launch.getBlockIds().y : Value();
+          Value tid = launch.getThreadIds().x;
+          Value lane = ix.rem(tid, ix.c(32));
+          Value row = ix.add(ix.mul(launch.getBlockIds().x, ix.c(warpsPerBlock)),
+                             ix.div(tid, ix.c(32)));
+          // A padding row reads the last row (the warp stays converged for
+          // its shuffles); its tiles write only zeros.
+          Value readRow = ix.min(row, ix.c(spec.rows - 1));
+          Value rowAmax;
+          if (amax) {
+            rowAmax = memref::LoadOp::create(b, loc, amax,
+                                             withBatch(batch, {readRow}));
+          } else {
+            auto loop = scf::ForOp::create(
+                b, loc, ix.mul(lane, ix.c(kChunk)), ix.c(spec.k),
+                ix.c(32 * kChunk), ValueRange{nb.f32(0.0)},
+                [&](OpBuilder &, Location, Value k0, ValueRange acc) {
+                  Value next =
+                      cg.chunkAbsMax(cg.loadChunk(batch, readRow, k0), acc[0]);
+                  scf::YieldOp::create(b, loc, next);
+                });
+            rowAmax = warpReduce(
+                b, loc, loop.getResult(0),
+                [&](Value x, Value y) { return nb.maxNum(x, y); });
+          }
+          TensorScales scales = cg.tensorScales(rowAmax);
+          Value storesDecode = arith::AndIOp::create(
+              b, loc, ix.eq(lane, ix.c(0)), ix.lt(row, ix.c(spec.rows)));
+          scf::IfOp::create(b, loc, storesDecode, [&](OpBuilder &, Location) {
+            memref::StoreOp::create(b, loc, scales.decodeScale, outs[2],
+                                    withBatch(batch, {row}));
+            scf::YieldOp::create(b, loc);
+          });
+          scf::ForOp::create(
+              b, loc, lane, ix.c(colsPadded), ix.c(32), ValueRange{},
+              [&](OpBuilder &, Location, Value blockCol, ValueRange) {
+                emitTile(cg, batch, row, blockCol, scales);
+                scf::YieldOp::create(b, loc);
+              });
+        });
+  }
+
   /// amaxBits[b] = bits of the tensor amax of batch entry b: a grid-stride
   /// loop over 16-element chunks, a warp reduction, one atomic per warp.
   static void emitAmaxKernel(OpBuilder &b, Location loc,
@@ -487,9 +559,9 @@ struct DequantizeToGPU : BufferizedOpPattern<DequantizeOp> {
                                  r, ix.div(k0, ix.c(bs)));
       Value scale = nvfp4 ? nb.e4m3Decode(byte) : nb.e8m0Decode(byte);
       Value sDec;
-      if (adaptor.getDecodeScale())
-        sDec = memref::LoadOp::create(b, loc, adaptor.getDecodeScale(),
-                                      withBatch(batch, {}));
+      if (Value decode = adaptor.getDecodeScale())
+        sDec = memref::LoadOp::create(b, loc, decode,
+                                      decodeScaleIndices(decode, batch, r));
       SmallVector<Value> outValues;
       for (int64_t i = 0; i < kChunk; ++i) {
         Value pair = arith::ExtUIOp::create(
@@ -672,9 +744,10 @@ struct MatmulToGPU : BufferizedOpPattern<MatmulOp> {
     launchLinear(b, loc, m * n, [&](Value linear) {
       SmallVector<Value> id = ix.delinearize(linear, {m, n});
       Value dot = emitDot(b, loc, a, Value(), id[0], bo, Value(), id[1], k);
-      Value alpha = loadGroupAlpha(b, loc, adaptor.getADecodeScale(),
-                                   adaptor.getBDecodeScale(),
-                                   adaptor.getAlpha(), Value());
+      AlphaOperands operands{adaptor.getADecodeScale(),
+                             adaptor.getBDecodeScale(), adaptor.getAlpha(),
+                             /*grouped=*/false};
+      Value alpha = operands.load(b, loc, Value(), id[0], id[1]);
       emitEpilogue(b, loc, dot, alpha, adaptor.getAcc(), beta, adaptor.getOut(),
                    id);
     });
@@ -691,10 +764,11 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
     KernelIndexing ix(b, loc);
     float beta = op.getBeta().convertToFloat();
     Value acc0 = adaptor.getAcc().empty() ? Value() : adaptor.getAcc().front();
+    AlphaOperands operands{adaptor.getADecodeScale(),
+                           adaptor.getBDecodeScale(), adaptor.getAlpha(),
+                           /*grouped=*/true};
     auto alphaOf = [&](Value group) {
-      return loadGroupAlpha(b, loc, adaptor.getADecodeScale(),
-                            adaptor.getBDecodeScale(), adaptor.getAlpha(),
-                            group);
+      return operands.load(b, loc, group, Value(), Value());
     };
     switch (op.getGrouping()) {
     case Grouping::independent:

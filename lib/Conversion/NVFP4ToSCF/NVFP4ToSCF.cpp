@@ -129,9 +129,21 @@ void dequantizeRows(OpBuilder &b, Location loc, const QuantOperand &q,
 struct GemmEpilogue {
   Value out, acc; // byte-storage memrefs; `acc` may be null
   Value batch;    // leading index of out/acc, or null
-  Value alpha;
+  Value alpha;    // the group's alpha_eff, or null when per element
   float beta;
+  AlphaOperands perElement; // alpha_eff[m, n] (row-scaled operands)
 };
+
+/// The epilogue of a group whose alpha_eff is `operands` at `group`: one
+/// value loaded here, or one per output when an operand is row-scaled.
+GemmEpilogue gemmEpilogue(OpBuilder &b, Location loc, Value out, Value acc,
+                          Value batch, const AlphaOperands &operands,
+                          Value group, float beta) {
+  if (operands.perElement())
+    return {out, acc, batch, Value(), beta, operands};
+  return {out, acc, batch, operands.load(b, loc, group, Value(), Value()),
+          beta, {}};
+}
 
 void emitGemmRows(OpBuilder &b, Location loc, Value aHat, Value bHat, Value mLo,
                   Value mHi, int64_t n, int64_t k, const GemmEpilogue &e) {
@@ -163,7 +175,9 @@ void emitGemmRows(OpBuilder &b, Location loc, Value aHat, Value bHat, Value mLo,
         Value sum = vector::ReductionOp::create(
             b, loc, vector::CombiningKind::ADD, dot.getResult(0));
         SmallVector<Value> idx = withBatch(e.batch, {m, col});
-        Value v = nb.mul(e.alpha, sum);
+        Value alpha = e.alpha ? e.alpha
+                              : e.perElement.load(b, loc, Value(), m, col);
+        Value v = nb.mul(alpha, sum);
         if (e.acc)
           v = nb.add(v, nb.mul(nb.f32(e.beta), loadF32(b, loc, e.acc, idx)));
         storeRounded(b, loc, v, e.out, idx);
@@ -218,6 +232,28 @@ struct QuantizeLowering : BufferizedOpPattern<QuantizeOp> {
     if (spec.swizzled)
       fillZeros(rewriter, loc, outs[1]);
     forEachBatch(rewriter, loc, spec.batched, spec.batch, [&](Value batch) {
+      // Row-scaled: every row is a one-row tensor with its own scales.
+      if (spec.rowScaled) {
+        forLoop(rewriter, loc, 0, spec.rows, [&](Value row) {
+          SmallVector<Value> idx = withBatch(batch, {row});
+          Value amax =
+              adaptor.getAmax()
+                  ? memref::LoadOp::create(rewriter, loc, adaptor.getAmax(),
+                                           idx)
+                        .getResult()
+                  : cg.emitRowAmax(batch, row,
+                                   NumericsBuilder(rewriter, loc,
+                                                   rewriter.getF32Type())
+                                       .f32(0.0));
+          TensorScales scales = cg.tensorScales(amax);
+          memref::StoreOp::create(rewriter, loc, scales.decodeScale, outs[2],
+                                  idx);
+          forLoop(rewriter, loc, 0, spec.scaleCols(), [&](Value blockCol) {
+            cg.emitTile(batch, row, blockCol, scales);
+          });
+        });
+        return;
+      }
       TensorScales scales;
       if (spec.isNVFP4()) {
         Value amax = adaptor.getAmax()
@@ -256,11 +292,17 @@ struct DequantizeLowering : BufferizedOpPattern<DequantizeOp> {
     forEachBatch(rewriter, loc, batched, batched ? type.getDimSize(0) : 1,
                  [&](Value batch) {
       NumericsBuilder nb(rewriter, loc, rewriter.getF32Type());
-      Value sDec;
-      if (adaptor.getDecodeScale())
-        sDec = memref::LoadOp::create(rewriter, loc, adaptor.getDecodeScale(),
-                                      withBatch(batch, {}));
+      // The tensor's (batch entry's) decode scale, or each row's.
+      Value decode = adaptor.getDecodeScale();
+      bool perRow = decode && cast<ShapedType>(decode.getType()).getRank() ==
+                                  type.getRank() - 1;
+      auto loadDecode = [&](Value r) -> Value {
+        return memref::LoadOp::create(rewriter, loc, decode,
+                                      decodeScaleIndices(decode, batch, r));
+      };
+      Value tensorDec = decode && !perRow ? loadDecode(Value()) : Value();
       forLoop(rewriter, loc, 0, rows, [&](Value r) {
+        Value sDec = perRow ? loadDecode(r) : tensorDec;
         forLoop(rewriter, loc, 0, k, [&](Value kk) {
           Value code = loadCode(rewriter, loc, q.values, batch, r, kk);
           Value col = arith::DivUIOp::create(rewriter, loc, kk,
@@ -349,11 +391,11 @@ struct MatmulLowering : BufferizedOpPattern<MatmulOp> {
                    quantOperand(adaptor.getB(), adaptor.getBScales(),
                                 op.getBScales(), 0),
                    Value(), indexConst(rewriter, loc, n), k, bHat);
-    GemmEpilogue e{adaptor.getOut(), adaptor.getAcc(), Value(),
-                   loadGroupAlpha(rewriter, loc, adaptor.getADecodeScale(),
-                                  adaptor.getBDecodeScale(), adaptor.getAlpha(),
-                                  Value()),
-                   op.getBeta().convertToFloat()};
+    AlphaOperands alpha{adaptor.getADecodeScale(), adaptor.getBDecodeScale(),
+                        adaptor.getAlpha(), /*grouped=*/false};
+    GemmEpilogue e =
+        gemmEpilogue(rewriter, loc, adaptor.getOut(), adaptor.getAcc(),
+                     Value(), alpha, Value(), op.getBeta().convertToFloat());
     emitGemmRows(rewriter, loc, aHat, bHat, indexConst(rewriter, loc, 0),
                  indexConst(rewriter, loc, m), n, k, e);
     memref::DeallocOp::create(rewriter, loc, aHat);
@@ -378,10 +420,9 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
     return success();
   }
 
-  Value alphaOf(OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
-                Location loc, Value group) const {
-    return loadGroupAlpha(rewriter, loc, adaptor.getADecodeScale(),
-                          adaptor.getBDecodeScale(), adaptor.getAlpha(), group);
+  static AlphaOperands alphaOperands(OpAdaptor adaptor) {
+    return {adaptor.getADecodeScale(), adaptor.getBDecodeScale(),
+            adaptor.getAlpha(), /*grouped=*/true};
   }
 
   void lowerIndependent(GroupedMatmulOp op, OpAdaptor adaptor,
@@ -403,12 +444,10 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
                      quantOperand(adaptor.getB()[g], adaptor.getBScales()[g],
                                   op.getBScales()[g], 0),
                      Value(), indexConst(rewriter, loc, n), k, bHat);
-      GemmEpilogue epi{adaptor.getOuts()[g],
-                       adaptor.getAcc().empty() ? Value() : adaptor.getAcc()[g],
-                       Value(),
-                       alphaOf(adaptor, rewriter, loc,
-                               indexConst(rewriter, loc, g)),
-                       beta};
+      GemmEpilogue epi = gemmEpilogue(
+          rewriter, loc, adaptor.getOuts()[g],
+          adaptor.getAcc().empty() ? Value() : adaptor.getAcc()[g], Value(),
+          alphaOperands(adaptor), indexConst(rewriter, loc, g), beta);
       emitGemmRows(rewriter, loc, aHat, bHat, indexConst(rewriter, loc, 0),
                    indexConst(rewriter, loc, m), n, k, epi);
       memref::DeallocOp::create(rewriter, loc, aHat);
@@ -446,8 +485,9 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
     forLoop(rewriter, loc, 0, groups, [&](Value g) {
       dequantizeRows(rewriter, loc, b, g, indexConst(rewriter, loc, n), k,
                      bHat);
-      GemmEpilogue epi{out, acc, masked ? g : Value(),
-                       alphaOf(adaptor, rewriter, loc, g), beta};
+      GemmEpilogue epi = gemmEpilogue(rewriter, loc, out, acc,
+                                      masked ? g : Value(),
+                                      alphaOperands(adaptor), g, beta);
       // Bounds come from run-time data: clamp them so that malformed
       // offsets cannot index out of range.
       if (masked) {

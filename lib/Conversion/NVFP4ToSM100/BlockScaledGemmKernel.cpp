@@ -345,9 +345,10 @@ void KernelBuilder::emitEpilogue() {
         tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         Value buffer = nvfp4k::RingStageOp::create(b, accRing, j);
         Value n = add(mul(tile.getWeightTile(), c(kSM100TileRows)), tileLane);
-        Value alpha = nvfp4k::AlphaOp::create(b, g, args.aDecode, args.bDecode,
-                                              args.alpha, cfg.aDecodePerGroup,
-                                              cfg.bDecodePerGroup);
+        bool perElement = cfg.aDecodePerRow || cfg.bDecodePerRow;
+        Value alpha = perElement ? Value()
+                                 : args.alphaAt(b, b.getLoc(), cfg, g, Value(),
+                                                Value(), Value());
         Value out = pick(args.outputs, g);
         Value accIn = cfg.hasAcc ? pick(args.accs, g) : Value();
         // Output rows are token-matrix rows, from the group's first row for
@@ -368,8 +369,14 @@ void KernelBuilder::emitEpilogue() {
             Value bits = vector::ExtractOp::create(b, raw, e);
             Value v = vector::BroadcastOp::create(
                 b, one, LLVM::BitcastOp::create(b, b.getF32Type(), bits));
+            Value row = sub(token, rowBase);
+            // Row-scaled operands: the outer product of their decode
+            // scales.
+            Value outAlpha =
+                perElement ? args.alphaAt(b, b.getLoc(), cfg, g, row, rows, n)
+                           : alpha;
             nvfp4k::StoreOp::create(
-                b, v, out, sub(token, rowBase), n, rows, c(cfg.n), alpha, accIn,
+                b, v, out, row, n, rows, c(cfg.n), outAlpha, accIn,
                 TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
                 b.getF32FloatAttr(cfg.beta));
           }

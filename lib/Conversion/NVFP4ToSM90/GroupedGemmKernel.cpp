@@ -408,9 +408,10 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
   Value oddIdx = select(odd, c(1), c(0));
   Value rho = add(add(mul(warpgroup, c(64)), mul(warp, c(8))), g8);
   Value nBase = add(mul(weightTile, c(kSM90TileRows)), sub(rho, oddIdx));
-  Value alpha =
-      nvfp4k::AlphaOp::create(b, g, args.aDecode, args.bDecode, args.alpha,
-                              cfg.aDecodePerGroup, cfg.bDecodePerGroup);
+  bool perElement = cfg.aDecodePerRow || cfg.bDecodePerRow;
+  Value alpha = perElement ? Value()
+                           : args.alphaAt(b, b.getLoc(), cfg, g, Value(),
+                                          Value(), Value());
   Value out = pick(args.outputs, g);
   Value accIn = cfg.hasAcc ? pick(args.accs, g) : Value();
   // Output rows are token-matrix rows, from the group's first row for
@@ -431,9 +432,19 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
       Value lo = select(odd, recv, x0), hi = select(odd, x1, recv);
       Value token = add(add(rowStart, c(8 * j)), add(mul(c4, c(2)), oddIdx));
       Value column = add(nBase, c(32 * h));
+      Value row = sub(token, rowBase);
+      // Row-scaled operands: the outer product of their decode scales.
+      Value pairAlpha = alpha;
+      if (perElement)
+        pairAlpha = vector::FromElementsOp::create(
+            b, pair,
+            ValueRange{
+                args.alphaAt(b, b.getLoc(), cfg, g, row, rows, column),
+                args.alphaAt(b, b.getLoc(), cfg, g, row, rows,
+                             add(column, c(1)))});
       nvfp4k::StoreOp::create(
           b, vector::FromElementsOp::create(b, pair, ValueRange{lo, hi}), out,
-          sub(token, rowBase), column, rows, c(cfg.n), alpha, accIn,
+          row, column, rows, c(cfg.n), pairAlpha, accIn,
           TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
           b.getF32FloatAttr(cfg.beta));
     }

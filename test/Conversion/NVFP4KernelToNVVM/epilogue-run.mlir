@@ -7,12 +7,15 @@
 // 1 is fl(fl(2 * 3) * 2) = 12; 12 * 1 + 0.5 * 1 = 12.5; 12 * fl(1/3) +
 // 0.5 * 3 = 5.5 after rounding to bf16; 12 + 0.5 * -2 = 11; 12 * fl(1/3)
 // (4.0000005) + 0.5 * 2^-7 = 4.0044 rounds to bf16 4. Row 1 is outside
-// (rows = 1): its poison (NaN) stays.
+// (rows = 1): its poison (NaN) stays. Per row (row-scaled operands):
+// a_decode[row 2] = 0.25, b_decode[column 1] = 2, alpha of group 0 1.5:
+// fl(fl(0.25 * 2) * 1.5) = 0.75. A vector alpha scales each output by its
+// own: (2, -1) * (1, 0.5) into row 1, columns 2-3, once rows = 2.
 // REQUIRES: mlir-runner
 // RUN: nvfp4-opt %s --convert-nvfp4k-to-nvvm | mlir-opt --convert-vector-to-scf --convert-scf-to-cf --convert-vector-to-llvm --finalize-memref-to-llvm --convert-arith-to-llvm --convert-index-to-llvm --convert-cf-to-llvm --convert-func-to-llvm --reconcile-unrealized-casts | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils | FileCheck %s
 
-// CHECK:      ( 1.5, 12, 0.5, 1 )
-// CHECK-NEXT: ( 12.5, 5.5, 11, 4, nan, nan, nan, nan )
+// CHECK:      ( 1.5, 12, 0.5, 1, 0.75 )
+// CHECK-NEXT: ( 12.5, 5.5, 11, 4, nan, nan, 2, -0.5 )
 
 memref.global "private" constant @a_dec : memref<1xf32> = dense<[2.0]>
 memref.global "private" constant @b_dec : memref<3xf32> = dense<[0.5, 3.0, 0.25]>
@@ -48,8 +51,9 @@ func.func @main() {
   %al1 = nvfp4k.alpha %c1 a_decode(%pa) b_decode(%pb) alpha(%pl) {b_decode_per_group} : f32
   %al2 = nvfp4k.alpha %c2 b_decode(%pb) : f32
   %al3 = nvfp4k.alpha %c2 : f32
-  %av = vector.from_elements %al0, %al1, %al2, %al3 : vector<4xf32>
-  vector.print %av : vector<4xf32>
+  %al4 = nvfp4k.alpha %c0 a_decode(%pb) b_decode(%pl) alpha(%pl) row(%c2) column(%c1) {a_decode_per_row, b_decode_per_row} : f32
+  %av = vector.from_elements %al0, %al1, %al2, %al3, %al4 : vector<5xf32>
+  vector.print %av : vector<5xf32>
 
   // A 2 x 4 bf16 output, poisoned, and its accumulator.
   %out = memref.alloc() : memref<8xbf16>
@@ -71,6 +75,9 @@ func.func @main() {
   nvfp4k.store %v, %po[%c0, %c0] bounds(%rows, %cols) alpha(%al1) acc(%pc) {beta = 0.5 : f32, element = bf16, row_stride = 4 : i64} : vector<2xf32>
   nvfp4k.store %v, %po[%c0, %c2] bounds(%rows, %cols) alpha(%al1) acc(%pc) {beta = 0.5 : f32, element = bf16, row_stride = 4 : i64} : vector<2xf32>
   nvfp4k.store %v, %po[%c1, %c0] bounds(%rows, %cols) alpha(%al1) acc(%pc) {beta = 0.5 : f32, element = bf16, row_stride = 4 : i64} : vector<2xf32>
+  %v2 = arith.constant dense<[1.0, 0.5]> : vector<2xf32>
+  %alphas2 = arith.constant dense<[2.0, -1.0]> : vector<2xf32>
+  nvfp4k.store %v2, %po[%c1, %c2] bounds(%c2, %cols) alpha(%alphas2 : vector<2xf32>) {element = bf16, row_stride = 4 : i64} : vector<2xf32>
   %r = vector.load %out[%c0] : memref<8xbf16>, vector<8xbf16>
   %rf = arith.extf %r : vector<8xbf16> to vector<8xf32>
   vector.print %rf : vector<8xf32>

@@ -182,8 +182,32 @@ func.func @q10_tiled_shape_without_encoding(%x: tensor<200x448xbf16>) {
 // -----
 
 func.func @q11_decode_scale_shape(%x: tensor<2x16x32xbf16>) {
-  // expected-error @+1 {{expected decode_scale of type 'tensor<2xf32>', got 'tensor<f32>'}}
+  // expected-error @+1 {{expected decode_scale of shape [2] (per tensor) or [2, 16] (per row) in f32, got 'tensor<f32>'}}
   %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<2x16x32xbf16> -> tensor<2x16x32xf4E2M1FN>, tensor<2x16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q11_decode_scale_rows(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{expected decode_scale of shape [] (per tensor) or [16] (per row) in f32, got 'tensor<8xf32>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @q7_amax_row_scaled(%x: tensor<16x32xbf16>, %amax: tensor<f32>) {
+  // expected-error @+1 {{expected amax of type 'tensor<16xf32>', got 'tensor<f32>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x amax %amax : tensor<f32> : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @q14_row_scaled_block(%x: tensor<2x16x32xbf16>) {
+  // expected-error @+1 {{expected block [1, 16] with per-row decode scales, got [16, 16]}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x {block = array<i64: 16, 16>} : tensor<2x16x32xbf16> -> tensor<2x16x32xf4E2M1FN>, tensor<2x16x2xf8E4M3FN>, tensor<2x16xf32>
   return
 }
 
@@ -246,7 +270,7 @@ func.func @d4_decode_scale_mxfp4(%q: tensor<8x64xf4E2M1FN>, %s: tensor<8x2xf8E8M
 // -----
 
 func.func @d4_decode_scale_shape(%q: tensor<3x8x64xf4E2M1FN>, %s: tensor<3x8x4xf8E4M3FN>, %d: tensor<f32>) {
-  // expected-error @+1 {{expected decode_scale of type 'tensor<3xf32>', got 'tensor<f32>'}}
+  // expected-error @+1 {{expected decode_scale of shape [3] (per tensor) or [3, 8] (per row) in f32, got 'tensor<f32>'}}
   %x = nvfp4.dequantize %q, %s decode_scale %d : tensor<f32> : tensor<3x8x64xf4E2M1FN>, tensor<3x8x4xf8E4M3FN> -> tensor<3x8x64xf32>
   return
 }
@@ -360,6 +384,14 @@ func.func @m4_scale_tiles(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8
 func.func @m5_decode_scale_mxfp4(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, %d: tensor<f32>) {
   // expected-error @+1 {{expected no decode scales with 'f8E8M0FNU' (mxfp4) scales}}
   %c = nvfp4.matmul %a, %sa, %b, %sb a_decode_scale(%d : tensor<f32>) : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m6_decode_scale_rows(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %d: tensor<128xf32>) {
+  // expected-error @+1 {{expected b_decode_scale of shape [] or [64], got 'tensor<128xf32>'}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb a_decode_scale(%d : tensor<128xf32>) b_decode_scale(%d : tensor<128xf32>) : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
   return
 }
 

@@ -21,6 +21,21 @@ func.func @quantize_nvfp4_variants(%x: tensor<64x48xf32>, %amax: tensor<f32>, %y
   return
 }
 
+// Row-scaled NVFP4: the decode scale (and amax) per row, [R] or [B, R];
+// dequantize and matmul take per-row decode scales.
+// CHECK-LABEL: func @row_scaled
+// CHECK: nvfp4.quantize nvfp4 %{{.*}} : tensor<4x16x32xf16> -> tensor<4x16x32xf4E2M1FN>, tensor<4x16x2xf8E4M3FN>, tensor<4x16xf32>
+// CHECK: nvfp4.quantize nvfp4 %{{.*}} amax %{{.*}} : tensor<128xf32> {scale_rule = #nvfp4.scale_rule<four_over_six>} : tensor<128x64xbf16> -> tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<128xf32>
+// CHECK: nvfp4.dequantize %{{.*}}, %{{.*}} decode_scale %{{.*}} : tensor<4x16xf32> : tensor<4x16x32xf4E2M1FN>, tensor<4x16x2xf8E4M3FN> -> tensor<4x16x32xbf16>
+// CHECK: nvfp4.matmul %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} a_decode_scale(%{{.*}} : tensor<128xf32>) b_decode_scale(%{{.*}} : tensor<f32>)
+func.func @row_scaled(%x: tensor<4x16x32xf16>, %y: tensor<128x64xbf16>, %amax: tensor<128xf32>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %db: tensor<f32>) {
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<4x16x32xf16> -> tensor<4x16x32xf4E2M1FN>, tensor<4x16x2xf8E4M3FN>, tensor<4x16xf32>
+  %q2, %s2, %d2 = nvfp4.quantize nvfp4 %y amax %amax : tensor<128xf32> {scale_rule = #nvfp4.scale_rule<four_over_six>} : tensor<128x64xbf16> -> tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<128xf32>
+  %x2 = nvfp4.dequantize %q, %s decode_scale %d : tensor<4x16xf32> : tensor<4x16x32xf4E2M1FN>, tensor<4x16x2xf8E4M3FN> -> tensor<4x16x32xbf16>
+  %c = nvfp4.matmul %q2, %s2, %b, %sb a_decode_scale(%d2 : tensor<128xf32>) b_decode_scale(%db : tensor<f32>) : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
 // CHECK-LABEL: func @quantize_mxfp4
 // CHECK: %{{.*}}:2 = nvfp4.quantize mxfp4 %{{.*}} {scale_rule = #nvfp4.scale_rule<floor>} : tensor<2x100x64xbf16> -> tensor<2x100x64xf4E2M1FN>, tensor<2x1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>
 func.func @quantize_mxfp4(%x: tensor<2x100x64xbf16>) -> tensor<2x100x64xf4E2M1FN> {

@@ -341,3 +341,35 @@ func.func @store_stride(%v: vector<2xf32>, %o: i64, %i: index, %a: f32) {
   nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) {element = f32, row_stride = 0 : i64} : vector<2xf32>
   return
 }
+
+// -----
+
+func.func @store_alpha_vector(%v: vector<2xf32>, %o: i64, %i: index, %a: vector<4xf32>) {
+  // expected-error @+1 {{expected alpha of type f32 or 'vector<2xf32>', got 'vector<4xf32>'}}
+  nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a : vector<4xf32>) {element = f32, row_stride = 8 : i64} : vector<2xf32>
+  return
+}
+
+// -----
+
+func.func @alpha_per_row_without_index(%g: index, %d: i64) {
+  // expected-error @+1 {{expected a row operand exactly when a_decode is per row}}
+  %a = nvfp4k.alpha %g a_decode(%d) {a_decode_per_row} : f32
+  return
+}
+
+// -----
+
+func.func @alpha_per_group_and_row(%g: index, %d: i64) {
+  // expected-error @+1 {{expected b_decode per group or per row, not both}}
+  %a = nvfp4k.alpha %g b_decode(%d) column(%g) {b_decode_per_group, b_decode_per_row} : f32
+  return
+}
+
+// -----
+
+func.func @alpha_per_row_without_decode(%g: index) {
+  // expected-error @+1 {{expected an a_decode operand to index}}
+  %a = nvfp4k.alpha %g row(%g) {a_decode_per_row} : f32
+  return
+}

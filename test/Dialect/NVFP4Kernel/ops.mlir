@@ -75,6 +75,12 @@ gpu.module @kernels {
     nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
     // CHECK: nvfp4k.store {{.*}} acc(%{{.*}}) {beta = 5.000000e-01 : f32, element = f32, row_stride = 64 : i64}
     nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%one) acc(%acc) {beta = 0.5 : f32, element = f32, row_stride = 64 : i64} : vector<2xf32>
+    // Row-scaled operands: alpha per output, one per stored element.
+    // CHECK: nvfp4k.alpha %{{.*}} a_decode(%{{.*}}) b_decode(%{{.*}}) row(%{{.*}}) column(%{{.*}}) {a_decode_per_row, b_decode_per_row} : f32
+    %e = nvfp4k.alpha %g a_decode(%da) b_decode(%db) row(%r) column(%c) {a_decode_per_row, b_decode_per_row} : f32
+    %ev = vector.broadcast %e : f32 to vector<2xf32>
+    // CHECK: nvfp4k.store {{.*}} alpha(%{{.*}} : vector<2xf32>) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
+    nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%ev : vector<2xf32>) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
     gpu.return
   }
 }

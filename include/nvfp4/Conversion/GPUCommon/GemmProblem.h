@@ -35,9 +35,11 @@ struct GemmShape {
   Type outElement;
   bool hasAcc = false;
   float beta = 1.0f;
-  /// Which alpha factors exist, and whether each is per group.
-  bool aDecode = false, aDecodePerGroup = false;
-  bool bDecode = false, bDecodePerGroup = false;
+  /// Which alpha factors exist, and whether each is per group, or per row
+  /// of its operand (row-scaled NVFP4: A per output row, B per output
+  /// column; dense matmuls only).
+  bool aDecode = false, aDecodePerGroup = false, aDecodePerRow = false;
+  bool bDecode = false, bDecodePerGroup = false, bDecodePerRow = false;
   bool alpha = false;
 
   /// Contiguous/masked weights are one [G, N, K] tensor (a group stride);
@@ -89,6 +91,14 @@ struct EpilogueArgs {
   static int64_t count(const GemmShape &shape);
   /// Takes them from `it` (advanced past them).
   static EpilogueArgs take(const GemmShape &shape, Block::args_iterator &it);
+
+  /// alpha_eff (an nvfp4k.alpha) of group `group`; with row-scaled operands
+  /// that of output [row, column] (`row` counts from the group's first
+  /// output row), where outputs past `rows` or shape.n read the decode
+  /// scale of row or column 0 (they are not stored). `row`, `rows` and
+  /// `column` may be null when no operand is row-scaled.
+  Value alphaAt(OpBuilder &b, Location loc, const GemmShape &shape,
+                Value group, Value row, Value rows, Value column) const;
 };
 
 } // namespace nvfp4

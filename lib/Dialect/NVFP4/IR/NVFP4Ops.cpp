@@ -103,8 +103,9 @@ static LogicalResult verifyScales(Operation *op, StringRef name, Type actual,
       getScalesType(shaped, batch, rows, cols, elementType, swizzled));
 }
 
-/// Checks an fp32 scalar-or-per-group operand (decode scales, alpha): shape
-/// `[]` or `[numGroups]` (when `allowPerGroup`), or exactly `[numGroups]`.
+/// Checks an fp32 scalar or vector operand (decode scales, alpha): shape `[]`
+/// (when `allowScalar`) or `[length]` (one per group, or per row of a
+/// row-scaled operand).
 static LogicalResult verifyF32Vector(Operation *op, StringRef name, Value value,
                                      std::optional<int64_t> numGroups,
                                      bool allowScalar) {
@@ -184,6 +185,12 @@ int64_t QuantizeOp::getEffectiveE4M3Max() {
   if (std::optional<uint64_t> max = getE4m3Max())
     return static_cast<int64_t>(*max);
   return 448;
+}
+
+bool QuantizeOp::isRowScaled() {
+  Value decode = getDecodeScaleTarget();
+  return decode && cast<ShapedType>(decode.getType()).getRank() ==
+                       cast<ShapedType>(getInput().getType()).getRank() - 1;
 }
 
 bool QuantizeOp::hasSwizzledScales() {
@@ -269,14 +276,42 @@ LogicalResult QuantizeOp::verify() {
   if (!stochastic && getSeed())
     return emitOpError("expected no seed operand with nearest_even rounding");
 
-  // [Q7] caller-supplied amax: nvfp4 only, one per tensor (batch entry).
+  // [Q11] decode scale: fp32, one per tensor (batch entry), or one per row
+  // (row-scaled NVFP4: TransformerEngine's row_scaled_nvfp4).
+  Type f32 = Float32Type::get(getContext());
+  bool rowScaled = isNV && isRowScaled();
+  SmallVector<int64_t> decodeShape(rowScaled ? shape.drop_back()
+                                             : shape.drop_back(2));
+  if (isNV) {
+    auto decode = cast<ShapedType>(getDecodeScaleTarget().getType());
+    SmallVector<int64_t> rowShape(shape.drop_back());
+    if (decode.getElementType() != f32 ||
+        (decode.getShape() != ArrayRef<int64_t>(batch) &&
+         decode.getShape() != ArrayRef<int64_t>(rowShape)))
+      return emitOpError("expected decode_scale of shape ")
+             << formatShape(batch) << " (per tensor) or "
+             << formatShape(rowShape) << " (per row) in f32, got "
+             << decode;
+    if (failed(expectType(*this, "decode_scale", decode,
+                          cloneShaped(input, decodeShape, f32))))
+      return failure();
+  }
+
+  // [Q14] row-scaled NVFP4 has 1x16 blocks (a 16x16 tile would span rows
+  // of different scales).
+  if (rowScaled && block[0] != 1)
+    return emitOpError("expected block [1, 16] with per-row decode scales, "
+                       "got ")
+           << formatShape(block);
+
+  // [Q7] caller-supplied amax: nvfp4 only, shaped like the decode scale
+  // (one per tensor, batch entry or row).
   if (Value amax = getAmax()) {
     if (!isNV)
       return emitOpError("expected no amax operand for mxfp4 (it has no "
                          "per-tensor scale)");
     if (failed(expectType(*this, "amax", amax.getType(),
-                          cloneShaped(input, batch,
-                                      Float32Type::get(getContext())))))
+                          cloneShaped(input, decodeShape, f32))))
       return failure();
   }
 
@@ -293,13 +328,6 @@ LogicalResult QuantizeOp::verify() {
                           /*requireSwizzled=*/false)))
     return failure();
 
-  // [Q11] decode scale: fp32, one per tensor (batch entry).
-  if (isNV &&
-      failed(expectType(*this, "decode_scale",
-                        getDecodeScaleTarget().getType(),
-                        cloneShaped(input, batch,
-                                    Float32Type::get(getContext())))))
-    return failure();
   return success();
 }
 
@@ -338,13 +366,22 @@ LogicalResult DequantizeOp::verify() {
                           k / bs, scaleType, /*requireSwizzled=*/false)))
     return failure();
 
-  // [D4] a decode scale only for nvfp4, one per tensor (batch entry).
+  // [D4] a decode scale only for nvfp4, one per tensor (batch entry) or
+  // one per row.
   if (Value decode = getDecodeScale()) {
     if (!isa<Float8E4M3FNType>(scaleType))
       return emitOpError("expected no decode_scale with ")
              << scaleType << " (mxfp4) scales";
-    if (failed(expectType(*this, "decode_scale", decode.getType(),
-                          cloneShaped(values, batch,
+    auto type = cast<ShapedType>(decode.getType());
+    SmallVector<int64_t> rowShape(shape.drop_back());
+    if (!type.getElementType().isF32() ||
+        (type.getShape() != batch && type.getShape() != ArrayRef(rowShape)))
+      return emitOpError("expected decode_scale of shape ")
+             << formatShape(batch) << " (per tensor) or "
+             << formatShape(rowShape) << " (per row) in f32, got "
+             << decode.getType();
+    if (failed(expectType(*this, "decode_scale", type,
+                          cloneShaped(values, type.getShape(),
                                       Float32Type::get(getContext())))))
       return failure();
   }
@@ -589,13 +626,14 @@ LogicalResult MatmulOp::verify() {
       failed(verifyScales(*this, "b_scales", getBScales().getType(), {}, n,
                           k / bs, sb, /*requireSwizzled=*/true)))
     return failure();
-  // [M5] [M6] fp32 scalars.
+  // [M5] [M6] fp32 scalars; decode scales may be per row of their operand
+  // (row-scaled NVFP4).
   if (failed(verifyDecodeScalesAllowed(*this, sa, getADecodeScale(),
                                        getBDecodeScale())) ||
-      failed(verifyF32Vector(*this, "a_decode_scale", getADecodeScale(),
-                             std::nullopt, /*allowScalar=*/true)) ||
-      failed(verifyF32Vector(*this, "b_decode_scale", getBDecodeScale(),
-                             std::nullopt, /*allowScalar=*/true)) ||
+      failed(verifyF32Vector(*this, "a_decode_scale", getADecodeScale(), m,
+                             /*allowScalar=*/true)) ||
+      failed(verifyF32Vector(*this, "b_decode_scale", getBDecodeScale(), n,
+                             /*allowScalar=*/true)) ||
       failed(verifyF32Vector(*this, "alpha", getAlpha(), std::nullopt,
                              /*allowScalar=*/true)))
     return failure();

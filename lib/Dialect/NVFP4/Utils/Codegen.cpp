@@ -85,6 +85,7 @@ QuantizeSpec QuantizeSpec::get(QuantizeOp op) {
   spec.rule = op.getEffectiveScaleRule();
   spec.metric = op.getEffectiveErrorMetric();
   spec.e4m3Max = op.getEffectiveE4M3Max();
+  spec.rowScaled = op.isRowScaled();
   return spec;
 }
 
@@ -141,20 +142,23 @@ Value QuantizeCodegen::chunkAbsMax(ArrayRef<Value> chunk, Value acc) {
   return acc;
 }
 
+Value QuantizeCodegen::emitRowAmax(Value batch, Value row, Value acc) {
+  auto colLoop = scf::ForOp::create(
+      b, loc, indexConst(b, loc, 0), indexConst(b, loc, spec.k),
+      indexConst(b, loc, kChunk), ValueRange{acc},
+      [&](OpBuilder &, Location, Value k0, ValueRange acc) {
+        Value next = chunkAbsMax(loadChunk(batch, row, k0), acc[0]);
+        scf::YieldOp::create(b, loc, next);
+      });
+  return colLoop.getResult(0);
+}
+
 Value QuantizeCodegen::emitTensorAmax(Value batch) {
-  Value zero = indexConst(b, loc, 0);
   auto rowLoop = scf::ForOp::create(
-      b, loc, zero, indexConst(b, loc, spec.rows), indexConst(b, loc, 1),
-      ValueRange{nb.f32(0.0)},
-      [&](OpBuilder &, Location, Value row, ValueRange rowAcc) {
-        auto colLoop = scf::ForOp::create(
-            b, loc, zero, indexConst(b, loc, spec.k),
-            indexConst(b, loc, kChunk), rowAcc,
-            [&](OpBuilder &, Location, Value k0, ValueRange acc) {
-              Value next = chunkAbsMax(loadChunk(batch, row, k0), acc[0]);
-              scf::YieldOp::create(b, loc, next);
-            });
-        scf::YieldOp::create(b, loc, colLoop.getResult(0));
+      b, loc, indexConst(b, loc, 0), indexConst(b, loc, spec.rows),
+      indexConst(b, loc, 1), ValueRange{nb.f32(0.0)},
+      [&](OpBuilder &, Location, Value row, ValueRange acc) {
+        scf::YieldOp::create(b, loc, emitRowAmax(batch, row, acc[0]));
       });
   return rowLoop.getResult(0);
 }
@@ -445,19 +449,34 @@ Value mlir::nvfp4::combineAlpha(OpBuilder &b, Location loc, Value aDecode,
                       .getResult();
 }
 
-Value mlir::nvfp4::loadGroupAlpha(OpBuilder &b, Location loc, Value aDecode,
-                                  Value bDecode, Value alpha, Value group) {
-  auto load = [&](Value memref) -> Value {
+SmallVector<Value> mlir::nvfp4::decodeScaleIndices(Value memref, Value batch,
+                                                   Value row) {
+  int64_t perTensorRank = batch ? 1 : 0;
+  if (cast<ShapedType>(memref.getType()).getRank() == perTensorRank)
+    return withBatch(batch, {});
+  return withBatch(batch, {row});
+}
+
+static bool isVector(Value memref) {
+  return memref && cast<ShapedType>(memref.getType()).getRank() == 1;
+}
+
+bool AlphaOperands::aPerRow() const { return !grouped && isVector(aDecode); }
+bool AlphaOperands::bPerRow() const { return !grouped && isVector(bDecode); }
+
+Value AlphaOperands::load(OpBuilder &b, Location loc, Value group, Value m,
+                          Value n) const {
+  auto factor = [&](Value memref, Value row) -> Value {
     if (!memref)
       return Value();
-    bool perGroup = cast<MemRefType>(memref.getType()).getRank() == 1;
-    return memref::LoadOp::create(b, loc, memref,
-                                  perGroup ? ValueRange{group} : ValueRange{});
+    Value index = grouped ? group : row;
+    return memref::LoadOp::create(
+        b, loc, memref, isVector(memref) ? ValueRange{index} : ValueRange{});
   };
   // In operand order (argument evaluation order is unspecified).
-  Value a = load(aDecode);
-  Value d = load(bDecode);
-  return combineAlpha(b, loc, a, d, load(alpha));
+  Value a = factor(aDecode, m);
+  Value d = factor(bDecode, n);
+  return combineAlpha(b, loc, a, d, factor(alpha, group));
 }
 
 void mlir::nvfp4::fillZeros(OpBuilder &b, Location loc, Value memref) {

@@ -18,6 +18,20 @@ using namespace mlir;
 using namespace mlir::nvfp4k;
 
 #define GET_OP_CLASSES
+/// The type of nvfp4k.store's alpha: printed (`: vector<Pxf32>`) only when
+/// it is not the default f32.
+static ParseResult parseAlphaType(OpAsmParser &parser, Type &type) {
+  type = parser.getBuilder().getF32Type();
+  if (succeeded(parser.parseOptionalColon()))
+    return parser.parseType(type);
+  return success();
+}
+
+static void printAlphaType(OpAsmPrinter &printer, Operation *, Type type) {
+  if (!type.isF32())
+    printer << " : " << type;
+}
+
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOps.cpp.inc"
 
 /// Whether `type` lives in the workgroup (shared) address space.
@@ -207,7 +221,31 @@ LogicalResult Tcgen05ScaledMmaOp::verify() {
 // Epilogue
 //===----------------------------------------------------------------------===//
 
+LogicalResult AlphaOp::verify() {
+  auto check = [&](StringRef name, Value decode, bool perGroup, bool perRow,
+                   Value index, StringRef indexName) -> LogicalResult {
+    if (perGroup && perRow)
+      return emitOpError("expected ")
+             << name << " per group or per row, not both";
+    if ((perGroup || perRow) && !decode)
+      return emitOpError("expected an ") << name << " operand to index";
+    if (perRow != static_cast<bool>(index))
+      return emitOpError("expected a ")
+             << indexName << " operand exactly when " << name
+             << " is per row";
+    return success();
+  };
+  return failure(failed(check("a_decode", getADecode(), getADecodePerGroup(),
+                               getADecodePerRow(), getRow(), "row")) ||
+                 failed(check("b_decode", getBDecode(), getBDecodePerGroup(),
+                               getBDecodePerRow(), getColumn(), "column")));
+}
+
 LogicalResult StoreOp::verify() {
+  if (auto alpha = dyn_cast<VectorType>(getAlpha().getType());
+      alpha && alpha != getValues().getType())
+    return emitOpError("expected alpha of type f32 or ")
+           << getValues().getType() << ", got " << alpha;
   Type element = getElement();
   if (!element.isBF16() && !element.isF16() && !element.isF32())
     return emitOpError("expected a bf16, f16 or f32 output, got ") << element;

@@ -59,7 +59,10 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
        with the `#nvfp4.swizzled_128x4` encoding (bs = 16 for nvfp4, 32 for
        mxfp4); the result type chooses the layout;
     3. `decode_scale` (nvfp4 only): the fp32 per-tensor decode scale `S_dec`,
-       `tensor<f32>`, or `tensor<Bxf32>` (one per batch entry) for 3-D input.
+       `tensor<f32>`, or `tensor<Bxf32>` (one per batch entry) for 3-D input;
+       or one per row, `tensor<Rxf32>` / `tensor<BxRxf32>`: row-scaled NVFP4
+       (TransformerEngine's `row_scaled_nvfp4`), where each row is quantized
+       with its own amax and `S_enc` (1x16 blocks only).
 
     Attributes:
     * `format` (required, first keyword): `nvfp4` or `mxfp4`.
@@ -81,7 +84,8 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
     * `e4m3_max` (four_over_six only): 448 (default) or 256, TE's
       `nvfp4_e4m3_max`; the global constant is `6 * e4m3_max`.
     * an optional `amax` operand (nvfp4 only) replaces the computed
-      per-tensor absolute maximum (`tensor<f32>` or `tensor<Bxf32>`).
+      absolute maximum; it has the decode scale's shape (one per tensor,
+      batch entry or row).
 
     Example:
 
@@ -89,6 +93,9 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
     %q, %s, %d = nvfp4.quantize nvfp4 %x
         : tensor<200x448xbf16> -> tensor<200x448xf4E2M1FN>,
           tensor<2x7x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
+    %rq, %rs, %rd = nvfp4.quantize nvfp4 %x
+        : tensor<200x448xbf16> -> tensor<200x448xf4E2M1FN>,
+          tensor<200x28xf8E4M3FN>, tensor<200xf32>
     %mq, %ms = nvfp4.quantize mxfp4 %y seed %seed
         {rounding = #nvfp4.rounding<stochastic>, hadamard}
         : tensor<128x256xf32> -> tensor<128x256xf4E2M1FN>,
@@ -135,6 +142,8 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
     /// Elements of the last dimension sharing one scale (16 or 32).
     int64_t getBlockWidth() { return getEffectiveBlock()[1]; }
     bool hasSwizzledScales();
+    /// Row-scaled NVFP4: one decode scale (and amax) per row.
+    bool isRowScaled();
   }];
 }
 
@@ -150,7 +159,9 @@ def NVFP4_DequantizeOp : NVFP4_HybridOp<"dequantize", [AttrSizedOperandSegments]
     selects the format: `f8E4M3FN` is NVFP4 (one scale per 16 values, an
     optional fp32 `decode_scale`, 1.0 when absent), `f8E8M0FNU` is MXFP4 (one
     scale per 32 values, no decode scale). Scales may be row-major or
-    swizzled (`#nvfp4.swizzled_128x4`).
+    swizzled (`#nvfp4.swizzled_128x4`). The decode scale is one per tensor
+    (`tensor<f32>`, `tensor<Bxf32>`) or one per row (`tensor<Rxf32>`,
+    `tensor<BxRxf32>`: row-scaled NVFP4).
 
     Example:
 
@@ -268,10 +279,13 @@ def NVFP4_MatmulOp : NVFP4_HybridOp<"matmul", [AttrSizedOperandSegments]> {
     alpha_eff = (a_decode_scale * b_decode_scale) * alpha     (fp32)
     ```
 
-    Each missing factor of `alpha_eff` is 1. Products and the sum are fp32 or
-    exact; only the order of the fp32 summation is unspecified. `acc` (the
-    result type) is read only when given, scaled by the `beta` attribute
-    (default 1.0).
+    Each missing factor of `alpha_eff` is 1. A decode scale is a
+    `tensor<f32>`, or one per row of its operand (`tensor<Mxf32>` for A,
+    `tensor<Nxf32>` for B: row-scaled NVFP4), and then `alpha_eff` is the
+    outer product `(a_decode_scale[m] * b_decode_scale[n]) * alpha`.
+    Products and the sum are fp32 or exact; only the order of the fp32
+    summation is unspecified. `acc` (the result type) is read only when
+    given, scaled by the `beta` attribute (default 1.0).
 
     Example:
 

@@ -48,15 +48,33 @@ SmallVector<Value> withBatch(Value batch, ArrayRef<Value> rest);
 /// all but the last dimension, one vector store per innermost row).
 void fillZeros(OpBuilder &b, Location loc, Value memref);
 
+/// The indices of the decode scale (or amax) of row `row` of batch entry
+/// `batch` (may be null) in `memref`: `[batch?]` when it holds one per
+/// tensor, `[batch?, row]` when one per row (row-scaled NVFP4).
+SmallVector<Value> decodeScaleIndices(Value memref, Value batch, Value row);
+
 /// The fp32 alpha of a matmul group (docs/spec.md 2.7):
 /// fl(fl(a_decode * b_decode) * alpha) over the factors given (null ones
 /// absent, i.e. 1), 1 without any. Every lowering forms it here.
 Value combineAlpha(OpBuilder &b, Location loc, Value aDecode, Value bDecode,
                    Value alpha);
-/// The same with the factors loaded from memrefs: rank 1 per group (indexed
-/// by `group`), rank 0 for the whole matmul.
-Value loadGroupAlpha(OpBuilder &b, Location loc, Value aDecode, Value bDecode,
-                     Value alpha, Value group);
+
+/// The alpha_eff operands of a matmul as memrefs (each may be null): rank 0
+/// for the whole matmul; rank 1 per group of a grouped matmul, per row of
+/// the operand (row-scaled A: per output row, B: per output column) of a
+/// dense one.
+struct AlphaOperands {
+  Value aDecode, bDecode, alpha;
+  bool grouped = false;
+
+  bool aPerRow() const;
+  bool bPerRow() const;
+  /// Whether alpha_eff differs between the outputs of one group.
+  bool perElement() const { return aPerRow() || bPerRow(); }
+  /// alpha_eff of output [m, n] of group `group` (null for a dense matmul);
+  /// `m` and `n` are read only by per-row factors.
+  Value load(OpBuilder &b, Location loc, Value group, Value m, Value n) const;
+};
 
 /// Encodes values already multiplied by S_enc into E2M1 codes (i32, 0..15;
 /// a multiple of 4 values, in order), given their random bytes (i32, one per
@@ -80,6 +98,8 @@ struct QuantizeSpec {
   ErrorMetric metric;
   /// E4M3 maximum of the global scale (448; four_over_six may ask for 256).
   int64_t e4m3Max = 448;
+  /// Row-scaled NVFP4: amax, S_enc and the decode scale per row.
+  bool rowScaled = false;
 
   static QuantizeSpec get(QuantizeOp op);
   bool isNVFP4() const { return format == Format::nvfp4; }
@@ -118,8 +138,10 @@ public:
 
   /// The tensor amax of one batch entry, as an scf.for loop nest.
   Value emitTensorAmax(Value batch);
+  /// max(acc, amax of row `row`), as an scf.for loop.
+  Value emitRowAmax(Value batch, Value row, Value acc);
 
-  /// The NVFP4 per-tensor scales from the tensor amax.
+  /// The NVFP4 per-tensor (per-row when row-scaled) scales from the amax.
   TensorScales tensorScales(Value amax);
 
   /// Quantizes one tile (tileRows x blockWidth elements at tile row

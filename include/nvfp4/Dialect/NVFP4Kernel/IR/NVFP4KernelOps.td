@@ -535,33 +535,44 @@ def NVFP4K_AlphaOp : NVFP4K_Op<"alpha", [AttrSizedOperandSegments]> {
   let description = [{
     `fl(fl(a_decode * b_decode) * alpha)` of group `group` (docs/spec.md
     2.7), each missing factor 1. The factors are i64 device addresses of f32
-    arrays: `a_decode` and `b_decode` indexed by the group when
-    `a_decode_per_group` / `b_decode_per_group` is set (element 0
-    otherwise), `alpha` always by the group.
+    arrays: `a_decode` indexed by the group when `a_decode_per_group` is
+    set, by the output row `row` when `a_decode_per_row` is (row-scaled A),
+    element 0 otherwise; `b_decode` likewise with `b_decode_per_group`, or
+    `b_decode_per_row` and the output column `column` (row-scaled B);
+    `alpha` always by the group. The caller keeps `row` and `column` inside
+    the arrays.
 
     Example:
 
     ```mlir
     %alpha = nvfp4k.alpha %g b_decode(%db) {b_decode_per_group} : f32
+    %e = nvfp4k.alpha %g a_decode(%da) b_decode(%db) row(%m) column(%n)
+        {a_decode_per_row, b_decode_per_row} : f32
     ```
   }];
   let arguments = (ins Index:$group, Optional<I64>:$a_decode,
                        Optional<I64>:$b_decode, Optional<I64>:$alpha,
+                       Optional<Index>:$row, Optional<Index>:$column,
                        UnitAttr:$a_decode_per_group,
-                       UnitAttr:$b_decode_per_group);
+                       UnitAttr:$b_decode_per_group,
+                       UnitAttr:$a_decode_per_row,
+                       UnitAttr:$b_decode_per_row);
   let results = (outs F32:$result);
   let builders = [
     OpBuilder<(ins "::mlir::Value":$group, "::mlir::Value":$aDecode,
                    "::mlir::Value":$bDecode, "::mlir::Value":$alpha,
                    "bool":$aDecodePerGroup, "bool":$bDecodePerGroup), [{
       build($_builder, $_state, $_builder.getF32Type(), group, aDecode,
-            bDecode, alpha, aDecodePerGroup, bDecodePerGroup);
+            bDecode, alpha, ::mlir::Value(), ::mlir::Value(), aDecodePerGroup,
+            bDecodePerGroup, false, false);
     }]>
   ];
   let assemblyFormat = [{
     $group (`a_decode` `(` $a_decode^ `)`)? (`b_decode` `(` $b_decode^ `)`)?
-    (`alpha` `(` $alpha^ `)`)? attr-dict `:` type($result)
+    (`alpha` `(` $alpha^ `)`)? (`row` `(` $row^ `)`)?
+    (`column` `(` $column^ `)`)? attr-dict `:` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 def NVFP4K_StoreOp : NVFP4K_Op<"store"> {
@@ -571,15 +582,18 @@ def NVFP4K_StoreOp : NVFP4K_Op<"store"> {
     `column < columns`:
 
     ```
-    out[row, column + j] = round_out(fl(alpha * values[j])
+    out[row, column + j] = round_out(fl(alpha[j] * values[j])
                                      + fl(beta * acc[row, column + j]))
     ```
 
     (docs/spec.md 2.7; the `beta` term only with `acc`), with `out` and
     `acc` the i64 device addresses of row-major arrays of `element`
     (bf16, f16 or f32) with `row_stride` elements per row, and `round_out`
-    the round-to-nearest-even cast. The caller keeps `column + P <= columns`
-    whenever `column < columns`. One vector store of P elements.
+    the round-to-nearest-even cast; `alpha` is one f32 for all P outputs or
+    a vector of P (`alpha(%a : vector<2xf32>)`: the outer product of
+    row-scaled operands' decode scales). The caller keeps
+    `column + P <= columns` whenever `column < columns`. One vector store of
+    P elements.
 
     Example:
 
@@ -589,13 +603,15 @@ def NVFP4K_StoreOp : NVFP4K_Op<"store"> {
   }];
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$values, I64:$out,
                        Index:$row, Index:$column, Index:$rows,
-                       Index:$columns, F32:$alpha, Optional<I64>:$acc,
+                       Index:$columns,
+                       AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$alpha,
+                       Optional<I64>:$acc,
                        TypeAttr:$element, I64Attr:$row_stride,
                        DefaultValuedAttr<F32Attr, "1.0">:$beta);
   let assemblyFormat = [{
     $values `,` $out `[` $row `,` $column `]` `bounds` `(` $rows `,`
-    $columns `)` `alpha` `(` $alpha `)` (`acc` `(` $acc^ `)`)? attr-dict `:`
-    type($values)
+    $columns `)` `alpha` `(` $alpha custom<AlphaType>(type($alpha)) `)`
+    (`acc` `(` $acc^ `)`)? attr-dict `:` type($values)
   }];
   let hasVerifier = 1;
 }
