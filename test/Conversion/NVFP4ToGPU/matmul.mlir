@@ -65,6 +65,28 @@ func.func @matmul_nvfp4_alpha(%a: memref<128x64xf4E2M1FN>, %sa: memref<1x1x32x4x
 
 // -----
 
+// Row-scaled A and B: alpha_eff[m, n] = fl(fl(dA[m] * dB[n]) * alpha),
+// read by the output's thread at its row and column.
+// CHECK-LABEL: func @matmul_row_scaled
+// CHECK-SAME: %[[DA:[^:]*]]: memref<128xf32>, %[[DB:[^:]*]]: memref<64xf32>, %[[AL:[^:]*]]: memref<f32>, %[[C:[^:]*]]: memref<128x64xbf16>)
+// CHECK: %[[LIN:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: scf.if
+// CHECK-NEXT: %[[N:.*]] = arith.remui %[[LIN]], %c64 : index
+// CHECK-NEXT: %[[M:.*]] = arith.divui %[[LIN]], %c64 : index
+// CHECK-NEXT: %[[DOT:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args
+// CHECK: %[[VA:.*]] = memref.load %[[DA]][%[[M]]] : memref<128xf32>
+// CHECK-NEXT: %[[VB:.*]] = memref.load %[[DB]][%[[N]]] : memref<64xf32>
+// CHECK-NEXT: %[[VAL:.*]] = memref.load %[[AL]][] : memref<f32>
+// CHECK-NEXT: %[[AB:.*]] = arith.mulf %[[VA]], %[[VB]] : f32
+// CHECK-NEXT: %[[ALPHA:.*]] = arith.mulf %[[AB]], %[[VAL]] : f32
+// CHECK-NEXT: %[[V:.*]] = arith.mulf %[[ALPHA]], %[[DOT]] : f32
+func.func @matmul_row_scaled(%a: memref<128x64xf4E2M1FN>, %sa: memref<1x1x32x4x4xf8E4M3FN>, %b: memref<64x64xf4E2M1FN>, %sb: memref<1x1x32x4x4xf8E4M3FN>, %da: memref<128xf32>, %db: memref<64xf32>, %alpha: memref<f32>, %c: memref<128x64xbf16>) {
+  nvfp4.matmul %a, %sa, %b, %sb a_decode_scale(%da : memref<128xf32>) b_decode_scale(%db : memref<64xf32>) alpha(%alpha : memref<f32>) outs(%c : memref<128x64xbf16>) : memref<128x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>, memref<64x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
 // Independent groups: one launch per group, sized by its own output
 // (40 x 32, 72 x 48), each scaling by its alpha[g].
 // CHECK-LABEL: func @grouped_independent

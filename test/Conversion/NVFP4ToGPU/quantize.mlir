@@ -587,3 +587,39 @@ func.func @batched(%x: memref<3x16x32xf16>, %q: memref<3x16x32xf4E2M1FN>, %s: me
   nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<3x16x32xf4E2M1FN>, memref<3x16x2xf8E4M3FN>, memref<3xf32>) : memref<3x16x32xf16>
   return
 }
+
+// -----
+
+// Row-scaled NVFP4: one kernel, a warp per row of the padded scale grid (256
+// rows of the swizzled layout, 4 warps a block, a block row per batch
+// entry). Padding rows read row 199; the lanes stride over the row's chunks
+// (fmax), a butterfly of shuffles gives every lane the row amax, lane 0 of
+// a real row stores its S_dec at [batch, row], and the lanes stride over
+// the row's blocks.
+// CHECK-LABEL: func @row_scaled
+// CHECK-SAME: %[[D:[^:]*]]: memref<2x200xf32>)
+// CHECK-NOT: gpu.memset
+// CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c2, %{{.*}} = %c1) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[T]], %c32 : index
+// CHECK-NEXT: %[[WARP:.*]] = arith.divui %[[T]], %c32 : index
+// CHECK-NEXT: %[[B4:.*]] = arith.muli %[[BX]], %c4 : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.addi %[[B4]], %[[WARP]] : index
+// CHECK-NEXT: %[[READ:.*]] = arith.minsi %[[ROW]], %c199 : index
+// CHECK-NEXT: %[[K0:.*]] = arith.muli %[[LANE]], %c16 : index
+// CHECK-NEXT: scf.for %[[K:.*]] = %[[K0]] to %c64 step %c512
+// CHECK-NEXT: vector.load %{{.*}}[%[[BY]], %[[READ]], %[[K]]]
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: %[[SENC:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[SDEC:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[REAL:.*]] = arith.cmpi slt, %[[ROW]], %c200 : index
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
+// CHECK-NEXT: %[[STORES:.*]] = arith.andi %[[FIRST]], %[[REAL]] : i1
+// CHECK-NEXT: scf.if %[[STORES]] {
+// CHECK-NEXT: memref.store %[[SDEC]], %[[D]][%[[BY]], %[[ROW]]] : memref<2x200xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.for %{{.*}} = %[[LANE]] to %c4 step %c32 {
+// CHECK-NOT: gpu.launch
+func.func @row_scaled(%x: memref<2x200x64xbf16>, %q: memref<2x200x64xf4E2M1FN>, %s: memref<2x2x1x32x4x4xf8E4M3FN>, %d: memref<2x200xf32>) {
+  nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<2x200x64xf4E2M1FN>, memref<2x2x1x32x4x4xf8E4M3FN>, memref<2x200xf32>) : memref<2x200x64xbf16>
+  return
+}

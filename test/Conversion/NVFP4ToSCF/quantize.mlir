@@ -438,3 +438,25 @@ func.func @batched(%x: memref<3x16x32xf16>, %q: memref<3x16x32xf4E2M1FN>, %s: me
   nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<3x16x32xf4E2M1FN>, memref<3x16x2xf8E4M3FN>, memref<3xf32>) : memref<3x16x32xf16>
   return
 }
+
+// -----
+
+// Row-scaled NVFP4 (decode scale per row): for each row, its amax over its
+// 16-wide chunks, S_enc = min(2688 / amax, FLT_MAX) with the zero guards,
+// S_dec stored at [row], then the row's blocks with that row's S_enc.
+// CHECK-LABEL: func @row_scaled
+// CHECK-SAME: (%[[X:[^:]*]]: memref<16x32xbf16>, %[[Q:[^:]*]]: memref<16x16xi8>, %[[S:[^:]*]]: memref<16x2xi8>, %[[D:[^:]*]]: memref<16xf32>)
+// CHECK: scf.for %[[R:.*]] = %c0 to %c16 step %c1 {
+// CHECK-NEXT: %[[AMAX:.*]] = scf.for %[[K:.*]] = %c0 to %c32 step %c16 iter_args
+// CHECK-NEXT: vector.load %[[X]][%[[R]], %[[K]]]
+// CHECK: %[[ENC:.*]] = arith.divf %{{.*}}, %[[AMAX]] : f32
+// CHECK-NEXT: %[[ENCC:.*]] = arith.minnumf %[[ENC]], %{{.*}} : f32
+// CHECK: %[[SENC:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ENCC]] : f32
+// CHECK-NEXT: %[[SDEC:.*]] = arith.divf %{{.*}}, %[[SENC]] : f32
+// CHECK-NEXT: memref.store %[[SDEC]], %[[D]][%[[R]]] : memref<16xf32>
+// CHECK-NEXT: scf.for %[[BLK:.*]] = %c0 to %c2 step %c1 {
+// CHECK: memref.store %{{.*}}, %[[S]][%[[R]], %[[BLK]]] : memref<16x2xi8>
+func.func @row_scaled(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<16xf32>) {
+  nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<16xf32>) : memref<16x32xbf16>
+  return
+}

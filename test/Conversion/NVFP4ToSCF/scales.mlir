@@ -24,6 +24,22 @@ func.func @dequantize_nvfp4(%q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN
 
 // -----
 
+// Row-scaled NVFP4 dequantize: each row's decode scale, loaded in its row.
+// CHECK-LABEL: func @dequantize_row_scaled
+// CHECK-SAME: (%[[Q:[^:]*]]: memref<2x16x16xi8>, %[[S:[^:]*]]: memref<2x16x2xi8>, %[[D:[^:]*]]: memref<2x16xf32>, %[[X:[^:]*]]: memref<2x16x32xf32>)
+// CHECK: scf.for %[[B:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT: scf.for %[[R:.*]] = %c0 to %c16 step %c1 {
+// CHECK-NEXT: %[[SDEC:.*]] = memref.load %[[D]][%[[B]], %[[R]]] : memref<2x16xf32>
+// CHECK-NEXT: scf.for %[[K:.*]] = %c0 to %c32 step %c1 {
+// CHECK: %[[V:.*]] = arith.mulf %{{.*}}, %[[SDEC]] : f32
+// CHECK-NEXT: memref.store %[[V]], %[[X]][%[[B]], %[[R]], %[[K]]] : memref<2x16x32xf32>
+func.func @dequantize_row_scaled(%q: memref<2x16x32xf4E2M1FN>, %s: memref<2x16x2xf8E4M3FN>, %d: memref<2x16xf32>, %x: memref<2x16x32xf32>) {
+  nvfp4.dequantize %q, %s decode_scale %d : memref<2x16xf32> outs(%x : memref<2x16x32xf32>) : memref<2x16x32xf4E2M1FN>, memref<2x16x2xf8E4M3FN>
+  return
+}
+
+// -----
+
 // MXFP4 with swizzled scales, batched: the UE8M0 scale of block k/32 read
 // at the swizzled index (2^(e-127) as bits e << 23; 0 and 0xFF special),
 // no decode scale, f32 result.

@@ -154,6 +154,37 @@ func.func @wide(%a0: tensor<2048x256xf4E2M1FN>, %sa0: tensor<16x4x32x4x4xf8E4M3F
 
 // -----
 
+// A row-scaled A (a_decode [M]) with a per-tensor b_decode: the epilogue forms
+// alpha per output at its row (past the group's rows: row 0), through the
+// same nvfp4k.alpha as sm_90a's, and stores each output with its own; the
+// lowering loads a_decode[row] and b_decode[0].
+// CHECK-LABEL: func.func @row_scaled(
+// CHECK:         gpu.func @nvfp4_sm100_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[DA:[^:]*]]: i64, %[[DB:[^:]*]]: i64)
+// CHECK:           nvvm.tcgen05.ld
+// CHECK:           %[[ROW:.*]] = arith.subi %{{.*}}, %group_start : index
+// CHECK-NEXT:      %[[IN:.*]] = arith.cmpi slt, %[[ROW]], %[[ROWS:.*]] : index
+// CHECK:           %[[R:.*]] = arith.select %[[IN]], %[[ROW]], %{{.*}} : index
+// CHECK-NEXT:      %[[AL:.*]] = nvfp4k.alpha %{{.*}} a_decode(%[[DA]]) b_decode(%[[DB]]) row(%[[R]]) {a_decode_per_row} : f32
+// CHECK:           nvfp4k.store %{{.*}}, %{{.*}}[%[[ROW]], %{{.*}}] bounds(%[[ROWS]], %{{.*}}) alpha(%[[AL]]) {element = f32, row_stride = 200 : i64} : vector<1xf32>
+// NVVM-LABEL: func.func @row_scaled(
+// NVVM:         nvvm.tcgen05.ld
+// NVVM:         %[[R:.*]] = arith.select %{{.*}}, %{{.*}}, %c0 : index
+// NVVM-NEXT:    %[[OFF:.*]] = arith.muli %[[R]], %c4 : index
+// NVVM-NEXT:    %[[BASE:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// NVVM-NEXT:    %[[OFF64:.*]] = arith.index_cast %[[OFF]] : index to i64
+// NVVM-NEXT:    %[[P:.*]] = llvm.getelementptr %[[BASE]][%[[OFF64]]]
+// NVVM-NEXT:    %[[VA:.*]] = llvm.load %[[P]] {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// NVVM:         %[[VB:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// NVVM-NEXT:    arith.mulf %[[VA]], %[[VB]] : f32
+func.func @row_scaled(%a0: tensor<2048x256xf4E2M1FN>, %sa0: tensor<16x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                      %b0: tensor<200x256xf4E2M1FN>, %sb0: tensor<2x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                      %da: tensor<2048xf32>, %db: tensor<f32>) -> tensor<2048x200xf32> {
+  %d = nvfp4.matmul %a0, %sa0, %b0, %sb0 a_decode_scale(%da : tensor<2048xf32>) b_decode_scale(%db : tensor<f32>) : tensor<2048x256xf4E2M1FN>, tensor<16x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<200x256xf4E2M1FN>, tensor<2x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<2048x200xf32>
+  return %d : tensor<2048x200xf32>
+}
+
+// -----
+
 // Masked slots of 40 rows: 64-token tiles (N = 64, idesc 0x8100480); the
 // MMA's token scales start (row % 128) / 32 columns into the unit. The rows
 // past masked_m[g] get beta * acc from a portable kernel.

@@ -100,6 +100,33 @@ func.func @dense(%a: memref<256x128xf4E2M1FN>, %sa: memref<2x2x32x4x4xf8E4M3FN>,
 
 // -----
 
+// Row-scaled A and B: the decode scales' addresses follow the output; the
+// epilogue forms alpha per stored pair, at the pair's row (past the group's
+// rows: row 0) and each of its two columns (past N: column 0), and stores
+// with a vector alpha.
+// CHECK-LABEL: func.func @row_scaled(
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
+// CHECK:         gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %[[DA:[^:]*]]: i64, %[[DB:[^:]*]]: i64)
+// CHECK:           %[[ROWS:.*]] = arith.subi %tile_end, %group_start : index
+// CHECK:           %[[ROW:.*]] = arith.subi %{{[0-9]+}}, %group_start : index
+// CHECK-NEXT:      %[[IN:.*]] = arith.cmpi slt, %[[ROW]], %[[ROWS]] : index
+// CHECK:           %[[R:.*]] = arith.select %[[IN]], %[[ROW]], %{{.*}} : index
+// CHECK:           %[[C:.*]] = arith.select %{{.*}}, %[[COL:.*]], %{{.*}} : index
+// CHECK-NEXT:      %[[A0:.*]] = nvfp4k.alpha %{{.*}} a_decode(%[[DA]]) b_decode(%[[DB]]) row(%[[R]]) column(%[[C]]) {a_decode_per_row, b_decode_per_row} : f32
+// CHECK:           %[[A1:.*]] = nvfp4k.alpha %{{.*}} a_decode(%[[DA]]) b_decode(%[[DB]]) row(%{{.*}}) column(%{{.*}}) {a_decode_per_row, b_decode_per_row} : f32
+// CHECK-NEXT:      %[[AV:.*]] = vector.from_elements %[[A0]], %[[A1]] : vector<2xf32>
+// CHECK:           nvfp4k.store %{{.*}}, %{{.*}}[%[[ROW]], %[[COL]]] bounds(%[[ROWS]], %{{.*}}) alpha(%[[AV]] : vector<2xf32>) {element = bf16, row_stride = 192 : i64} : vector<2xf32>
+// OPTS-LABEL: func.func @row_scaled(
+// OPTS:         gpu.launch_func @nvfp4_sm90_gemm_0
+func.func @row_scaled(%a: memref<256x128xf4E2M1FN>, %sa: memref<2x2x32x4x4xf8E4M3FN>,
+                      %b: memref<192x128xf4E2M1FN>, %sb: memref<2x2x32x4x4xf8E4M3FN>,
+                      %da: memref<256xf32>, %db: memref<192xf32>, %c: memref<256x192xbf16>) {
+  nvfp4.matmul %a, %sa, %b, %sb a_decode_scale(%da : memref<256xf32>) b_decode_scale(%db : memref<192xf32>) outs(%c : memref<256x192xbf16>) : memref<256x128xf4E2M1FN>, memref<2x2x32x4x4xf8E4M3FN>, memref<192x128xf4E2M1FN>, memref<2x2x32x4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
 // Contiguous groups: one kernel over every group's tiles; arguments are the
 // token map, the stacked weights' map (3 x 96 rows) and their scales, the
 // output, the group offsets and the per-group b decode scales, which the

@@ -22,6 +22,9 @@
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_4 -o %t.4.ptx
 // RUN: %ptxas -arch=sm_100a -O3 -v %t.4.ptx -o %t.4.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %PYTHON -m nvfp4_testing.ptx_decode %t.4.ptx | FileCheck %s --check-prefix=DECODE4 --implicit-check-not="violations=['"
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm100_gemm_5 -o %t.5.ptx
+// RUN: %ptxas -arch=sm_100a -O3 -v %t.5.ptx -o %t.5.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: %PYTHON -m nvfp4_testing.ptx_decode %t.5.ptx | FileCheck %s --check-prefix=DECODE5 --implicit-check-not="violations=['"
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --prefix quantize -o %t.q.ptx
 // RUN: FileCheck %s --check-prefix=QUANT < %t.q.ptx
 
@@ -58,6 +61,10 @@
 // DECODE4: idesc {{.*}} = 0x8100480: M=128 N=64 {{.*}} violations=[]
 // DECODE4: kernel checks: OK
 
+// Row-scaled A and B (alpha per output from their decode scales).
+// DECODE5: idesc {{.*}} = 0x8400480: M=128 N=256 {{.*}} violations=[]
+// DECODE5: kernel checks: OK
+
 // Quantize: round-to-nearest codes from the hardware conversion.
 // QUANT: .target sm_100a
 // QUANT: cvt.rn.satfinite.e2m1x2.f32
@@ -85,6 +92,13 @@ func.func @variants(%a: tensor<300x7168xf4E2M1FN>, %sa: tensor<3x112x32x4x4xf8E4
   // independent, an empty group
   %i:2 = nvfp4.grouped_matmul independent a(%ia0, %ia1 : tensor<100x512xf4E2M1FN>, tensor<0x512xf4E2M1FN>) a_scales(%isa0, %isa1 : tensor<1x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<0x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%ib, %ib : tensor<256x512xf4E2M1FN>, tensor<256x512xf4E2M1FN>) b_scales(%isb, %isb : tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<100x256xf32>, tensor<0x256xf32>
   return %c, %m, %d, %x, %i#0, %i#1 : tensor<300x512xbf16>, tensor<4x40x512xf16>, tensor<2048x200xf32>, tensor<256x384xbf16>, tensor<100x256xf32>, tensor<0x256xf32>
+}
+
+func.func @row_scaled(%a: tensor<2048x256xf4E2M1FN>, %sa: tensor<16x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                      %b: tensor<200x256xf4E2M1FN>, %sb: tensor<2x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                      %da: tensor<2048xf32>, %db: tensor<200xf32>) -> tensor<2048x200xbf16> {
+  %d = nvfp4.matmul %a, %sa, %b, %sb a_decode_scale(%da : tensor<2048xf32>) b_decode_scale(%db : tensor<200xf32>) : tensor<2048x256xf4E2M1FN>, tensor<16x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<200x256xf4E2M1FN>, tensor<2x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<2048x200xbf16>
+  return %d : tensor<2048x200xbf16>
 }
 
 func.func @quantize(%x: tensor<256x512xbf16>) -> (tensor<256x512xf4E2M1FN>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<256x512xf4E2M1FN>, tensor<2x8x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {

@@ -11,6 +11,8 @@
 // RUN: %ptxas -arch=sm_90a -O3 -v %t.1.ptx -o %t.1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C75
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm90_gemm_2 -o %t.2.ptx
 // RUN: %ptxas -arch=sm_90a -O3 -v %t.2.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C75
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm90_gemm_3 -o %t.3.ptx
+// RUN: %ptxas -arch=sm_90a -O3 -v %t.3.ptx -o %t.3.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C75
 // RUN: FileCheck %s --check-prefix=PTX < %t.1.ptx
 
 // CHECK-LABEL: llvm.func @moe
@@ -24,7 +26,7 @@
 // CHECK: gpu.binary @nvfp4_sm90_gemm_1
 // CHECK: gpu.binary @nvfp4_sm90_gemm_2
 
-// PTXAS: Compiling entry function 'nvfp4_sm90_gemm_{{[012]}}' for 'sm_90a'
+// PTXAS: Compiling entry function 'nvfp4_sm90_gemm_{{[0-3]}}' for 'sm_90a'
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 
 // A kernel: TMA of the tokens and the weight bytes and a bulk copy of the
@@ -64,4 +66,12 @@ func.func @moe(%a: tensor<300x7168xf4E2M1FN>, %sa: tensor<3x112x32x4x4xf8E4M3FN,
   %m = nvfp4.grouped_matmul masked a(%am : tensor<4x640x7168xf4E2M1FN>) a_scales(%sam : tensor<4x5x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<4x512x7168xf4E2M1FN>) b_scales(%sb : tensor<4x4x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) masked_m(%mm : tensor<4xi32>) -> tensor<4x640x512xf16>
   %d = nvfp4.matmul %a, %sa, %b0, %sb0 : tensor<300x7168xf4E2M1FN>, tensor<3x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<256x7168xf4E2M1FN>, tensor<2x112x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<300x256xf32>
   return %c, %m, %d : tensor<300x512xbf16>, tensor<4x640x512xf16>, tensor<300x256xf32>
+}
+
+// Row-scaled A and B: the epilogue's alpha per stored pair (kernel 3).
+func.func @row_scaled(%a: tensor<2048x256xf4E2M1FN>, %sa: tensor<16x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                      %b: tensor<200x256xf4E2M1FN>, %sb: tensor<2x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                      %da: tensor<2048xf32>, %db: tensor<200xf32>) -> tensor<2048x200xbf16> {
+  %d = nvfp4.matmul %a, %sa, %b, %sb a_decode_scale(%da : tensor<2048xf32>) b_decode_scale(%db : tensor<200xf32>) : tensor<2048x256xf4E2M1FN>, tensor<16x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<200x256xf4E2M1FN>, tensor<2x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<2048x200xbf16>
+  return %d : tensor<2048x200xbf16>
 }

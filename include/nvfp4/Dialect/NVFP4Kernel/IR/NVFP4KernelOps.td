@@ -610,7 +610,7 @@ def NVFP4K_StoreOp : NVFP4K_Op<"store"> {
                        DefaultValuedAttr<F32Attr, "1.0">:$beta);
   let assemblyFormat = [{
     $values `,` $out `[` $row `,` $column `]` `bounds` `(` $rows `,`
-    $columns `)` `alpha` `(` $alpha custom<AlphaType>(type($alpha)) `)`
+    $columns `)` `alpha` `(` $alpha `` custom<AlphaType>(type($alpha)) `)`
     (`acc` `(` $acc^ `)`)? attr-dict `:` type($values)
   }];
   let hasVerifier = 1;
