@@ -953,7 +953,10 @@ struct AlphaLowering : OpConversionPattern<AlphaOp> {
   matchAndRewrite(AlphaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    // Element `index` (null: 0) of the f32 array at `address`.
+    // Element `index` (null: 0) of the f32 array at `address`. No kernel
+    // writes its decode scales or alpha: invariant loads, which LLVM may
+    // share between the outputs of a thread (row-scaled operands load per
+    // output) across the epilogue's stores.
     auto factor = [&](Value address, Value index) -> Value {
       if (!address)
         return Value();
@@ -961,7 +964,10 @@ struct AlphaLowering : OpConversionPattern<AlphaOp> {
         index = cIndex(b, 0);
       Value ptr = globalAddress(b, address,
                                 arith::MulIOp::create(b, index, cIndex(b, 4)));
-      return LLVM::LoadOp::create(b, b.getF32Type(), ptr, 4);
+      return LLVM::LoadOp::create(b, b.getF32Type(), ptr, /*alignment=*/4,
+                                  /*isVolatile=*/false,
+                                  /*isNonTemporal=*/false,
+                                  /*isInvariant=*/true);
     };
     Value group = adaptor.getGroup();
     Value aDecode = factor(adaptor.getADecode(),

@@ -157,7 +157,7 @@ func.func @wide(%a0: tensor<2048x256xf4E2M1FN>, %sa0: tensor<16x4x32x4x4xf8E4M3F
 // A row-scaled A (a_decode [M]) with a per-tensor b_decode: the epilogue forms
 // alpha per output at its row (past the group's rows: row 0), through the
 // same nvfp4k.alpha as sm_90a's, and stores each output with its own; the
-// lowering loads a_decode[row] and b_decode[0].
+// lowering loads a_decode[row] and b_decode[0] (invariant loads).
 // CHECK-LABEL: func.func @row_scaled(
 // CHECK:         gpu.func @nvfp4_sm100_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[DA:[^:]*]]: i64, %[[DB:[^:]*]]: i64)
 // CHECK:           nvvm.tcgen05.ld
@@ -173,8 +173,8 @@ func.func @wide(%a0: tensor<2048x256xf4E2M1FN>, %sa0: tensor<16x4x32x4x4xf8E4M3F
 // NVVM-NEXT:    %[[BASE:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
 // NVVM-NEXT:    %[[OFF64:.*]] = arith.index_cast %[[OFF]] : index to i64
 // NVVM-NEXT:    %[[P:.*]] = llvm.getelementptr %[[BASE]][%[[OFF64]]]
-// NVVM-NEXT:    %[[VA:.*]] = llvm.load %[[P]] {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// NVVM:         %[[VB:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// NVVM-NEXT:    %[[VA:.*]] = llvm.load %[[P]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// NVVM:         %[[VB:.*]] = llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // NVVM-NEXT:    arith.mulf %[[VA]], %[[VB]] : f32
 func.func @row_scaled(%a0: tensor<2048x256xf4E2M1FN>, %sa0: tensor<16x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
                       %b0: tensor<200x256xf4E2M1FN>, %sb0: tensor<2x4x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
