@@ -182,7 +182,7 @@ def test_row_scaled_linear_matches_the_reference(device):
     lin = torch.nn.Linear(64, 40).to(torch.bfloat16).to(device)
     layer = nvnn.Linear.from_linear(lin, input_options={"row_scaled": True})
     x = _bf16((3, 7, 64), 12).to(device)
-    x[0, 2] *= 1000  # one loud token: per-tensor scaling would crush the others
+    x[0, 2] *= 1000  # one loud token: its decode scale differs from the others' by ~1000x
     with torch.no_grad():
         y = layer(x)
     q, s, d = torch.ops.nvfp4.quantize(x.reshape(-1, 64), row_scaled=True)
@@ -200,7 +200,7 @@ def test_row_scaled_linear_matches_the_reference(device):
     tol = (ref.TOL_ABS + ref.TOL_REL * np.abs(want)
            + (np.abs(product) + np.abs(want)) * 2.0 ** -8 + bound)
     assert np.all(np.abs(got - want) <= tol)
-    # The quiet tokens keep NVFP4's accuracy next to the loud one.
+    # The quiet tokens keep NVFP4's accuracy (quantization error) next to the loud one.
     plain = lin(x).float()
     quiet = [i for i in range(21) if i != 2]
     rel = float((y.float().reshape(21, 40)[quiet] - plain.reshape(21, 40)[quiet]).norm()
