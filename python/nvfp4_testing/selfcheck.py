@@ -600,6 +600,8 @@ def check_empty(target, size):
             ("nvfp4", (2, 0, 32), "f16", dict(amax=[2.0, 0.25])),
             ("nvfp4", (3, 16, 0), "bf16", dict(block="16x16", swizzle=False)),
             ("nvfp4", (0, 16, 32), "bf16", dict()),
+            ("nvfp4", (130, 0), "bf16", dict(row_scaled=True)),
+            ("nvfp4", (2, 0, 32), "f32", dict(row_scaled=True, swizzle=False)),
             ("mxfp4", (0, 64), "bf16", dict()),
             ("mxfp4", (16, 0), "f32", dict(swizzle=False))]:
         x = np.zeros(shape, dtypes[dtype])
