@@ -7,6 +7,7 @@
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 
 #include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,28 +19,25 @@ using namespace mlir::nvfp4;
 
 namespace {
 
-bool isVector(Value v) {
-  return v && cast<ShapedType>(v.getType()).getRank() == 1;
-}
-
 bool hasE8M0Scales(Value scales) {
   return isa<Float8E8M0FNUType>(
       cast<ShapedType>(scales.getType()).getElementType());
 }
 
-/// A decode scale of rank 1 is per group in a grouped matmul, per row of
-/// its operand in a dense one (docs/spec.md 2.7).
+/// How each decode scale is indexed is AlphaOperands' rule (per group in a
+/// grouped matmul, per row of its operand in a dense one).
 void setEpilogue(GemmShape &shape, bool grouped, Type out, bool hasAcc,
                  float beta, Value aDecode, Value bDecode, Value alpha) {
+  AlphaOperands operands{aDecode, bDecode, alpha, grouped};
   shape.outElement = out;
   shape.hasAcc = hasAcc;
   shape.beta = beta;
   shape.aDecode = static_cast<bool>(aDecode);
-  shape.aDecodePerGroup = grouped && isVector(aDecode);
-  shape.aDecodePerRow = !grouped && isVector(aDecode);
+  shape.aDecodePerGroup = operands.aPerGroup();
+  shape.aDecodePerRow = operands.aPerRow();
   shape.bDecode = static_cast<bool>(bDecode);
-  shape.bDecodePerGroup = grouped && isVector(bDecode);
-  shape.bDecodePerRow = !grouped && isVector(bDecode);
+  shape.bDecodePerGroup = operands.bPerGroup();
+  shape.bDecodePerRow = operands.bPerRow();
   shape.alpha = static_cast<bool>(alpha);
 }
 

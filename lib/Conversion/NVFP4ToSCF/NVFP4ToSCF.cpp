@@ -294,8 +294,7 @@ struct DequantizeLowering : BufferizedOpPattern<DequantizeOp> {
       NumericsBuilder nb(rewriter, loc, rewriter.getF32Type());
       // The tensor's (batch entry's) decode scale, or each row's.
       Value decode = adaptor.getDecodeScale();
-      bool perRow = decode && cast<ShapedType>(decode.getType()).getRank() ==
-                                  type.getRank() - 1;
+      bool perRow = decode && isPerRowDecodeScale(decode, batched);
       auto loadDecode = [&](Value r) -> Value {
         return memref::LoadOp::create(rewriter, loc, decode,
                                       decodeScaleIndices(decode, batch, r));

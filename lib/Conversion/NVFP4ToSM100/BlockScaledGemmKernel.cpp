@@ -345,7 +345,7 @@ void KernelBuilder::emitEpilogue() {
         tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         Value buffer = nvfp4k::RingStageOp::create(b, accRing, j);
         Value n = add(mul(tile.getWeightTile(), c(kSM100TileRows)), tileLane);
-        bool perElement = cfg.aDecodePerRow || cfg.bDecodePerRow;
+        bool perElement = cfg.alphaPerOutput();
         Value alpha = perElement ? Value()
                                  : args.alphaAt(b, b.getLoc(), cfg, g, Value(),
                                                 Value(), Value());

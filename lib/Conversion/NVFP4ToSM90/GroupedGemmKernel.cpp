@@ -408,7 +408,7 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
   Value oddIdx = select(odd, c(1), c(0));
   Value rho = add(add(mul(warpgroup, c(64)), mul(warp, c(8))), g8);
   Value nBase = add(mul(weightTile, c(kSM90TileRows)), sub(rho, oddIdx));
-  bool perElement = cfg.aDecodePerRow || cfg.bDecodePerRow;
+  bool perElement = cfg.alphaPerOutput();
   Value alpha = perElement ? Value()
                            : args.alphaAt(b, b.getLoc(), cfg, g, Value(),
                                           Value(), Value());

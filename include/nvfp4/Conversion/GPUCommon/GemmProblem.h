@@ -41,6 +41,8 @@ struct GemmShape {
   bool aDecode = false, aDecodePerGroup = false, aDecodePerRow = false;
   bool bDecode = false, bDecodePerGroup = false, bDecodePerRow = false;
   bool alpha = false;
+  /// alpha_eff differs between the outputs of a group (row-scaled).
+  bool alphaPerOutput() const { return aDecodePerRow || bDecodePerRow; }
 
   /// Contiguous/masked weights are one [G, N, K] tensor (a group stride);
   /// independent ones one tensor per group.

@@ -158,6 +158,24 @@ static std::string formatShape(ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// [Q11] [D4] A decode scale of `data` ([B?, R, K]): f32, one
+/// per tensor (batch entry, `[B?]`) or one per row (`[B?, R]`), of the
+/// data's kind (tensor or memref).
+static LogicalResult verifyDecodeScale(Operation *op, ShapedType data,
+                                       Type actual) {
+  ArrayRef<int64_t> shape = data.getShape();
+  ArrayRef<int64_t> perTensor = shape.drop_back(2), perRow = shape.drop_back();
+  auto decode = cast<ShapedType>(actual);
+  if (!decode.getElementType().isF32() ||
+      (decode.getShape() != perTensor && decode.getShape() != perRow))
+    return op->emitOpError("expected decode_scale of shape ")
+           << formatShape(perTensor) << " (per tensor) or "
+           << formatShape(perRow) << " (per row) in f32, got " << actual;
+  return expectType(op, "decode_scale", actual,
+                    cloneShaped(data, decode.getShape(),
+                                Float32Type::get(op->getContext())));
+}
+
 //===----------------------------------------------------------------------===//
 // QuantizeOp
 //===----------------------------------------------------------------------===//
@@ -278,24 +296,10 @@ LogicalResult QuantizeOp::verify() {
 
   // [Q11] decode scale: fp32, one per tensor (batch entry), or one per row
   // (row-scaled NVFP4: TransformerEngine's row_scaled_nvfp4).
-  Type f32 = Float32Type::get(getContext());
+  if (isNV && failed(verifyDecodeScale(*this, input,
+                                       getDecodeScaleTarget().getType())))
+    return failure();
   bool rowScaled = isNV && isRowScaled();
-  SmallVector<int64_t> decodeShape(rowScaled ? shape.drop_back()
-                                             : shape.drop_back(2));
-  if (isNV) {
-    auto decode = cast<ShapedType>(getDecodeScaleTarget().getType());
-    SmallVector<int64_t> rowShape(shape.drop_back());
-    if (decode.getElementType() != f32 ||
-        (decode.getShape() != ArrayRef<int64_t>(batch) &&
-         decode.getShape() != ArrayRef<int64_t>(rowShape)))
-      return emitOpError("expected decode_scale of shape ")
-             << formatShape(batch) << " (per tensor) or "
-             << formatShape(rowShape) << " (per row) in f32, got "
-             << decode;
-    if (failed(expectType(*this, "decode_scale", decode,
-                          cloneShaped(input, decodeShape, f32))))
-      return failure();
-  }
 
   // [Q14] row-scaled NVFP4 has 1x16 blocks (a 16x16 tile would span rows
   // of different scales).
@@ -311,7 +315,10 @@ LogicalResult QuantizeOp::verify() {
       return emitOpError("expected no amax operand for mxfp4 (it has no "
                          "per-tensor scale)");
     if (failed(expectType(*this, "amax", amax.getType(),
-                          cloneShaped(input, decodeShape, f32))))
+                          cloneShaped(input,
+                                      rowScaled ? shape.drop_back()
+                                                : shape.drop_back(2),
+                                      Float32Type::get(getContext())))))
       return failure();
   }
 
@@ -372,17 +379,7 @@ LogicalResult DequantizeOp::verify() {
     if (!isa<Float8E4M3FNType>(scaleType))
       return emitOpError("expected no decode_scale with ")
              << scaleType << " (mxfp4) scales";
-    auto type = cast<ShapedType>(decode.getType());
-    SmallVector<int64_t> rowShape(shape.drop_back());
-    if (!type.getElementType().isF32() ||
-        (type.getShape() != batch && type.getShape() != ArrayRef(rowShape)))
-      return emitOpError("expected decode_scale of shape ")
-             << formatShape(batch) << " (per tensor) or "
-             << formatShape(rowShape) << " (per row) in f32, got "
-             << decode.getType();
-    if (failed(expectType(*this, "decode_scale", type,
-                          cloneShaped(values, type.getShape(),
-                                      Float32Type::get(getContext())))))
+    if (failed(verifyDecodeScale(*this, values, decode.getType())))
       return failure();
   }
 

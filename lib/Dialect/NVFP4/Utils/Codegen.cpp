@@ -449,18 +449,23 @@ Value mlir::nvfp4::combineAlpha(OpBuilder &b, Location loc, Value aDecode,
                       .getResult();
 }
 
+bool mlir::nvfp4::isPerRowDecodeScale(Value memref, bool batched) {
+  return cast<ShapedType>(memref.getType()).getRank() == (batched ? 2 : 1);
+}
+
 SmallVector<Value> mlir::nvfp4::decodeScaleIndices(Value memref, Value batch,
                                                    Value row) {
-  int64_t perTensorRank = batch ? 1 : 0;
-  if (cast<ShapedType>(memref.getType()).getRank() == perTensorRank)
-    return withBatch(batch, {});
-  return withBatch(batch, {row});
+  if (isPerRowDecodeScale(memref, static_cast<bool>(batch)))
+    return withBatch(batch, {row});
+  return withBatch(batch, {});
 }
 
 static bool isVector(Value memref) {
   return memref && cast<ShapedType>(memref.getType()).getRank() == 1;
 }
 
+bool AlphaOperands::aPerGroup() const { return grouped && isVector(aDecode); }
+bool AlphaOperands::bPerGroup() const { return grouped && isVector(bDecode); }
 bool AlphaOperands::aPerRow() const { return !grouped && isVector(aDecode); }
 bool AlphaOperands::bPerRow() const { return !grouped && isVector(bDecode); }
 

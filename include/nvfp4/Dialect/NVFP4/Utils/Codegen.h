@@ -48,9 +48,13 @@ SmallVector<Value> withBatch(Value batch, ArrayRef<Value> rest);
 /// all but the last dimension, one vector store per innermost row).
 void fillZeros(OpBuilder &b, Location loc, Value memref);
 
+/// Whether a decode scale (or amax) memref of [batch?, R, K] data holds one
+/// per row (row-scaled NVFP4, `[batch?, R]`) rather than one per tensor.
+bool isPerRowDecodeScale(Value memref, bool batched);
+
 /// The indices of the decode scale (or amax) of row `row` of batch entry
 /// `batch` (may be null) in `memref`: `[batch?]` when it holds one per
-/// tensor, `[batch?, row]` when one per row (row-scaled NVFP4).
+/// tensor, `[batch?, row]` when one per row.
 SmallVector<Value> decodeScaleIndices(Value memref, Value batch, Value row);
 
 /// The fp32 alpha of a matmul group (docs/spec.md 2.7):
@@ -67,6 +71,8 @@ struct AlphaOperands {
   Value aDecode, bDecode, alpha;
   bool grouped = false;
 
+  bool aPerGroup() const;
+  bool bPerGroup() const;
   bool aPerRow() const;
   bool bPerRow() const;
   /// Whether alpha_eff differs between the outputs of one group.
