@@ -48,6 +48,7 @@ typedef struct nvfp4_compile_options {
   int32_t portable_kernels;     /* the portable SIMT kernels on any chip */
   int64_t ctas;                 /* 0: the GPU's SM count */
   const char *pipeline_options; /* as nvfp4-opt takes them, or NULL */
+  int32_t emulate_tcgen05;      /* the sm_100a kernels, tcgen05 emulated */
 } nvfp4_compile_options;
 
 #define NVFP4_MAX_RANK 8

@@ -98,6 +98,10 @@ NVFP4_EXPORT int nvfp4_compile(const char *program, size_t programSize,
   if (options->chip)
     programOptions.chip = options->chip;
   programOptions.portableKernels = options->portable_kernels != 0;
+  programOptions.emulateTcgen05 = options->emulate_tcgen05 != 0;
+  if (programOptions.emulateTcgen05 && programOptions.target != Target::GPU)
+    return fail(error, "emulate_tcgen05 runs the sm_100a GPU kernels: it "
+                       "needs target 'gpu'");
   if (options->ctas < 0)
     return fail(error, "ctas must be >= 0");
   programOptions.ctas = options->ctas;

@@ -24,9 +24,10 @@ struct ChipInfo {
 };
 
 constexpr ChipFeature kNone = ChipFeature::none;
-constexpr ChipFeature kE2M1 = ChipFeature::e2m1Convert;
-constexpr ChipFeature kE2M1RS =
-    ChipFeature::e2m1Convert | ChipFeature::e2m1StochasticConvert;
+constexpr ChipFeature kTMA = ChipFeature::tma;
+constexpr ChipFeature kE2M1 = ChipFeature::e2m1Convert | kTMA;
+constexpr ChipFeature kE2M1RS = ChipFeature::e2m1Convert |
+                                ChipFeature::e2m1StochasticConvert | kTMA;
 
 /// Every chip from Maxwell on, as LLVM 22 names them (`llc -mcpu=help`).
 /// The features follow what the compiler's own checks accept, probed with
@@ -45,15 +46,15 @@ constexpr ChipInfo kChips[] = {
     {"sm_80", 70, kNone}, {"sm_86", 71, kNone}, {"sm_87", 74, kNone},
     {"sm_88", 90, kNone}, {"sm_89", 78, kNone},
     // Hopper.
-    {"sm_90", 78, kNone}, {"sm_90a", 80, ChipFeature::wgmma},
+    {"sm_90", 78, kTMA}, {"sm_90a", 80, ChipFeature::wgmma | kTMA},
     // Blackwell: base, arch-specific (a) and family (f) targets.
-    {"sm_100", 86, kNone}, {"sm_100a", 86, ChipFeature::tcgen05 | kE2M1RS},
+    {"sm_100", 86, kTMA}, {"sm_100a", 86, ChipFeature::tcgen05 | kE2M1RS},
     {"sm_100f", 88, kE2M1},
-    {"sm_101", 86, kNone}, {"sm_101a", 86, kE2M1}, {"sm_101f", 88, kE2M1},
-    {"sm_103", 88, kNone}, {"sm_103a", 88, kE2M1RS}, {"sm_103f", 88, kE2M1},
-    {"sm_110", 90, kNone}, {"sm_110a", 90, kE2M1}, {"sm_110f", 90, kE2M1},
-    {"sm_120", 87, kNone}, {"sm_120a", 87, kE2M1}, {"sm_120f", 88, kE2M1},
-    {"sm_121", 88, kNone}, {"sm_121a", 88, kE2M1}, {"sm_121f", 88, kE2M1},
+    {"sm_101", 86, kTMA}, {"sm_101a", 86, kE2M1}, {"sm_101f", 88, kE2M1},
+    {"sm_103", 88, kTMA}, {"sm_103a", 88, kE2M1RS}, {"sm_103f", 88, kE2M1},
+    {"sm_110", 90, kTMA}, {"sm_110a", 90, kE2M1}, {"sm_110f", 90, kE2M1},
+    {"sm_120", 87, kTMA}, {"sm_120a", 87, kE2M1}, {"sm_120f", 88, kE2M1},
+    {"sm_121", 88, kTMA}, {"sm_121a", 88, kE2M1}, {"sm_121f", 88, kE2M1},
 };
 // clang-format on
 
@@ -68,6 +69,7 @@ constexpr std::pair<ChipFeature, StringLiteral> kFeatureNames[] = {
     {ChipFeature::tcgen05, "tcgen05 block-scaled MMA"},
     {ChipFeature::e2m1Convert, "cvt.rn.satfinite.e2m1x2.f32"},
     {ChipFeature::e2m1StochasticConvert, "cvt.rs.satfinite.e2m1x4.f32"},
+    {ChipFeature::tma, "cp.async.bulk.tensor (TMA)"},
 };
 
 const ChipInfo *lookup(StringRef chip) {

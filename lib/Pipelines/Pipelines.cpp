@@ -140,10 +140,12 @@ static FailureOr<GPUTarget> resolve(StringRef chip, StringRef features,
 /// Every GPU pipeline: resolve the chip against what the pipeline needs,
 /// bufferize, run the pipeline's nvfp4 conversion, then the GPU back end.
 template <typename Options>
-static LogicalResult buildGPUPipeline(OpPassManager &pm, const Options &options,
-                                      const GPUPipelineNeeds &needs,
-                                      PipelineErrorHandler errorHandler,
-                                      std::unique_ptr<Pass> conversion) {
+static LogicalResult
+buildGPUPipeline(OpPassManager &pm, const Options &options,
+                 const GPUPipelineNeeds &needs,
+                 PipelineErrorHandler errorHandler,
+                 std::unique_ptr<Pass> conversion,
+                 function_ref<void(OpPassManager &)> kernelPasses = {}) {
   FailureOr<GPUTarget> target =
       resolve(options.chip, options.features, needs, errorHandler);
   if (failed(target))
@@ -153,6 +155,8 @@ static LogicalResult buildGPUPipeline(OpPassManager &pm, const Options &options,
   // The chip GEMM kernels are built from nvfp4k ops: down to NVGPU/NVVM
   // before the back end (a no-op for the portable pipeline).
   pm.addPass(createConvertNVFP4KernelToNVVM());
+  if (kernelPasses)
+    kernelPasses(pm);
   buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
   return success();
 }
@@ -190,23 +194,48 @@ mlir::nvfp4::buildLowerToSM100Pipeline(OpPassManager &pm,
                                        PipelineErrorHandler errorHandler) {
   GPUPipelineNeeds needs;
   needs.pipeline = "nvfp4-lower-to-sm100";
-  // Without .block16 / .block32 on tcgen05.mma, LLVM cannot select the
-  // block-scaled MMA (test/Canary/tcgen05-block16-ptx-version.mlir).
-  needs.minPTXVersion = 88;
-  needs.minPTXReason = "tcgen05.mma .block16/.block32";
-  needs.features = ChipFeature::tcgen05;
-  if (options.hardwareE2m1)
-    needs.features |= ChipFeature::e2m1Convert;
-  if (options.hardwareStochastic)
-    needs.features |= ChipFeature::e2m1StochasticConvert;
+  if (options.emulateTcgen05) {
+    // The emulation replaces the tcgen05 ops and the E2M1 conversion; the
+    // rest of the kernel is TMA + mbarrier code. cvt.rs is not emulated.
+    if (options.hardwareStochastic)
+      return errorHandler("nvfp4-lower-to-sm100: hardware-stochastic cannot "
+                          "be emulated (the PTX ISA does not define how "
+                          "cvt.rs consumes its random bits)");
+    needs.features = ChipFeature::tma;
+  } else {
+    if (!options.emulationMutation.empty())
+      return errorHandler("nvfp4-lower-to-sm100: emulation-mutation needs "
+                          "emulate-tcgen05");
+    // Without .block16 / .block32 on tcgen05.mma, LLVM cannot select the
+    // block-scaled MMA (test/Canary/tcgen05-block16-ptx-version.mlir).
+    needs.minPTXVersion = 88;
+    needs.minPTXReason = "tcgen05.mma .block16/.block32";
+    needs.features = ChipFeature::tcgen05;
+    if (options.hardwareE2m1)
+      needs.features |= ChipFeature::e2m1Convert;
+    if (options.hardwareStochastic)
+      needs.features |= ChipFeature::e2m1StochasticConvert;
+  }
   ConvertNVFP4ToSM100Options sm100;
   sm100.ctas = options.ctas;
   sm100.tokenTile = options.tokenTile;
   sm100.stages = options.stages;
   sm100.hardwareE2m1 = options.hardwareE2m1;
   sm100.hardwareStochastic = options.hardwareStochastic;
+  auto emulate = [&](OpPassManager &kernels) {
+    if (!options.emulateTcgen05)
+      return;
+    if (!options.emulationMutation.empty()) {
+      NVFP4TestMutateTcgen05Options mutation;
+      mutation.field = options.emulationMutation;
+      kernels.addPass(createNVFP4TestMutateTcgen05(mutation));
+    }
+    NVFP4EmulateTcgen05Options emulation;
+    emulation.maxCtas = options.ctas;
+    kernels.addPass(createNVFP4EmulateTcgen05(emulation));
+  };
   return buildGPUPipeline(pm, options, needs, errorHandler,
-                          createConvertNVFP4ToSM100(sm100));
+                          createConvertNVFP4ToSM100(sm100), emulate);
 }
 
 /// Registers a pipeline whose builder can reject its options: the message

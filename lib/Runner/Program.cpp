@@ -75,8 +75,12 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
   case Target::GPU: {
     // The chip's own lowering where it has one (GPUTarget.h knows which
     // chips have tcgen05 and wgmma), the portable kernels otherwise.
-    if (chipHas(options.chip, ChipFeature::tcgen05) &&
-        !options.portableKernels) {
+    if (options.emulateTcgen05 && options.portableKernels)
+      return makeError("tcgen05 emulation runs the sm_100a kernels; it "
+                       "cannot be combined with the portable kernels");
+    if ((chipHas(options.chip, ChipFeature::tcgen05) &&
+         !options.portableKernels) ||
+        options.emulateTcgen05) {
       std::unique_ptr<LowerToSM100Options> sm100 =
           LowerToSM100Options::createFromString(options.pipelineOptions);
       if (!sm100)
@@ -84,6 +88,8 @@ Program::lowerClone(ModuleOp module, llvm::StringRef entry,
                          options.pipelineOptions + "'");
       if (sm100->chip.getNumOccurrences() == 0)
         sm100->chip = options.chip;
+      if (options.emulateTcgen05)
+        sm100->emulateTcgen05 = true;
       if (options.ctas > 0 && sm100->ctas.getNumOccurrences() == 0)
         sm100->ctas = options.ctas;
       built = buildLowerToSM100Pipeline(pm, *sm100, onPipelineError);

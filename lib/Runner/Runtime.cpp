@@ -501,7 +501,8 @@ Runtime::compile(llvm::StringRef program, llvm::StringRef entry,
     llvm::raw_string_ostream os(key);
     os << impl->version << '\0' << entry << '\0'
        << (options.target == Target::GPU ? "gpu " + options.chip : "cpu")
-       << '\0' << options.portableKernels << '\0' << options.ctas << '\0'
+       << '\0' << options.portableKernels << '\0' << options.emulateTcgen05
+       << '\0' << options.ctas << '\0'
        << options.pipelineOptions << '\0' << program;
   }
   std::lock_guard<std::mutex> lock(impl->mutex);

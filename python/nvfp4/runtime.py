@@ -272,23 +272,28 @@ DEFAULT_POISON = None
 
 
 def compile_program(program: str, target: str, entry="main", *, chip="",
-                    portable=None, pipeline_options=None) -> Program:
+                    portable=None, pipeline_options=None, emulate_tcgen05=None) -> Program:
     """Compiles `program` for 'cpu' or 'gpu' (cached in memory and on disk).
 
     portable: the portable SIMT kernels even where the chip has its own
     (default: $NVFP4_PORTABLE_KERNELS); pipeline_options: the pipeline's
     options as nvfp4-opt takes them (default: $NVFP4_PIPELINE_OPTIONS), for
-    tuning sweeps and tests.
+    tuning sweeps and tests; emulate_tcgen05: the sm_100a (Blackwell)
+    kernels with their tcgen05 ops emulated, on this GPU (any with TMA, e.g.
+    an H100/H200), for testing them without Blackwell (default:
+    $NVFP4_EMULATE_TCGEN05).
     """
     if portable is None:
         portable = target == "gpu" and bool(os.environ.get("NVFP4_PORTABLE_KERNELS"))
     if pipeline_options is None:
         pipeline_options = os.environ.get("NVFP4_PIPELINE_OPTIONS", "")
-    key = (program, target, entry, chip, portable, pipeline_options)
+    if emulate_tcgen05 is None:
+        emulate_tcgen05 = target == "gpu" and bool(os.environ.get("NVFP4_EMULATE_TCGEN05"))
+    key = (program, target, entry, chip, portable, pipeline_options, emulate_tcgen05)
     prog = _PROGRAMS.get(key)
     if prog is None:
         prog = Program(_native().compile(program, entry, target, chip, portable, 0,
-                                         pipeline_options))
+                                         pipeline_options, emulate_tcgen05))
         _PROGRAMS[key] = prog
     return prog
 

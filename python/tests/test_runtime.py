@@ -192,6 +192,14 @@ def test_bad_input_raises_and_writes_nothing():
         compiler.quantize(_data((16, 32), 1), out=(np.empty((16, 16), np.uint8),))
 
 
+def test_emulate_tcgen05_needs_the_gpu_target():
+    # The emulated sm_100a kernels are GPU code (what they compute is checked
+    # on the H200: test/Integration/GPU/emulate-tcgen05.test).
+    with pytest.raises(runtime.RunnerError, match="emulate_tcgen05 .* needs target 'gpu'"):
+        runtime.compile_program("func.func @main() {\n  return\n}\n", "cpu",
+                                emulate_tcgen05=True)
+
+
 def _subprocess(code, cache, **env):
     script = textwrap.dedent(code)
     return subprocess.run(

@@ -102,6 +102,12 @@ static cl::opt<bool> portable(
     cl::desc("GPU: use the portable SIMT kernels even where the chip has its "
              "own lowering (sm_90a wgmma GEMMs)"),
     cl::cat(category));
+static cl::opt<bool> emulateTcgen05(
+    "emulate-tcgen05",
+    cl::desc("GPU: run the sm_100a (tcgen05) kernels on this GPU under "
+             "nvfp4-emulate-tcgen05 (any chip with TMA; for testing the "
+             "Blackwell kernels without Blackwell)"),
+    cl::cat(category));
 static cl::opt<bool> uncheckedGroupTables(
     "unchecked-group-tables", cl::Hidden,
     cl::desc("testing only: pass group_offsets / masked_m inputs to the "
@@ -251,6 +257,9 @@ int main(int argc, char **argv) {
   if (!signature)
     return fail("@" + entryName + ": " + toString(signature.takeError()));
 
+  if (emulateTcgen05 && targetName == "cpu")
+    return fail("--emulate-tcgen05 runs GPU kernels; it needs --target=gpu "
+                "or auto");
   if (compileOnly) {
     if (targetName == "auto")
       return fail("--compile-only needs --target=cpu or --target=gpu");
@@ -258,6 +267,7 @@ int main(int argc, char **argv) {
     options.target = targetName == "gpu" ? Target::GPU : Target::CPU;
     options.chip = chipName.empty() ? "sm_90a" : chipName.getValue();
     options.portableKernels = portable;
+    options.emulateTcgen05 = emulateTcgen05;
     options.pipelineOptions = pipelineOptions;
     options.dumpLowered = dumpLowered ? &llvm::outs() : nullptr;
     prepareCudaToolkit();
@@ -316,6 +326,7 @@ int main(int argc, char **argv) {
       options.target = Target::GPU;
       options.chip = chipName;
       options.portableKernels = portable;
+      options.emulateTcgen05 = emulateTcgen05;
       prepareCudaToolkit();
     }
   }

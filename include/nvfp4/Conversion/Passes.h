@@ -7,6 +7,7 @@
 #ifndef NVFP4_CONVERSION_PASSES_H
 #define NVFP4_CONVERSION_PASSES_H
 
+#include "nvfp4/Conversion/EmulateTcgen05/EmulateTcgen05.h"
 #include "nvfp4/Conversion/NVFP4KernelToNVVM/NVFP4KernelToNVVM.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/NVFP4ToSCF/NVFP4ToSCF.h"

@@ -293,6 +293,79 @@ def ConvertNVFP4KernelToNVVM : Pass<"convert-nvfp4k-to-nvvm", "ModuleOp"> {
   ];
 }
 
+def NVFP4EmulateTcgen05 : Pass<"nvfp4-emulate-tcgen05", "ModuleOp"> {
+  let summary = "Rewrite tcgen05 ops into sm_90a code with their PTX ISA "
+                "semantics (run sm_100a kernels on Hopper)";
+  let description = [{
+    Replaces every NVVM tcgen05 op of every `gpu.module` (and the sm_100a
+    E2M1 conversion) by code any sm_90 GPU runs, so that the sm_100a
+    kernels execute on a Hopper GPU: everything else in the kernel (TMA,
+    mbarriers, warp roles, scheduler, epilogue) runs as emitted.
+
+    * Tensor memory is a global buffer of 128 lanes x 512 columns x 32 bits
+      per CTA (`max-ctas` of them), addressed by (lane << 16) | column;
+      `tcgen05.alloc` / `dealloc` / `relinquish_alloc_permit` keep each
+      CTA's allocation mask and check what they are given (whole warp,
+      power-of-two column counts in [32, 512], no alloc after relinquish,
+      only allocated columns freed, nothing left allocated at exit); every
+      access checks that its columns are allocated.
+    * `tcgen05.cp` reads its source through the shared-memory descriptor
+      (start, LBO, SBO, version, base offset, swizzle) and writes the lanes
+      and columns its shape and multicast name.
+    * `tcgen05.mma.block_scale` (kind::mxf4nvf4 block16/block32, kind::mxf4
+      block32) decodes the instruction descriptor (M, N, types, scale type,
+      scale-factor ids, negation, reserved bits), reads A and B through
+      their descriptors and the scale factors through their TMEM addresses,
+      and accumulates in fp32 (enable-input-d honoured); it completes
+      before the issuing thread goes on, so `tcgen05.commit` arrives on its
+      mbarrier once the results are in memory.
+    * `tcgen05.ld` / `st` (32x32b) check the warp's lane quarter;
+      `tcgen05.wait` is a no-op (the accesses are synchronous) and
+      `tcgen05.fence` a CTA memory fence.
+    * `cvt.rn.satfinite.e2m1x2.f32` becomes the contract's E2M1 rounding
+      (docs/spec.md 2.1), bit for bit.
+
+    A violated rule prints what was wrong and traps. What the emulation
+    cannot show (timing, asynchronous-proxy ordering, cta_group::2) is in
+    docs/design/tcgen05-emulation.md.
+  }];
+  let options = [
+    Option<"maxCtas", "max-ctas", "int64_t", "148",
+           "CTAs the tensor-memory buffer has room for (the grid of the "
+           "persistent kernels is at most this)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def NVFP4TestMutateTcgen05 : Pass<"nvfp4-test-mutate-tcgen05", "ModuleOp"> {
+  let summary = "Corrupt one field of the tcgen05 ops (for the emulation's "
+                "mutation test)";
+  let description = [{
+    Test-only: changes one field the hardware reads in every tcgen05 op it
+    applies to, so that a test can show the emulation reads that field (an
+    emulated run of the mutated kernel must fail its check). `field` is
+    one of: `swizzle` (operand descriptors: 128B -> 64B), `sbo` (operand
+    descriptors: SBO halved), `lbo` (operand descriptors: LBO 16 -> 32 B),
+    `idesc-n` (N halved), `idesc-m` (M 128 -> 256), `sf-id` (SFA id 0 -> 2),
+    `cp-shape` (32x128b.warpx4 -> 128x128b), `tmem-column` (the epilogue's
+    tcgen05.ld one column to the right), `scale-column` (the MMA's SFB
+    address one column to the right).
+  }];
+  let options = [
+    Option<"field", "field", "std::string", [{""}], "The field to corrupt">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
 def NVFP4GPUModuleToBinary
     : Pass<"nvfp4-gpu-module-to-binary", "ModuleOp"> {
   let summary = "Serialize the gpu.modules to binaries, concurrently";

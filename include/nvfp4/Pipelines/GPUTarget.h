@@ -42,7 +42,11 @@ enum class ChipFeature : unsigned {
   e2m1Convert = 1u << 2,
   /// cvt.rs.satfinite.e2m1x4.f32: hardware stochastic rounding.
   e2m1StochasticConvert = 1u << 3,
-  LLVM_MARK_AS_BITMASK_ENUM(/*LargestValue=*/e2m1StochasticConvert)
+  /// cp.async.bulk.tensor (TMA), mbarrier transaction counts, elect.sync:
+  /// what the chip GEMMs are built on besides their MMAs (sm_90 on); the
+  /// sm_100a GEMM under tcgen05 emulation needs only this.
+  tma = 1u << 4,
+  LLVM_MARK_AS_BITMASK_ENUM(/*LargestValue=*/tma)
 };
 LLVM_ENABLE_BITMASK_ENUMS_IN_NAMESPACE();
 

@@ -105,6 +105,18 @@ struct LowerToSM100Options : public GPUTargetOptions<LowerToSM100Options> {
       llvm::cl::desc("stochastic rounding with cvt.rs.satfinite.e2m1x4.f32 "
                      "(hardware-defined, not bit-exact with the reference)"),
       llvm::cl::init(ConvertNVFP4ToSM100Options().hardwareStochastic)};
+  Option<bool> emulateTcgen05{
+      *this, "emulate-tcgen05",
+      llvm::cl::desc("run the tcgen05 ops (and the E2M1 conversion) under "
+                     "nvfp4-emulate-tcgen05, for a chip without them (any "
+                     "chip with TMA: sm_90 on); `chip` names the chip that "
+                     "runs the code"),
+      llvm::cl::init(false)};
+  Option<std::string> emulationMutation{
+      *this, "emulation-mutation",
+      llvm::cl::desc("test only: corrupt this field of the tcgen05 ops "
+                     "before emulating them (nvfp4-test-mutate-tcgen05)"),
+      llvm::cl::init("")};
 };
 
 /// Tensor programs to buffers: canonicalize, One-Shot Bufferize across

@@ -34,6 +34,10 @@ struct ProgramOptions {
   /// Portable SIMT kernels even where the chip has its own lowering
   /// (sm_90a: convert-nvfp4-to-sm90, sm_100a: convert-nvfp4-to-sm100).
   bool portableKernels = false;
+  /// The sm_100a kernels with their tcgen05 ops emulated
+  /// (nvfp4-emulate-tcgen05), compiled for `chip` (any chip with TMA):
+  /// executes the Blackwell GEMM on a Hopper GPU, for testing.
+  bool emulateTcgen05 = false;
   /// Persistent CTAs of the chip-specific GEMMs (the device's SM count);
   /// 0 keeps the pipeline's default.
   int64_t ctas = 0;

@@ -209,10 +209,11 @@ std::unique_ptr<Kernel> compile(const std::string &program,
                                 const std::string &target,
                                 const std::string &chip, bool portable,
                                 int64_t ctas,
-                                const std::string &pipelineOptions) {
-  nvfp4_compile_options options{target.c_str(), chip.c_str(),
-                                int32_t(portable), ctas,
-                                pipelineOptions.c_str()};
+                                const std::string &pipelineOptions,
+                                bool emulateTcgen05) {
+  nvfp4_compile_options options{target.c_str(),          chip.c_str(),
+                                int32_t(portable),       ctas,
+                                pipelineOptions.c_str(), int32_t(emulateTcgen05)};
   nvfp4_kernel *kernel = nullptr;
   char *error = nullptr;
   int failed;
@@ -293,7 +294,7 @@ NB_MODULE(_runtime, m) {
 
   m.def("compile", &compile, "program"_a, "entry"_a = "main",
         "target"_a = "cpu", "chip"_a = "", "portable"_a = false, "ctas"_a = 0,
-        "pipeline_options"_a = "",
+        "pipeline_options"_a = "", "emulate_tcgen05"_a = false,
         "Compiles (or finds in the memory or disk cache) `entry` of "
         "`program` for `target` ('cpu' or 'gpu').");
   m.def(

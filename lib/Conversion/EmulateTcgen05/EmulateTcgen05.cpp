@@ -1,0 +1,1199 @@
+//===- EmulateTcgen05.cpp - tcgen05 ops as sm_90a code ---------------------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// nvfp4-emulate-tcgen05 replaces each NVVM tcgen05 op of a compiled sm_100a
+// kernel by a call of a device function that does what the PTX ISA defines,
+// reading every operand the way the hardware reads it: the instruction
+// descriptor's fields, the shared-memory descriptors' start / LBO / SBO /
+// version / swizzle, the scale factors by TMEM lane and column. Nothing here
+// knows where the compiler put things; a field the kernel got wrong gives a
+// wrong result or a trap, never a silently right one. The emulated kernel
+// runs on any sm_90 GPU (docs/design/tcgen05-emulation.md).
+//
+// The device functions are llvm.funcs added to each gpu.module that needs
+// them, with scf/arith bodies; tensor memory and the allocator state are
+// global arrays of the module, one slice per CTA.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Conversion/EmulateTcgen05/EmulateTcgen05.h"
+
+#include "nvfp4/Conversion/GPUCommon/KernelArith.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_NVFP4EMULATETCGEN05
+#define GEN_PASS_DEF_NVFP4TESTMUTATETCGEN05
+#include "nvfp4/Conversion/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kLanes = 128;
+constexpr int64_t kColumns = 512;
+/// Per-CTA scratch of the MMA: B's rows decoded once per instruction, 16
+/// words of doubled E2M1 values (int8) and 4 words of f32 scale products.
+constexpr int64_t kScratchRowWords = 20;
+constexpr int64_t kMaxN = 256;
+/// Per-CTA allocator state: [0] allocated-column mask (one bit per 32
+/// columns), [1] permit relinquished, [2] threads that reached the exit.
+constexpr int64_t kStateWords = 4;
+
+constexpr StringLiteral kTmem = "__nvfp4_emu_tmem";
+constexpr StringLiteral kScratch = "__nvfp4_emu_scratch";
+constexpr StringLiteral kState = "__nvfp4_emu_state";
+
+bool isTcgen05(Operation *op) {
+  return isa<NVVM::Tcgen05AllocOp, NVVM::Tcgen05DeallocOp,
+             NVVM::Tcgen05RelinquishAllocPermitOp, NVVM::Tcgen05FenceOp,
+             NVVM::Tcgen05WaitOp, NVVM::Tcgen05CommitOp, NVVM::Tcgen05CpOp,
+             NVVM::Tcgen05MMABlockScaleOp, NVVM::Tcgen05LdOp,
+             NVVM::Tcgen05StOp>(op) ||
+         op->getName().getStringRef().starts_with("nvvm.tcgen05.") &&
+             !isa<NVVM::Tcgen05MmaSmemDescOp>(op);
+}
+
+/// Builds the emulation's device code: one-op shorthands on i32/i64 and the
+/// pieces every function shares (this CTA's slices, the checks).
+class Emitter : public nvfp4::KernelArith {
+public:
+  Emitter(ImplicitLocOpBuilder &b, int64_t maxCtas)
+      : KernelArith(b), maxCtas(maxCtas) {}
+  using KernelArith::b;
+
+  Type i1() { return b.getI1Type(); }
+  Type i8() { return b.getI8Type(); }
+  Type i32() { return b.getI32Type(); }
+  Type i64() { return b.getI64Type(); }
+  Type f32() { return b.getF32Type(); }
+  Type ptr(unsigned space) {
+    return LLVM::LLVMPointerType::get(b.getContext(), space);
+  }
+
+  Value c64(int64_t v) { return arith::ConstantIntOp::create(b, i64(), v); }
+  Value cf(double v) {
+    return arith::ConstantFloatOp::create(b, b.getF32Type(),
+                                          APFloat(static_cast<float>(v)));
+  }
+  Value andi(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value ori(Value x, Value y) { return arith::OrIOp::create(b, x, y); }
+  Value xori(Value x, Value y) { return arith::XOrIOp::create(b, x, y); }
+  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, x, y); }
+  Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, x, y); }
+  Value ne(Value x, Value y) { return cmp(arith::CmpIPredicate::ne, x, y); }
+  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
+  Value ugt(Value x, Value y) { return cmp(arith::CmpIPredicate::ugt, x, y); }
+  Value trunc32(Value v) { return arith::TruncIOp::create(b, i32(), v); }
+  Value ext64(Value v) { return arith::ExtUIOp::create(b, i64(), v); }
+  /// Bits [lo, lo + width) of an i32 or i64.
+  Value field(Value v, int64_t lo, int64_t width) {
+    Type t = v.getType();
+    Value shifted = arith::ShRUIOp::create(
+        b, v, arith::ConstantIntOp::create(b, t, lo));
+    Value bits = arith::AndIOp::create(
+        b, shifted, arith::ConstantIntOp::create(b, t, (1ll << width) - 1));
+    return t == i64() ? trunc32(bits) : bits;
+  }
+
+  /// `cond`: print "nvfp4 tcgen05 emulation: <message>" with `args` and trap.
+  void fail(Value cond, StringRef message, ValueRange args = {}) {
+    scf::IfOp ifOp = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    gpu::PrintfOp::create(
+        b, b.getStringAttr("nvfp4 tcgen05 emulation: " + message + "\n"),
+        args);
+    LLVM::Trap::create(b);
+  }
+  /// for (i = lo; i < hi; i += step) body(i), on i32.
+  void loop(Value lo, Value hi, int64_t step, function_ref<void(Value)> body) {
+    scf::ForOp forOp = scf::ForOp::create(b, lo, hi, c32(step));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    body(forOp.getInductionVar());
+  }
+
+  Value load(Type type, Value p, unsigned align = 4) {
+    return LLVM::LoadOp::create(b, type, p, align);
+  }
+  void store(Value v, Value p, unsigned align = 4) {
+    LLVM::StoreOp::create(b, v, p, align);
+  }
+  /// &base[index] over `element`s.
+  Value gep(Value base, Type element, Value index) {
+    return LLVM::GEPOp::create(b, base.getType(), element, base,
+                               ValueRange{index});
+  }
+
+  //===------------------------------------------------------------------===//
+  // Special registers
+  //===------------------------------------------------------------------===//
+  Value linearCta() {
+    Value x = NVVM::BlockIdXOp::create(b, i32());
+    Value y = NVVM::BlockIdYOp::create(b, i32());
+    Value z = NVVM::BlockIdZOp::create(b, i32());
+    Value nx = NVVM::GridDimXOp::create(b, i32());
+    Value ny = NVVM::GridDimYOp::create(b, i32());
+    return add(x, mul(nx, add(y, mul(ny, z))));
+  }
+  Value linearThread() {
+    Value x = NVVM::ThreadIdXOp::create(b, i32());
+    Value y = NVVM::ThreadIdYOp::create(b, i32());
+    Value z = NVVM::ThreadIdZOp::create(b, i32());
+    Value nx = NVVM::BlockDimXOp::create(b, i32());
+    Value ny = NVVM::BlockDimYOp::create(b, i32());
+    return add(x, mul(nx, add(y, mul(ny, z))));
+  }
+  Value threadsPerCta() {
+    return mul(NVVM::BlockDimXOp::create(b, i32()),
+               mul(NVVM::BlockDimYOp::create(b, i32()),
+                   NVVM::BlockDimZOp::create(b, i32())));
+  }
+  Value laneId() { return NVVM::LaneIdOp::create(b, i32()); }
+  Value activeMask() {
+    return LLVM::InlineAsmOp::create(
+               b, i32(), ValueRange{}, "activemask.b32 $0;", "=r",
+               /*has_side_effects=*/true, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None,
+               LLVM::AsmDialectAttr::get(b.getContext(),
+                                         LLVM::AsmDialect::AD_ATT),
+               /*operand_attrs=*/ArrayAttr())
+        .getResult(0);
+  }
+
+  //===------------------------------------------------------------------===//
+  // This CTA's slices of the module's arrays
+  //===------------------------------------------------------------------===//
+  Value global(StringRef name) {
+    return LLVM::AddressOfOp::create(b, ptr(1), name);
+  }
+  /// The cell (lane, column) of this CTA's tensor memory (i32 element).
+  Value tmemCell(Value lane, Value column) {
+    Value cta = ext64(linearCta());
+    Value index = add(mul(add(mul(cta, c64(kLanes)), ext64(lane)),
+                          c64(kColumns)),
+                      ext64(column));
+    return gep(global(kTmem), i32(), index);
+  }
+  /// Every emulated access reads this CTA's allocator state first: the one
+  /// place that checks the CTA has a slice of the arrays.
+  Value stateWord(int64_t word) {
+    Value cta32 = linearCta();
+    fail(ugt(cta32, c32(maxCtas - 1)),
+         "CTA %u has no tensor memory: the emulation was built for " +
+             std::to_string(maxCtas) + " CTAs (max-ctas)",
+         {cta32});
+    Value cta = ext64(cta32);
+    return gep(global(kState), i32(),
+               add(mul(cta, c64(kStateWords)), c64(word)));
+  }
+  Value scratchRow(Value row) {
+    Value cta = ext64(linearCta());
+    Value index =
+        mul(add(mul(cta, c64(kMaxN)), ext64(row)), c64(kScratchRowWords));
+    return gep(global(kScratch), i32(), index);
+  }
+
+  /// Traps unless columns [column, column + count) of this CTA's tensor
+  /// memory are allocated and lane is in range.
+  void checkAllocated(Value lane, Value column, Value count, StringRef what) {
+    Value end = add(column, count);
+    fail(ori(ugt(end, c32(kColumns)), ugt(lane, c32(kLanes - 1))),
+         (what + ": lane %u column %u + %u outside tensor memory").str(),
+         {lane, column, count});
+    Value first = divu(column, c32(32));
+    Value last = divu(sub(end, c32(1)), c32(32));
+    Value span = add(sub(last, first), c32(1));
+    Value bits = shl(sub(shl(c32(1), span), c32(1)), first);
+    Value mask = load(i32(), stateWord(0));
+    fail(ne(andi(mask, bits), bits),
+         (what + ": columns %u..%u are not allocated (allocated mask 0x%x)")
+             .str(),
+         {column, sub(end, c32(1)), mask});
+  }
+
+  int64_t maxCtas;
+};
+
+//===----------------------------------------------------------------------===//
+// The shared-memory matrix descriptor
+//===----------------------------------------------------------------------===//
+
+/// A decoded tcgen05 shared-memory descriptor (PTX ISA "Shared memory
+/// descriptor"): byte start, LBO and SBO, and the swizzle width T in bytes
+/// (0: no swizzle).
+struct SmemDesc {
+  Value start, lbo, sbo, swizzleBytes;
+};
+
+/// Decodes and validates a descriptor: version bits 46-48 = 0b001, base
+/// offset 0 and relative LBO mode (the emulation does not model the others:
+/// it traps), reserved bits clear, a defined swizzle code.
+SmemDesc decodeDesc(Emitter &e, Value desc, StringRef what) {
+  SmemDesc d;
+  d.start = e.shl(e.field(desc, 0, 14), e.c32(4));
+  d.lbo = e.shl(e.field(desc, 16, 14), e.c32(4));
+  d.sbo = e.shl(e.field(desc, 32, 14), e.c32(4));
+  Value version = e.field(desc, 46, 3);
+  Value baseOffset = e.field(desc, 49, 3);
+  Value lboMode = e.field(desc, 52, 1);
+  Value swizzle = e.field(desc, 61, 3);
+  Value descHi = e.trunc32(e.shr(desc, e.c64(32)));
+  Value descLo = e.trunc32(desc);
+  e.fail(e.ne(version, e.c32(1)),
+         (what + " descriptor 0x%08x%08x: version bits 46-48 are %u, the ISA "
+                 "fixes them to 0b001")
+             .str(),
+         {descHi, descLo, version});
+  e.fail(e.ne(baseOffset, e.c32(0)),
+         (what + " descriptor 0x%08x%08x: base offset %u (not emulated)").str(),
+         {descHi, descLo, baseOffset});
+  e.fail(e.ne(lboMode, e.c32(0)),
+         (what + " descriptor 0x%08x%08x: absolute LBO mode (not emulated)")
+             .str(),
+         {descHi, descLo});
+  Value reserved = e.ori(
+      e.ori(e.ne(e.field(desc, 14, 2), e.c32(0)),
+            e.ne(e.field(desc, 30, 2), e.c32(0))),
+      e.ne(e.field(desc, 53, 8), e.c32(0)));
+  e.fail(reserved,
+         (what + " descriptor 0x%08x%08x: reserved bits set").str(),
+         {descHi, descLo});
+  // Swizzle codes: 0 none, 2 128B, 4 64B, 6 32B; 1 (128B with 32B atoms) is
+  // not emulated; 3, 5, 7 are undefined.
+  Value odd = e.eq(e.andi(swizzle, e.c32(1)), e.c32(1));
+  e.fail(odd,
+         (what + " descriptor 0x%08x%08x: swizzle mode %u is not emulated or "
+                 "undefined")
+             .str(),
+         {descHi, descLo, swizzle});
+  d.swizzleBytes = e.select(
+      e.eq(swizzle, e.c32(2)), e.c32(128),
+      e.select(e.eq(swizzle, e.c32(4)), e.c32(64),
+               e.select(e.eq(swizzle, e.c32(6)), e.c32(32), e.c32(0))));
+  return d;
+}
+
+/// The shared-memory address of byte `kb` (a multiple of 16) of row `r` of a
+/// K-major matrix in the canonical layout its descriptor names: 8-row core
+/// matrices SBO apart; without swizzle, rows of 16 bytes and 16-byte K
+/// columns LBO apart; with a T-byte swizzle, rows of T bytes, and the
+/// 16-byte chunk index (address bits 4..) XORed with address bits 7.. as
+/// the ISA's swizzle patterns do on the absolute address.
+Value smemAddress(Emitter &e, const SmemDesc &d, Value r, Value kb) {
+  Value group = e.mul(e.divu(r, e.c32(8)), d.sbo);
+  Value rowInGroup = e.remu(r, e.c32(8));
+  Value noSwizzle =
+      e.add(e.add(d.start, group),
+            e.add(e.mul(rowInGroup, e.c32(16)),
+                  e.add(e.mul(e.divu(kb, e.c32(16)), d.lbo),
+                        e.remu(kb, e.c32(16)))));
+  Value t = e.select(e.eq(d.swizzleBytes, e.c32(0)), e.c32(16), d.swizzleBytes);
+  Value linear = e.add(e.add(d.start, group),
+                       e.add(e.mul(rowInGroup, t), kb));
+  // Chunks per row - 1: 1, 3 or 7 for 32B, 64B, 128B.
+  Value chunkMask = e.sub(e.divu(t, e.c32(16)), e.c32(1));
+  Value xorBits =
+      e.shl(e.andi(e.shr(linear, e.c32(7)), chunkMask), e.c32(4));
+  Value swizzled = e.xori(linear, xorBits);
+  return e.select(e.eq(d.swizzleBytes, e.c32(0)), noSwizzle, swizzled);
+}
+
+/// The 16 bytes at shared address `addr` (16-byte aligned) as 4 words.
+SmallVector<Value> loadShared16(Emitter &e, Value addr) {
+  Value p = LLVM::IntToPtrOp::create(e.b, e.ptr(3), e.ext64(addr));
+  auto vecType = VectorType::get({4}, e.i32());
+  Value vec = e.load(vecType, p, 16);
+  SmallVector<Value> words;
+  for (int64_t i = 0; i < 4; ++i)
+    words.push_back(LLVM::ExtractElementOp::create(e.b, vec, e.c32(i)));
+  return words;
+}
+
+//===----------------------------------------------------------------------===//
+// The device functions
+//===----------------------------------------------------------------------===//
+
+enum class Fn { alloc, dealloc, relinquish, exit, cp, mma };
+
+StringRef fnName(Fn fn) {
+  switch (fn) {
+  case Fn::alloc:
+    return "__nvfp4_emu_tcgen05_alloc";
+  case Fn::dealloc:
+    return "__nvfp4_emu_tcgen05_dealloc";
+  case Fn::relinquish:
+    return "__nvfp4_emu_tcgen05_relinquish";
+  case Fn::exit:
+    return "__nvfp4_emu_exit";
+  case Fn::cp:
+    return "__nvfp4_emu_tcgen05_cp";
+  case Fn::mma:
+    return "__nvfp4_emu_tcgen05_mma_block_scale";
+  }
+  llvm_unreachable("function");
+}
+
+/// tcgen05.alloc [slot], nCols: executed by a whole warp; lane 0 takes the
+/// first free, nCols-aligned run of columns and writes its address to the
+/// shared-memory slot.
+void buildAlloc(Emitter &e, ValueRange args) {
+  Value slot = args[0], nCols = args[1];
+  Value mask = e.activeMask();
+  e.fail(e.ne(mask, e.c32(-1)),
+         "tcgen05.alloc executed by lanes 0x%x, not a whole warp", {mask});
+  e.ifThen(e.eq(e.laneId(), e.c32(0)), [&] {
+    Value pow2 = e.eq(e.andi(nCols, e.sub(nCols, e.c32(1))), e.c32(0));
+    Value bad = e.ori(e.ori(e.ult(nCols, e.c32(32)),
+                            e.ugt(nCols, e.c32(kColumns))),
+                      e.eq(pow2, e.b.create<arith::ConstantIntOp>(e.i1(), 0)));
+    e.fail(bad, "tcgen05.alloc of %u columns (a power of two in [32, 512])",
+           {nCols});
+    Value relinquished = e.load(e.i32(), e.stateWord(1));
+    e.fail(e.ne(relinquished, e.c32(0)),
+           "tcgen05.alloc after tcgen05.relinquish_alloc_permit");
+    Value granules = e.divu(nCols, e.c32(32));
+    Value bits = e.sub(e.shl(e.c32(1), granules), e.c32(1));
+    Value maskPtr = e.stateWord(0);
+    // First fit: try each aligned position once (a compare-and-swap each).
+    auto forOp = scf::ForOp::create(e.b, e.c32(0), e.c32(kColumns / 32),
+                                    granules, ValueRange{e.c32(-1)});
+    {
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(forOp.getBody());
+      Value g = forOp.getInductionVar();
+      Value found = forOp.getRegionIterArgs()[0];
+      Value want = e.shl(bits, g);
+      Value current = e.load(e.i32(), maskPtr);
+      Value free = e.andi(e.eq(found, e.c32(-1)),
+                          e.eq(e.andi(current, want), e.c32(0)));
+      auto ifOp = scf::IfOp::create(e.b, TypeRange{e.i32()}, free,
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard inner(e.b);
+        e.b.setInsertionPointToStart(ifOp.thenBlock());
+        Value pair = LLVM::AtomicCmpXchgOp::create(
+            e.b, maskPtr, current, e.ori(current, want),
+            LLVM::AtomicOrdering::acq_rel, LLVM::AtomicOrdering::monotonic);
+        Value ok = LLVM::ExtractValueOp::create(e.b, pair, 1);
+        scf::YieldOp::create(e.b, ValueRange{e.select(ok, g, found)});
+        e.b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(e.b, ValueRange{found});
+      }
+      scf::YieldOp::create(e.b, ifOp.getResults());
+    }
+    Value found = forOp.getResult(0);
+    e.fail(e.eq(found, e.c32(-1)),
+           "tcgen05.alloc of %u columns: no free run (allocated mask 0x%x; "
+           "the hardware would block)",
+           {nCols, e.load(e.i32(), maskPtr)});
+    // Address: lane 0, column 32 * granule.
+    e.store(e.mul(found, e.c32(32)), slot);
+  });
+  NVVM::SyncWarpOp::create(e.b, e.c32(-1));
+}
+
+/// tcgen05.dealloc taddr, nCols: a whole warp; frees exactly an allocated,
+/// aligned run.
+void buildDealloc(Emitter &e, ValueRange args) {
+  Value taddr = args[0], nCols = args[1];
+  Value mask = e.activeMask();
+  e.fail(e.ne(mask, e.c32(-1)),
+         "tcgen05.dealloc executed by lanes 0x%x, not a whole warp", {mask});
+  e.ifThen(e.eq(e.laneId(), e.c32(0)), [&] {
+    Value lane = e.shr(taddr, e.c32(16));
+    Value column = e.andi(taddr, e.c32(0xFFFF));
+    Value pow2 = e.eq(e.andi(nCols, e.sub(nCols, e.c32(1))), e.c32(0));
+    Value bad = e.ori(e.ori(e.ult(nCols, e.c32(32)),
+                            e.ugt(nCols, e.c32(kColumns))),
+                      e.ori(e.ne(pow2, e.b.create<arith::ConstantIntOp>(
+                                           e.i1(), 1)),
+                            e.ori(e.ne(lane, e.c32(0)),
+                                  e.ne(e.remu(column, e.c32(32)),
+                                       e.c32(0)))));
+    e.fail(bad, "tcgen05.dealloc of address 0x%x, %u columns", {taddr, nCols});
+    e.checkAllocated(lane, column, nCols, "tcgen05.dealloc");
+    Value bits = e.shl(e.sub(e.shl(e.c32(1), e.divu(nCols, e.c32(32))),
+                             e.c32(1)),
+                       e.divu(column, e.c32(32)));
+    LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::_and, e.stateWord(0),
+                              e.xori(bits, e.c32(-1)),
+                              LLVM::AtomicOrdering::acq_rel);
+  });
+  NVVM::SyncWarpOp::create(e.b, e.c32(-1));
+}
+
+void buildRelinquish(Emitter &e, ValueRange) {
+  e.store(e.c32(1), e.stateWord(1));
+}
+
+/// Before each return of a kernel: the CTA's last thread out checks that
+/// every allocation was freed and resets the state for the next launch.
+void buildExit(Emitter &e, ValueRange) {
+  NVVM::MembarOp::create(e.b, NVVM::MemScopeKind::GPU);
+  Value before = LLVM::AtomicRMWOp::create(
+      e.b, LLVM::AtomicBinOp::add, e.stateWord(2), e.c32(1),
+      LLVM::AtomicOrdering::acq_rel);
+  e.ifThen(e.eq(before, e.sub(e.threadsPerCta(), e.c32(1))), [&] {
+    Value mask = e.load(e.i32(), e.stateWord(0));
+    e.fail(e.ne(mask, e.c32(0)),
+           "the kernel exits with tensor memory allocated (mask 0x%x): every "
+           "tcgen05.alloc needs a tcgen05.dealloc",
+           {mask});
+    e.store(e.c32(0), e.stateWord(1));
+    e.store(e.c32(0), e.stateWord(2));
+  });
+}
+
+/// tcgen05.cp [taddr], sdesc with shape (rows x 16*units bytes) and
+/// multicast: row r of the source (read through the descriptor) goes to
+/// lane taddr.lane + r (no multicast) or to the lanes the multicast names,
+/// columns taddr.column + 4u .. + 3 for its 16-byte unit u.
+void buildCp(Emitter &e, ValueRange args) {
+  Value taddr = args[0], desc = args[1], rows = args[2], units = args[3],
+        multicast = args[4];
+  Value lane0 = e.shr(taddr, e.c32(16));
+  Value column = e.andi(taddr, e.c32(0xFFFF));
+  SmemDesc d = decodeDesc(e, desc, "tcgen05.cp source");
+  // Multicast: 0 none, 1 warpx2::02_13, 2 warpx2::01_23, 3 warpx4.
+  e.fail(e.andi(e.ne(multicast, e.c32(0)), e.ne(lane0, e.c32(0))),
+         "tcgen05.cp with multicast to lane %u (lane 0 expected)", {lane0});
+  Value copies = e.select(e.eq(multicast, e.c32(0)), e.c32(1),
+                          e.select(e.eq(multicast, e.c32(3)), e.c32(4),
+                                   e.c32(2)));
+  e.checkAllocated(lane0, column, e.mul(units, e.c32(4)), "tcgen05.cp");
+  e.loop(e.c32(0), rows, 1, [&](Value r) {
+    e.loop(e.c32(0), units, 1, [&](Value u) {
+      SmallVector<Value> words =
+          loadShared16(e, smemAddress(e, d, r, e.mul(u, e.c32(16))));
+      e.loop(e.c32(0), copies, 1, [&](Value c) {
+        // warpx4: quarter c; warpx2::02_13: rows 0-31 to quarters 0 and 2,
+        // rows 32-63 to 1 and 3; warpx2::01_23: rows 0-31 to 0 and 1,
+        // rows 32-63 to 2 and 3.
+        Value half = e.divu(r, e.c32(32));
+        Value q0213 = e.add(half, e.mul(c, e.c32(2)));
+        Value q0123 = e.add(e.mul(half, e.c32(2)), c);
+        Value quarter = e.select(
+            e.eq(multicast, e.c32(3)), c,
+            e.select(e.eq(multicast, e.c32(1)), q0213, q0123));
+        // No multicast: row r to lane r, but 4x256b's 4 rows to lanes 0,
+        // 32, 64, 96 (one per lane partition).
+        Value plain = e.add(lane0, e.select(e.eq(rows, e.c32(4)),
+                                            e.mul(r, e.c32(32)), r));
+        Value lane = e.select(
+            e.eq(multicast, e.c32(0)), plain,
+            e.add(e.mul(quarter, e.c32(32)), e.remu(r, e.c32(32))));
+        e.fail(e.ugt(lane, e.c32(kLanes - 1)),
+               "tcgen05.cp row %u lands on lane %u", {r, lane});
+        for (int64_t w = 0; w < 4; ++w)
+          e.store(words[w],
+                  e.tmemCell(lane, e.add(column, e.add(e.mul(u, e.c32(4)),
+                                                      e.c32(w)))));
+      });
+    });
+  });
+}
+
+/// Doubled E2M1 magnitudes by code (0, 0.5, 1, 1.5, 2, 3, 4, 6 times 2),
+/// one nibble each: exact small integers, so a block's dot product is an
+/// exact integer sum (dp4a).
+constexpr int64_t kDoubledE2M1 = 0xC8643210;
+
+/// 8 packed E2M1 codes (element 2p in the low nibble of byte p) -> 2 words
+/// of 4 signed bytes (2x the values), element order kept.
+std::pair<Value, Value> doubledBytes(Emitter &e, Value packed) {
+  Value out[2];
+  for (int64_t half = 0; half < 2; ++half) {
+    Value word = e.c32(0);
+    for (int64_t i = 0; i < 4; ++i) {
+      Value code = e.field(packed, 4 * (4 * half + i), 4);
+      Value mag = e.andi(e.shr(e.c32(kDoubledE2M1),
+                               e.mul(e.andi(code, e.c32(7)), e.c32(4))),
+                         e.c32(0xF));
+      Value neg = e.ne(e.andi(code, e.c32(8)), e.c32(0));
+      Value v = e.andi(e.select(neg, e.sub(e.c32(0), mag), mag), e.c32(0xFF));
+      word = e.ori(word, e.shl(v, e.c32(8 * i)));
+    }
+    out[half] = word;
+  }
+  return {out[0], out[1]};
+}
+
+/// Row `r` of a K = 64 E2M1 operand (32 bytes through its descriptor) as 16
+/// words of doubled values.
+SmallVector<Value> loadOperandRow(Emitter &e, const SmemDesc &d, Value r) {
+  SmallVector<Value> out;
+  for (int64_t chunk = 0; chunk < 2; ++chunk) {
+    SmallVector<Value> words =
+        loadShared16(e, smemAddress(e, d, r, e.c32(16 * chunk)));
+    for (Value w : words) {
+      auto [lo, hi] = doubledBytes(e, w);
+      out.push_back(lo);
+      out.push_back(hi);
+    }
+  }
+  return out;
+}
+
+/// The scale factor of row `row` of an operand for K-block `block` (0..3
+/// for block16, 0..1 for block32), read from tensor memory at `sfAddr`: the
+/// 32-bit cell at lane row % 32, column sfAddr.column + row / 32, byte
+/// sfId + block (sfId is a half-word offset for block32 and 0 for block16).
+/// The ISA requires block-scale factors duplicated to all four 32-lane
+/// partitions: the four copies must agree, or the emulation traps.
+Value scaleFactor(Emitter &e, Value sfAddr, Value row, int64_t block,
+                  Value sfId, Value ue8m0, StringRef what) {
+  Value column = e.add(e.andi(sfAddr, e.c32(0xFFFF)), e.divu(row, e.c32(32)));
+  Value lane = e.remu(row, e.c32(32));
+  Value cell = e.load(e.i32(), e.tmemCell(lane, column));
+  for (int64_t q = 1; q < 4; ++q) {
+    Value copy =
+        e.load(e.i32(), e.tmemCell(e.add(lane, e.c32(32 * q)), column));
+    e.fail(e.ne(copy, cell),
+           (what + ": row %u's scale factors (column %u) differ between lane "
+                   "%u (0x%08x) and lane %u (0x%08x): they must be duplicated "
+                   "to all four lane partitions")
+               .str(),
+           {row, column, lane, cell, e.add(lane, e.c32(32 * q)), copy});
+  }
+  Value byteIndex = e.add(sfId, e.c32(block));
+  Value byte = e.andi(e.shr(cell, e.mul(byteIndex, e.c32(8))), e.c32(0xFF));
+  nvfp4::NumericsBuilder nb(e.b, e.b.getLoc(), e.f32());
+  // UE4M3 is unsigned: bit 7 is not part of the value.
+  Value ue4m3 = nb.e4m3Decode(e.andi(byte, e.c32(0x7F)));
+  return e.select(ue8m0, nb.e8m0Decode(byte), ue4m3);
+}
+
+/// tcgen05.mma.cta_group::1.kind::{mxf4nvf4,mxf4}.block_scale
+/// [d], adesc, bdesc, idesc, [sfa], [sfb], enable_input_d.
+void buildMma(Emitter &e, ValueRange args, bool block16) {
+  Value dAddr = args[0], adesc = args[1], bdesc = args[2], idesc = args[3],
+        enableD = args[4], sfa = args[5], sfb = args[6], kindNvf4 = args[7];
+  // Instruction descriptor (PTX ISA, the .kind::mxf4 / mxf4nvf4 table).
+  Value sparse = e.field(idesc, 0, 3);
+  Value reserved = e.ori(e.ori(e.ne(e.field(idesc, 3, 1), e.c32(0)),
+                               e.ne(e.field(idesc, 6, 1), e.c32(0))),
+                         e.ori(e.ne(e.field(idesc, 12, 1), e.c32(0)),
+                               e.ne(e.field(idesc, 24, 3), e.c32(0))));
+  Value sfbId = e.field(idesc, 4, 2);
+  Value aType = e.field(idesc, 7, 3);
+  Value bType = e.field(idesc, 10, 2);
+  Value negate = e.xori(e.field(idesc, 13, 1), e.field(idesc, 14, 1));
+  Value transpose = e.field(idesc, 15, 2);
+  Value n = e.shl(e.field(idesc, 17, 6), e.c32(3));
+  Value ue8m0 = e.ne(e.field(idesc, 23, 1), e.c32(0));
+  Value m = e.shl(e.field(idesc, 27, 2), e.c32(7));
+  Value sfaId = e.field(idesc, 29, 2);
+  Value k96 = e.field(idesc, 31, 1);
+  e.fail(e.ne(sparse, e.c32(0)),
+         "tcgen05.mma idesc 0x%08x: sparsity (not emulated)", {idesc});
+  e.fail(reserved, "tcgen05.mma idesc 0x%08x: reserved bits set", {idesc});
+  e.fail(e.ori(e.ne(aType, e.c32(1)), e.ne(bType, e.c32(1))),
+         "tcgen05.mma idesc 0x%08x: A type %u, B type %u (E2M1 is 1)",
+         {idesc, aType, bType});
+  e.fail(e.ne(transpose, e.c32(0)),
+         "tcgen05.mma idesc 0x%08x: transpose bits set (FP4 is K-major only)",
+         {idesc});
+  e.fail(e.ne(m, e.c32(128)),
+         "tcgen05.mma idesc 0x%08x: M = %u (cta_group::1 block-scaled MMAs "
+         "have M = 128)",
+         {idesc, m});
+  e.fail(e.ne(k96, e.c32(0)),
+         "tcgen05.mma idesc 0x%08x: K = 96 needs cta_group::2", {idesc});
+  e.fail(e.ori(e.ori(e.ult(n, e.c32(8)), e.ugt(n, e.c32(kMaxN))),
+               e.ne(e.remu(n, e.c32(8)), e.c32(0))),
+         "tcgen05.mma idesc 0x%08x: N = %u (8..256 in steps of 8)", {idesc, n});
+  if (block16) {
+    // scale_vec::4X: both ids 0; UE4M3 or UE8M0 with mxf4nvf4 only.
+    e.fail(e.ori(e.ne(sfaId, e.c32(0)), e.ne(sfbId, e.c32(0))),
+           "tcgen05.mma idesc 0x%08x: scale-factor ids A %u B %u (block16 "
+           "needs 0)",
+           {idesc, sfaId, sfbId});
+    e.fail(e.eq(kindNvf4, e.c32(0)),
+           "tcgen05.mma: kind::mxf4 has no block16");
+  } else {
+    // scale_vec::2X: ids 0 or 2, UE8M0 only.
+    Value badId = e.ori(e.ne(e.andi(sfaId, e.c32(1)), e.c32(0)),
+                        e.ne(e.andi(sfbId, e.c32(1)), e.c32(0)));
+    e.fail(badId,
+           "tcgen05.mma idesc 0x%08x: scale-factor ids A %u B %u (block32 "
+           "takes 0 or 2)",
+           {idesc, sfaId, sfbId});
+    e.fail(e.eq(ue8m0, e.b.create<arith::ConstantIntOp>(e.i1(), 0)),
+           "tcgen05.mma idesc 0x%08x: block32 needs UE8M0 scales", {idesc});
+  }
+  Value dLane = e.shr(dAddr, e.c32(16));
+  Value dColumn = e.andi(dAddr, e.c32(0xFFFF));
+  e.fail(e.ne(dLane, e.c32(0)),
+         "tcgen05.mma: D at lane %u (M = 128 starts at lane 0)", {dLane});
+  e.checkAllocated(dLane, dColumn, n, "tcgen05.mma D");
+  int64_t blocks = block16 ? 4 : 2;
+  int64_t wordsPerBlock = 16 / blocks;
+  e.fail(e.ori(e.ne(e.shr(sfa, e.c32(16)), e.c32(0)),
+               e.ne(e.shr(sfb, e.c32(16)), e.c32(0))),
+         "tcgen05.mma: scale-factor addresses 0x%x, 0x%x with a lane field "
+         "(not emulated)",
+         {sfa, sfb});
+  e.checkAllocated(e.shr(sfa, e.c32(16)), e.andi(sfa, e.c32(0xFFFF)),
+                   e.c32(4), "tcgen05.mma scale factors A");
+  e.checkAllocated(e.shr(sfb, e.c32(16)), e.andi(sfb, e.c32(0xFFFF)),
+                   e.add(e.divu(e.sub(n, e.c32(1)), e.c32(32)), e.c32(1)),
+                   "tcgen05.mma scale factors B");
+  SmemDesc a = decodeDesc(e, adesc, "tcgen05.mma A");
+  SmemDesc bd = decodeDesc(e, bdesc, "tcgen05.mma B");
+
+  // B's rows once: doubled values and scale factors into this CTA's scratch.
+  e.loop(e.c32(0), n, 1, [&](Value row) {
+    Value dst = e.scratchRow(row);
+    SmallVector<Value> words = loadOperandRow(e, bd, row);
+    for (auto [i, w] : llvm::enumerate(words))
+      e.store(w, e.gep(dst, e.i32(), e.c64(i)));
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      Value s = scaleFactor(e, sfb, row, blk, sfbId, ue8m0, "tcgen05.mma B");
+      e.store(s, e.gep(dst, e.i32(), e.c64(16 + blk)));
+    }
+  });
+  // Each row of A against every row of B: per K block an exact integer dot
+  // product (4x the product of values), scaled by fl(sa * sb) / 4, the
+  // blocks summed in K order in fp32, then added to D unless
+  // enable-input-d is false.
+  e.loop(e.c32(0), m, 1, [&](Value row) {
+    SmallVector<Value> aWords = loadOperandRow(e, a, row);
+    SmallVector<Value> sa;
+    for (int64_t blk = 0; blk < blocks; ++blk)
+      sa.push_back(scaleFactor(e, sfa, row, blk, sfaId, ue8m0, "tcgen05.mma A"));
+    e.loop(e.c32(0), n, 1, [&](Value col) {
+      Value src = e.scratchRow(col);
+      auto vec4 = VectorType::get({4}, e.i8());
+      Value sum = e.cf(0.0);
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        Value dot = e.c32(0);
+        for (int64_t w = 0; w < wordsPerBlock; ++w) {
+          int64_t word = blk * wordsPerBlock + w;
+          Value bw = e.load(e.i32(), e.gep(src, e.i32(), e.c64(word)));
+          dot = NVVM::DotAccumulate4WayOp::create(
+              e.b, e.i32(), LLVM::BitcastOp::create(e.b, vec4, aWords[word]),
+              NVVM::DotAccumulateType::SIGNED,
+              LLVM::BitcastOp::create(e.b, vec4, bw),
+              NVVM::DotAccumulateType::SIGNED, dot);
+        }
+        Value sb = e.load(e.f32(), e.gep(src, e.i32(), e.c64(16 + blk)));
+        Value scale = arith::MulFOp::create(e.b, sa[blk], sb);
+        Value value = arith::MulFOp::create(
+            e.b, arith::MulFOp::create(
+                     e.b, arith::SIToFPOp::create(e.b, e.f32(), dot),
+                     e.cf(0.25)),
+            scale);
+        sum = arith::AddFOp::create(e.b, sum, value);
+      }
+      sum = e.select(e.ne(negate, e.c32(0)),
+                     arith::NegFOp::create(e.b, sum), sum);
+      Value cell = e.tmemCell(row, e.add(dColumn, col));
+      Value old = e.load(e.f32(), cell);
+      Value acc = arith::AddFOp::create(e.b, old, sum);
+      e.store(e.select(enableD, acc, sum), cell);
+    });
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct EmulateTcgen05
+    : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (maxCtas < 1) {
+      getOperation().emitError("nvfp4-emulate-tcgen05: max-ctas must be >= 1");
+      return signalPassFailure();
+    }
+    // The E2M1 conversions anywhere (the portable quantize kernels are
+    // still gpu.launch bodies here), then each gpu.module's tcgen05 ops.
+    if (failed(emulateConversions(getOperation())))
+      return signalPassFailure();
+    WalkResult result = getOperation().walk([&](gpu::GPUModuleOp module) {
+      if (failed(emulateModule(module)))
+        return WalkResult::interrupt();
+      return WalkResult::skip();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    Operation *left = nullptr;
+    getOperation().walk([&](Operation *op) {
+      if (isTcgen05(op))
+        left = op;
+    });
+    if (left) {
+      left->emitError("nvfp4-emulate-tcgen05: tcgen05 ops are emulated in "
+                      "gpu.module kernels only");
+      signalPassFailure();
+    }
+  }
+
+  LogicalResult emulateConversions(Operation *root) {
+    // The E2M1 conversion: the contract's rounding (bit for bit).
+    SmallVector<NVVM::ConvertF32x2ToF4x2Op> cvts;
+    root->walk([&](NVVM::ConvertF32x2ToF4x2Op op) { cvts.push_back(op); });
+    for (NVVM::ConvertF32x2ToF4x2Op op : cvts) {
+      if (op.getRelu())
+        return op.emitError("nvfp4-emulate-tcgen05: the .relu conversion is "
+                            "not emulated");
+      ImplicitLocOpBuilder b(op.getLoc(), op);
+      nvfp4::NumericsBuilder nb(b, op.getLoc(), b.getF32Type());
+      Value hi = nb.e2m1EncodeRNE(op.getA());
+      Value lo = nb.e2m1EncodeRNE(op.getB());
+      Value byte = arith::OrIOp::create(
+          b, arith::ShLIOp::create(b, hi, nb.i32(4)), lo);
+      op.replaceAllUsesWith(
+          arith::TruncIOp::create(b, b.getI8Type(), byte).getResult());
+      op.erase();
+    }
+    Operation *stochastic = nullptr;
+    root->walk([&](NVVM::ConvertF32x4ToF4x4Op op) { stochastic = op; });
+    if (stochastic)
+      return stochastic->emitError(
+          "nvfp4-emulate-tcgen05: cvt.rs (hardware stochastic rounding) is "
+          "not emulated: the PTX ISA does not define how it consumes its "
+          "random bits");
+
+    return success();
+  }
+
+  LogicalResult emulateModule(gpu::GPUModuleOp module) {
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isTcgen05(op))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return success();
+    declareGlobals(module);
+    ImplicitLocOpBuilder mb(module.getLoc(), module.getContext());
+    for (Operation *op : ops)
+      if (failed(rewrite(module, op)))
+        return failure();
+    // The exit check before every return of a kernel.
+    module.walk([&](gpu::GPUFuncOp func) {
+      if (!func.isKernel())
+        return;
+      func.walk([&](gpu::ReturnOp ret) {
+        ImplicitLocOpBuilder b(ret.getLoc(), ret);
+        call(module, b, Fn::exit, {});
+      });
+    });
+    return success();
+  }
+
+  void declareGlobals(gpu::GPUModuleOp module) {
+    ImplicitLocOpBuilder b(module.getLoc(), module.getContext());
+    b.setInsertionPointToStart(module.getBody());
+    auto declare = [&](StringRef name, int64_t words) {
+      if (SymbolTable::lookupSymbolIn(module, name))
+        return;
+      auto type = LLVM::LLVMArrayType::get(b.getI32Type(), words);
+      auto global = LLVM::GlobalOp::create(
+          b, type, /*isConstant=*/false, LLVM::Linkage::Internal, name,
+          Attribute(), /*alignment=*/16, /*addrSpace=*/1);
+      Block *init = b.createBlock(&global.getInitializerRegion());
+      b.setInsertionPointToStart(init);
+      LLVM::ReturnOp::create(b, LLVM::ZeroOp::create(b, type).getResult());
+      b.setInsertionPointAfter(global);
+    };
+    declare(kTmem, maxCtas * kLanes * kColumns);
+    declare(kScratch, maxCtas * kMaxN * kScratchRowWords);
+    declare(kState, maxCtas * kStateWords);
+  }
+
+  /// The device function `fn` of `module` (built on first use).
+  LLVM::LLVMFuncOp function(gpu::GPUModuleOp module, Fn fn, bool block16) {
+    std::string name = fnName(fn).str();
+    if (fn == Fn::mma)
+      name += block16 ? "_block16" : "_block32";
+    if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      return existing;
+    MLIRContext *ctx = module.getContext();
+    Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64),
+         i1 = IntegerType::get(ctx, 1);
+    Type p3 = LLVM::LLVMPointerType::get(ctx, 3);
+    SmallVector<Type> params;
+    switch (fn) {
+    case Fn::alloc:
+      params = {p3, i32};
+      break;
+    case Fn::dealloc:
+      params = {i32, i32};
+      break;
+    case Fn::relinquish:
+    case Fn::exit:
+      break;
+    case Fn::cp:
+      params = {i32, i64, i32, i32, i32};
+      break;
+    case Fn::mma:
+      params = {i32, i64, i64, i32, i1, i32, i32, i32};
+      break;
+    }
+    ImplicitLocOpBuilder b(module.getLoc(), ctx);
+    b.setInsertionPointToEnd(module.getBody());
+    auto func = LLVM::LLVMFuncOp::create(
+        b, name, LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                             params));
+    func.setLinkage(LLVM::Linkage::Internal);
+    Block *entry = func.addEntryBlock(b);
+    b.setInsertionPointToStart(entry);
+    Emitter e(b, maxCtas);
+    ValueRange args = entry->getArguments();
+    switch (fn) {
+    case Fn::alloc:
+      buildAlloc(e, args);
+      break;
+    case Fn::dealloc:
+      buildDealloc(e, args);
+      break;
+    case Fn::relinquish:
+      buildRelinquish(e, args);
+      break;
+    case Fn::exit:
+      buildExit(e, args);
+      break;
+    case Fn::cp:
+      buildCp(e, args);
+      break;
+    case Fn::mma:
+      buildMma(e, args, block16);
+      break;
+    }
+    LLVM::ReturnOp::create(b, ValueRange{});
+    return func;
+  }
+
+  void call(gpu::GPUModuleOp module, ImplicitLocOpBuilder &b, Fn fn,
+            ValueRange args, bool block16 = true) {
+    LLVM::CallOp::create(b, function(module, fn, block16), args);
+  }
+
+  /// A TMEM address (!llvm.ptr<6>) as the i32 it is.
+  static Value tmemAddress(ImplicitLocOpBuilder &b, Value ptr) {
+    if (auto cast = ptr.getDefiningOp<LLVM::IntToPtrOp>())
+      if (cast.getArg().getType().isInteger(32))
+        return cast.getArg();
+    return LLVM::PtrToIntOp::create(b, b.getI32Type(), ptr);
+  }
+
+  LogicalResult rewrite(gpu::GPUModuleOp module, Operation *op) {
+    ImplicitLocOpBuilder b(op->getLoc(), op);
+    Emitter e(b, maxCtas);
+    auto group = [&](NVVM::CTAGroupKind kind) -> LogicalResult {
+      if (kind != NVVM::CTAGroupKind::CTA_1)
+        return op->emitError("nvfp4-emulate-tcgen05: cta_group::2 is not "
+                             "emulated");
+      return success();
+    };
+    LogicalResult done =
+        TypeSwitch<Operation *, LogicalResult>(op)
+            .Case([&](NVVM::Tcgen05AllocOp alloc) -> LogicalResult {
+              if (failed(group(alloc.getGroup())))
+                return failure();
+              if (!isa<LLVM::LLVMPointerType>(alloc.getAddr().getType()) ||
+                  cast<LLVM::LLVMPointerType>(alloc.getAddr().getType())
+                          .getAddressSpace() != 3)
+                return alloc.emitError("nvfp4-emulate-tcgen05: tcgen05.alloc "
+                                       "to a generic address is not emulated");
+              call(module, b, Fn::alloc, {alloc.getAddr(), alloc.getNCols()});
+              return success();
+            })
+            .Case([&](NVVM::Tcgen05DeallocOp dealloc) -> LogicalResult {
+              if (failed(group(dealloc.getGroup())))
+                return failure();
+              call(module, b, Fn::dealloc,
+                   {tmemAddress(b, dealloc.getTaddr()), dealloc.getNCols()});
+              return success();
+            })
+            .Case([&](NVVM::Tcgen05RelinquishAllocPermitOp relinquish)
+                      -> LogicalResult {
+              if (failed(group(relinquish.getGroup())))
+                return failure();
+              call(module, b, Fn::relinquish, {});
+              return success();
+            })
+            .Case([&](NVVM::Tcgen05FenceOp) -> LogicalResult {
+              // The emulated accesses are ordinary memory operations,
+              // complete when issued: a CTA fence orders them against the
+              // thread synchronization around it.
+              NVVM::MembarOp::create(b, NVVM::MemScopeKind::CTA);
+              return success();
+            })
+            .Case([&](NVVM::Tcgen05WaitOp) -> LogicalResult { return success(); })
+            .Case([&](NVVM::Tcgen05CommitOp commit) -> LogicalResult {
+              if (failed(group(commit.getGroup())))
+                return failure();
+              if (commit.getMulticastMask())
+                return commit.emitError("nvfp4-emulate-tcgen05: multicast "
+                                        "commit is not emulated");
+              // Every earlier tcgen05 op of this thread has completed (they
+              // run synchronously): make their writes visible, then arrive.
+              NVVM::MembarOp::create(b, NVVM::MemScopeKind::CTA);
+              NVVM::MBarrierArriveOp::create(b, Type(), commit.getAddr(),
+                                             Value());
+              return success();
+            })
+            .Case([&](NVVM::Tcgen05CpOp cp) -> LogicalResult {
+              if (failed(group(cp.getGroup())))
+                return failure();
+              if (cp.getSrcFormat())
+                return cp.emitError("nvfp4-emulate-tcgen05: tcgen05.cp with "
+                                    "decompression is not emulated");
+              int64_t rows = 0, units = 0;
+              switch (cp.getShape()) {
+              case NVVM::Tcgen05CpShape::SHAPE_128x256b:
+                rows = 128, units = 2;
+                break;
+              case NVVM::Tcgen05CpShape::SHAPE_4x256b:
+                rows = 4, units = 2;
+                break;
+              case NVVM::Tcgen05CpShape::SHAPE_128x128b:
+                rows = 128, units = 1;
+                break;
+              case NVVM::Tcgen05CpShape::SHAPE_64x128b:
+                rows = 64, units = 1;
+                break;
+              case NVVM::Tcgen05CpShape::SHAPE_32x128b:
+                rows = 32, units = 1;
+                break;
+              }
+              int64_t multicast = static_cast<int64_t>(cp.getMulticast());
+              call(module, b, Fn::cp,
+                   {tmemAddress(b, cp.getTaddr()), cp.getSmemDesc(),
+                    e.c32(rows), e.c32(units), e.c32(multicast)});
+              return success();
+            })
+            .Case([&](NVVM::Tcgen05MMABlockScaleOp mma) -> LogicalResult {
+              if (failed(group(mma.getCtaGroup())))
+                return failure();
+              if (!isa<IntegerType>(mma.getMatrixA().getType()))
+                return mma.emitError("nvfp4-emulate-tcgen05: A in tensor "
+                                     "memory is not emulated");
+              if (mma.getCollectorOp() !=
+                  NVVM::Tcgen05MMACollectorOp::DISCARD)
+                return mma.emitError("nvfp4-emulate-tcgen05: collector "
+                                     "buffers are not emulated");
+              bool nvf4 = mma.getKind() == NVVM::MMABlockScaleKind::MXF4NVF4;
+              if (!nvf4 && mma.getKind() != NVVM::MMABlockScaleKind::MXF4)
+                return mma.emitError("nvfp4-emulate-tcgen05: only "
+                                     "kind::mxf4nvf4 and kind::mxf4 are "
+                                     "emulated");
+              NVVM::Tcgen05MMABlockScale scale = mma.getBlockScale();
+              bool block16 =
+                  scale == NVVM::Tcgen05MMABlockScale::BLOCK16 ||
+                  (scale == NVVM::Tcgen05MMABlockScale::DEFAULT && nvf4);
+              call(module, b, Fn::mma,
+                   {tmemAddress(b, mma.getMatrixD()), mma.getMatrixA(),
+                    mma.getMatrixB(), mma.getIdesc(), mma.getEnableInputD(),
+                    tmemAddress(b, mma.getScaleA()),
+                    tmemAddress(b, mma.getScaleB()), e.c32(nvf4 ? 1 : 0)},
+                   block16);
+              return success();
+            })
+            .Case([&](NVVM::Tcgen05LdOp ld) -> LogicalResult {
+              if (ld.getShape() != NVVM::Tcgen05LdStShape::SHAPE_32X32B ||
+                  ld.getOffset() || ld.getPack())
+                return ld.emitError("nvfp4-emulate-tcgen05: only "
+                                    "tcgen05.ld.32x32b is emulated");
+              Type type = ld.getResult().getType();
+              Value cell = ldStCell(e, tmemAddress(b, ld.getTmemAddr()), type,
+                                    "tcgen05.ld");
+              ld.getResult().replaceAllUsesWith(e.load(type, cell, 4));
+              return success();
+            })
+            .Case([&](NVVM::Tcgen05StOp st) -> LogicalResult {
+              if (st.getShape() != NVVM::Tcgen05LdStShape::SHAPE_32X32B ||
+                  st.getOffset() || st.getUnpack())
+                return st.emitError("nvfp4-emulate-tcgen05: only "
+                                    "tcgen05.st.32x32b is emulated");
+              Value cell = ldStCell(e, tmemAddress(b, st.getTmemAddr()),
+                                    st.getVal().getType(), "tcgen05.st");
+              e.store(st.getVal(), cell);
+              return success();
+            })
+            .Default([&](Operation *other) -> LogicalResult {
+              return other->emitError("nvfp4-emulate-tcgen05: not emulated");
+            });
+    if (failed(done))
+      return failure();
+    op->erase();
+    return success();
+  }
+
+  /// tcgen05.ld/st .32x32b.xN of `type` (i32 or vector<N x i32>): thread t
+  /// of the warp accesses lane taddr.lane + t, which must be in the warp's
+  /// quarter (warp w of the CTA reaches lanes 32 (w % 4) .. + 31), and
+  /// columns column .. + N - 1: the first of its cells.
+  Value ldStCell(Emitter &e, Value taddr, Type type, StringRef what) {
+    int64_t num = isa<VectorType>(type)
+                      ? cast<VectorType>(type).getNumElements()
+                      : 1;
+    Value lane0 = e.shr(taddr, e.c32(16));
+    Value column = e.andi(taddr, e.c32(0xFFFF));
+    Value warp = e.divu(e.linearThread(), e.c32(32));
+    Value quarter = e.mul(e.remu(warp, e.c32(4)), e.c32(32));
+    e.fail(e.ne(lane0, quarter),
+           (what + ": warp %u addresses lanes %u.. (its quarter is lanes "
+                   "%u..%u)")
+               .str(),
+           {warp, lane0, quarter, e.add(quarter, e.c32(31))});
+    e.checkAllocated(lane0, column, e.c32(num), what);
+    return e.tmemCell(e.add(lane0, e.laneId()), column);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The mutation test's corruptions
+//===----------------------------------------------------------------------===//
+
+struct TestMutateTcgen05
+    : nvfp4::impl::NVFP4TestMutateTcgen05Base<TestMutateTcgen05> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    enum Kind { swizzle, sbo, lbo, idescN, idescM, sfId, cpShape, tmemColumn,
+                scaleColumn, unknown };
+    Kind kind = llvm::StringSwitch<Kind>(field)
+                    .Case("swizzle", swizzle)
+                    .Case("sbo", sbo)
+                    .Case("lbo", lbo)
+                    .Case("idesc-n", idescN)
+                    .Case("idesc-m", idescM)
+                    .Case("sf-id", sfId)
+                    .Case("cp-shape", cpShape)
+                    .Case("tmem-column", tmemColumn)
+                    .Case("scale-column", scaleColumn)
+                    .Default(unknown);
+    if (kind == unknown) {
+      getOperation().emitError("nvfp4-test-mutate-tcgen05: unknown field '")
+          << field << "'";
+      return signalPassFailure();
+    }
+    int64_t changed = 0;
+    getOperation().walk([&](Operation *op) {
+      ImplicitLocOpBuilder b(op->getLoc(), op);
+      auto i32 = [&](int64_t v) {
+        return arith::ConstantIntOp::create(b, b.getI32Type(), v);
+      };
+      if (auto desc = dyn_cast<NVVM::Tcgen05MmaSmemDescOp>(op)) {
+        // Operand descriptors only (the scale copies' have no swizzle).
+        bool operand = llvm::any_of(desc->getUsers(), [](Operation *user) {
+          return isa<NVVM::Tcgen05MMABlockScaleOp>(user);
+        });
+        if (!operand)
+          return;
+        switch (kind) {
+        case swizzle:
+          // Swizzle code 2 (128B) -> 4 (64B).
+          desc->setOperand(5, arith::ConstantIntOp::create(
+                                  b, b.getI8Type(), 4));
+          ++changed;
+          break;
+        case sbo:
+          desc->setOperand(2, arith::DivUIOp::create(b, desc->getOperand(2),
+                                                     i32(2)));
+          ++changed;
+          break;
+        case lbo:
+          desc->setOperand(1, i32(2));
+          ++changed;
+          break;
+        default:
+          break;
+        }
+        return;
+      }
+      if (auto mma = dyn_cast<NVVM::Tcgen05MMABlockScaleOp>(op)) {
+        Value idesc = mma.getIdesc();
+        switch (kind) {
+        case idescN: {
+          // N >> 3 in bits 17-22, halved.
+          Value nField = arith::AndIOp::create(
+              b, arith::ShRUIOp::create(b, idesc, i32(17)), i32(0x3F));
+          Value halved = arith::ShRUIOp::create(b, nField, i32(1));
+          Value cleared = arith::AndIOp::create(b, idesc, i32(~(0x3F << 17)));
+          mma->setOperand(3, arith::OrIOp::create(
+                                 b, cleared,
+                                 arith::ShLIOp::create(b, halved, i32(17))));
+          ++changed;
+          break;
+        }
+        case idescM:
+          // M >> 7 in bits 27-28: 1 (128) -> 2 (256).
+          mma->setOperand(
+              3, arith::OrIOp::create(
+                     b, arith::AndIOp::create(b, idesc, i32(~(3 << 27))),
+                     i32(2 << 27)));
+          ++changed;
+          break;
+        case sfId:
+          // SFA id (bits 29-30) XOR 2.
+          mma->setOperand(3, arith::XOrIOp::create(b, idesc, i32(2 << 29)));
+          ++changed;
+          break;
+        case scaleColumn: {
+          Value addr = LLVM::PtrToIntOp::create(b, b.getI32Type(),
+                                                mma.getScaleB());
+          mma->setOperand(6, LLVM::IntToPtrOp::create(
+                                 b, mma.getScaleB().getType(),
+                                 arith::AddIOp::create(b, addr, i32(1)).getResult()));
+          ++changed;
+          break;
+        }
+        default:
+          break;
+        }
+        return;
+      }
+      if (auto cp = dyn_cast<NVVM::Tcgen05CpOp>(op)) {
+        if (kind == cpShape &&
+            cp.getShape() == NVVM::Tcgen05CpShape::SHAPE_32x128b) {
+          cp.setShape(NVVM::Tcgen05CpShape::SHAPE_128x128b);
+          cp.setMulticast(NVVM::Tcgen05CpMulticast::NONE);
+          ++changed;
+        }
+        return;
+      }
+      if (auto ld = dyn_cast<NVVM::Tcgen05LdOp>(op)) {
+        if (kind == tmemColumn) {
+          Value addr = LLVM::PtrToIntOp::create(b, b.getI32Type(),
+                                                ld.getTmemAddr());
+          ld->setOperand(0, LLVM::IntToPtrOp::create(
+                                b, ld.getTmemAddr().getType(),
+                                arith::AddIOp::create(b, addr, i32(1)).getResult()));
+          ++changed;
+        }
+        return;
+      }
+    });
+    if (changed == 0) {
+      getOperation().emitError("nvfp4-test-mutate-tcgen05: no op has field '")
+          << field << "'";
+      return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,213 @@
+"""The sm_100a (tcgen05) kernels executed under emulation on a Hopper GPU.
+
+    python3 -m nvfp4_testing.emulation configs      every tile configuration
+    python3 -m nvfp4_testing.emulation mutations    the mutation test
+    python3 -m nvfp4_testing.emulation one          one matmul (used by mutations)
+    python3 -m nvfp4_testing.emulation runner DIR   one matmul through nvfp4-runner
+
+`configs` runs the selfcheck matmul and grouped families (and quantize, whose
+E2M1 conversion is emulated too) with the sm_100a pipeline under
+nvfp4-emulate-tcgen05, once per tile configuration: token tiles 64, 128 and
+256, shallow and deep stage rings. Matmuls are checked against the fp64
+reference within the spec's bound, quantize bit for bit.
+
+`mutations` corrupts one field of the emitted tcgen05 ops at a time
+(nvfp4-test-mutate-tcgen05, through the pipeline's `emulation-mutation`
+option) and runs one NVFP4 and one MXFP4 matmul in a fresh process each: every
+corruption of a field the hardware reads must make the run fail its check
+(a trap of the emulation, which names the violated rule, or wrong numbers).
+LBO is the control: the PTX ISA says it is not used by swizzled K-major
+layouts, so corrupting it must change nothing.
+
+Needs a GPU with TMA (sm_90 or later). Prints one line per case and a
+SUMMARY line; exit status 1 on any failure.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+#: Tile configurations of the sm_100a GEMM (nvfp4-lower-to-sm100 options).
+CONFIGS = [
+    "",                          # the pass's choice (token tile by shape)
+    "token-tile=64 stages=2",
+    "token-tile=128 stages=3",
+    "token-tile=256 stages=4",
+]
+
+#: field -> whether corrupting it must make the run fail.
+MUTATIONS = {
+    "swizzle": True,
+    "sbo": True,
+    "idesc-n": True,
+    "idesc-m": True,
+    "sf-id": True,
+    "cp-shape": True,
+    "tmem-column": True,
+    "scale-column": True,
+    "lbo": False,
+}
+
+
+def _env(pipeline_options):
+    env = dict(os.environ)
+    env["NVFP4_EMULATE_TCGEN05"] = "1"
+    env["NVFP4_PIPELINE_OPTIONS"] = pipeline_options
+    return env
+
+
+def configs(families):
+    failures = 0
+    for options in CONFIGS:
+        for family in families:
+            label = options or "default tiles"
+            print(f"== {family} under emulation, {label}", flush=True)
+            start = time.time()
+            proc = subprocess.run(
+                [sys.executable, "-m", "nvfp4_testing.selfcheck", family, "--target=gpu",
+                 "--size=full"], env=_env(options), capture_output=True, text=True)
+            out = proc.stdout + proc.stderr
+            summary = [l for l in out.splitlines() if l.startswith("SUMMARY")]
+            bad = [l for l in out.splitlines() if l.startswith("FAIL")]
+            ok = proc.returncode == 0 and summary and "0 failures" in summary[-1]
+            failures += not ok
+            print(f"{'PASS' if ok else 'FAIL'} configs [{label}] {family}: "
+                  f"{summary[-1] if summary else 'no summary'} ({time.time() - start:.1f} s)",
+                  flush=True)
+            for line in bad[:5]:
+                print("   ", line)
+            if not ok and not summary:
+                print(out[-2000:])
+        # quantize and the zero-size cases do not depend on the GEMM tile:
+        # once is enough.
+        families = [f for f in families if f not in ("quantize", "empty")]
+    print(f"SUMMARY emulation configs: {failures} failures", flush=True)
+    return failures
+
+
+def one(fmt):
+    """One matmul through the sm_100a pipeline (whatever the environment
+    says), checked against the reference: exit 0 if within the bound, 1 if
+    not (a trap raises, which exits otherwise)."""
+    from nvfp4 import compiler
+    from nvfp4 import reference as ref
+    from nvfp4_testing.selfcheck import Report, random_operand, summation_bound
+    from nvfp4 import runtime
+    runtime.DEFAULT_POISON = 0xFF
+    rng = np.random.default_rng(11)
+    m, k, n = (256, 512, 200) if fmt == "nvfp4" else (200, 512, 136)
+    a_q, a_s = random_operand(m, k, fmt, rng)
+    b_q, b_s = random_operand(n, k, fmt, rng)
+    kw = dict(a_rows=m, b_rows=n, swizzled=True)
+    got = compiler.matmul(a_q, a_s, b_q, b_s, fmt=fmt, out_dtype="f32", target="gpu")
+    want = ref.matmul_reference(a_q, a_s, b_q, b_s, fmt=fmt, **kw)
+    rep = Report("emulation")
+    rep.close(f"{fmt} M={m} K={k} N={n} -> f32", got, want, "f32",
+              summation_bound(a_q, a_s, b_q, b_s, k, fmt=fmt, **kw))
+    return 1 if rep.failures else 0
+
+
+def runner(workdir):
+    """One NVFP4 matmul (M, N off the tiles, bf16 out) through nvfp4-runner
+    --emulate-tcgen05 ($NVFP4_RUNNER) on .npy files in `workdir`, checked
+    against the reference: the runner's path to the emulated kernel."""
+    from pathlib import Path
+    from nvfp4 import reference as ref
+    from nvfp4_testing.selfcheck import Report, random_operand, summation_bound
+    out = Path(workdir)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(12)
+    m, k, n = 200, 768, 136
+    a_q, a_s = random_operand(m, k, "nvfp4", rng)
+    b_q, b_s = random_operand(n, k, "nvfp4", rng)
+
+    def ty(a, element, enc=""):
+        return "tensor<" + "x".join(map(str, a.shape[:-1])) + \
+            f"x{a.shape[-1] * (2 if element == 'f4E2M1FN' else 1)}x{element}{enc}>"
+    sw = ", #nvfp4.swizzled_128x4"
+    ta, tsa = ty(a_q, "f4E2M1FN"), ty(a_s, "f8E4M3FN", sw)
+    tb, tsb = ty(b_q, "f4E2M1FN"), ty(b_s, "f8E4M3FN", sw)
+    tc = f"tensor<{m}x{n}xbf16>"
+    (out / "mm.mlir").write_text(
+        f"func.func @main(%a: {ta}, %sa: {tsa}, %b: {tb}, %sb: {tsb}) -> {tc} {{\n"
+        f"  %c = nvfp4.matmul %a, %sa, %b, %sb : {ta}, {tsa}, {tb}, {tsb} -> {tc}\n"
+        f"  return %c : {tc}\n}}\n")
+    for name, array in [("a", a_q), ("sa", a_s), ("b", b_q), ("sb", b_s)]:
+        np.save(out / f"{name}.npy", np.ascontiguousarray(array).view(np.uint8))
+    cmd = [os.environ.get("NVFP4_RUNNER", "nvfp4-runner"), str(out / "mm.mlir"), "--target=gpu",
+           "--emulate-tcgen05"] + [f"--input={out / x}.npy" for x in ("a", "sa", "b", "sb")] + \
+          [f"--output={out / 'c.npy'}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode:
+        print(proc.stdout + proc.stderr)
+        print("FAIL emulation runner: exit", proc.returncode)
+        return 1
+    got = np.load(out / "c.npy")
+    kw = dict(a_rows=m, b_rows=n, swizzled=True)
+    want = ref.matmul_reference(a_q, a_s, b_q, b_s, **kw)
+    rep = Report("emulation")
+    rep.close(f"nvfp4-runner --emulate-tcgen05 M={m} K={k} N={n} -> bf16", got, want, "bf16",
+              summation_bound(a_q, a_s, b_q, b_s, k, **kw))
+    rep.summary()
+    return 1 if rep.failures else 0
+
+
+def _run_one(fmt, mutation):
+    options = f"emulation-mutation={mutation}" if mutation else ""
+    proc = subprocess.run([sys.executable, "-m", "nvfp4_testing.emulation", "one", fmt],
+                          env=_env(options), capture_output=True, text=True, timeout=600)
+    out = proc.stdout + proc.stderr
+    trap = [l.strip() for l in out.splitlines() if "nvfp4 tcgen05 emulation:" in l]
+    if proc.returncode == 0:
+        return "passed", ""
+    if proc.returncode == 1 and not trap and "FAIL emulation" in out:
+        line = [l for l in out.splitlines() if l.startswith("FAIL")][0]
+        return "wrong numbers", line.split(": ", 1)[-1]
+    if trap:
+        return "trap", trap[0].split("emulation: ", 1)[-1]
+    return "error", out.strip().splitlines()[-1] if out.strip() else f"exit {proc.returncode}"
+
+
+def mutations():
+    failures = 0
+    for fmt in ("nvfp4", "mxfp4"):
+        outcome, detail = _run_one(fmt, None)
+        ok = outcome == "passed"
+        failures += not ok
+        print(f"{'PASS' if ok else 'FAIL'} mutation none ({fmt}): {outcome} {detail}", flush=True)
+    for field, must_fail in MUTATIONS.items():
+        for fmt in ("nvfp4", "mxfp4"):
+            outcome, detail = _run_one(fmt, field)
+            caught = outcome in ("trap", "wrong numbers")
+            ok = caught if must_fail else outcome == "passed"
+            failures += not ok
+            what = "caught" if caught else "not caught"
+            print(f"{'PASS' if ok else 'FAIL'} mutation {field} ({fmt}): {what}: {outcome}"
+                  f"{': ' + detail if detail else ''}", flush=True)
+    print(f"SUMMARY emulation mutations: {failures} failures", flush=True)
+    return failures
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["configs", "mutations", "one", "runner"])
+    parser.add_argument("arg", nargs="?", default=None)
+    args = parser.parse_args(argv)
+    if args.command == "one":
+        return one(args.arg or "nvfp4")
+    if args.command == "runner":
+        return runner(args.arg or "emulation-runner")
+    if args.command == "configs":
+        families = (args.arg.split(",") if args.arg
+                    else ["quantize", "empty", "matmul", "grouped"])
+        return 1 if configs(families) else 0
+    return 1 if mutations() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+// nvfp4-emulate-tcgen05: every tcgen05 op of a gpu.module becomes a call of
+// the module's emulation function (or, for ld/st/fence/wait/commit, plain
+// memory operations), with tensor memory and the allocator state as global
+// arrays sized by max-ctas; the E2M1 conversion becomes the contract's
+// rounding. What the functions compute runs on the H200
+// (test/Integration/GPU/emulate-tcgen05.test).
+// RUN: nvfp4-opt %s --split-input-file --nvfp4-emulate-tcgen05="max-ctas=2" | FileCheck %s
+
+// CHECK-LABEL: gpu.module @kernel
+// 2 CTAs x 128 lanes x 512 columns; 2 x 256 rows x 20 words; 2 x 4 words.
+// CHECK-DAG: llvm.mlir.global internal @__nvfp4_emu_tmem() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<131072 x i32>
+// CHECK-DAG: llvm.mlir.global internal @__nvfp4_emu_scratch() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<10240 x i32>
+// CHECK-DAG: llvm.mlir.global internal @__nvfp4_emu_state() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<8 x i32>
+// CHECK: gpu.func @k(%[[SLOT:.*]]: !llvm.ptr<3>, %[[BAR:.*]]: !llvm.ptr<3>, %[[ADESC:.*]]: i64, %[[BDESC:.*]]: i64, %[[SDESC:.*]]: i64, %[[EN:.*]]: i1)
+// CHECK-NOT: nvvm.tcgen05
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_alloc(%[[SLOT]], %c256_i32)
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_relinquish()
+// CHECK: nvvm.memory.barrier <cta>
+// CHECK: %[[T:.*]] = llvm.load %[[SLOT]] : !llvm.ptr<3> -> i32
+// The scale copy: 32 rows of 16 bytes, multicast warpx4 (3).
+// CHECK: %[[SF:.*]] = arith.addi %[[T]], %c128_i32
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_cp(%[[SF]], %[[SDESC]], %c32_i32, %c1_i32, %c3_i32)
+// The MMA: D, descriptors, idesc, enable-input-d, SFA, SFB, kind mxf4nvf4.
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_mma_block_scale_block16(%[[T]], %[[ADESC]], %[[BDESC]], %c136316032_i32, %[[EN]], %[[SF]], %[[SF]], %c1_i32{{.*}})
+// Commit: a CTA fence, then the arrive.
+// CHECK: nvvm.memory.barrier <cta>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[BAR]] : !llvm.ptr<3>
+// The accumulator load: warp quarter and allocation checks, then a load of
+// 32 consecutive columns of this thread's lane.
+// CHECK: gpu.printf
+// CHECK: %[[V:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<32xi32>
+// CHECK: vector.extract %[[V]][0]
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_dealloc(%[[T]], %c256_i32)
+// The exit check before the return.
+// CHECK: llvm.call @__nvfp4_emu_exit()
+// CHECK-NEXT: gpu.return
+// CHECK-DAG: llvm.func internal @__nvfp4_emu_tcgen05_alloc(%{{.*}}: !llvm.ptr<3>, %{{.*}}: i32)
+// CHECK-DAG: llvm.func internal @__nvfp4_emu_tcgen05_mma_block_scale_block16(
+// CHECK-DAG: llvm.func internal @__nvfp4_emu_exit()
+gpu.module @kernel {
+  gpu.func @k(%slot: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %adesc: i64, %bdesc: i64, %sdesc: i64, %en: i1) kernel {
+    %c256 = arith.constant 256 : i32
+    %c128 = arith.constant 128 : i32
+    %idesc = arith.constant 136316032 : i32
+    nvvm.tcgen05.alloc %slot, %c256 : !llvm.ptr<3>, i32
+    nvvm.tcgen05.relinquish_alloc_permit
+    nvvm.tcgen05.fence <after>
+    %t = llvm.load %slot : !llvm.ptr<3> -> i32
+    %d = llvm.inttoptr %t : i32 to !llvm.ptr<6>
+    %sfi = arith.addi %t, %c128 : i32
+    %sf = llvm.inttoptr %sfi : i32 to !llvm.ptr<6>
+    nvvm.tcgen05.cp %sf, %sdesc {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
+    nvvm.tcgen05.mma.block_scale %d, %adesc, %bdesc, %idesc, %en, %sf, %sf {blockScale = #nvvm.tcgen05_mma_block_scale<block16>, ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.block_scale_kind<mxf4nvf4>} : (!llvm.ptr<6>, i64, i64, i32, i1, !llvm.ptr<6>, !llvm.ptr<6>)
+    nvvm.tcgen05.commit %bar : !llvm.ptr<3>
+    %v = nvvm.tcgen05.ld %d {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<32xi32>
+    nvvm.tcgen05.wait <load>
+    %x = vector.extract %v[0] : i32 from vector<32xi32>
+    llvm.store %x, %slot : i32, !llvm.ptr<3>
+    nvvm.tcgen05.dealloc %d, %c256 : !llvm.ptr<6>, i32
+    gpu.return
+  }
+}
+
+// -----
+
+// The E2M1 conversion anywhere (the portable quantize kernels are still
+// gpu.launch bodies when the pass runs): `cvt d, a, b` puts a in the high
+// nibble, each through the contract's RNE encoding (NaN -> +6, saturating).
+// CHECK-LABEL: func.func @convert(
+// CHECK-SAME:    %[[A:.*]]: f32, %[[B:.*]]: f32)
+// CHECK-NOT: nvvm.convert.f32x2.to.f4x2
+// CHECK: arith.minnumf %[[A]], %cst
+// CHECK: arith.minnumf %[[B]], %cst
+// CHECK: %[[HI:.*]] = arith.shli %{{.*}}, %c4_i32 : i32
+// CHECK: %[[BYTE:.*]] = arith.ori %[[HI]], %{{.*}} : i32
+// CHECK: arith.trunci %[[BYTE]] : i32 to i8
+func.func @convert(%a: f32, %b: f32) -> i8 {
+  %r = nvvm.convert.f32x2.to.f4x2 %a, %b : i8 (f4E2M1FN)
+  return %r : i8
+}
