@@ -50,6 +50,8 @@ MUTATIONS = {
     "cp-shape": True,
     "tmem-column": True,
     "scale-column": True,
+    "d-column": True,
+    "enable-input-d": True,
     "lbo": False,
 }
 

@@ -308,7 +308,13 @@ def NVFP4EmulateTcgen05 : Pass<"nvfp4-emulate-tcgen05", "ModuleOp"> {
       CTA's allocation mask and check what they are given (whole warp,
       power-of-two column counts in [32, 512], no alloc after relinquish,
       only allocated columns freed, nothing left allocated at exit); every
-      access checks that its columns are allocated.
+      access checks that its columns are allocated. Allocated columns start
+      as all-ones (a NaN): the ISA leaves them undefined.
+    * `tcgen05.cp` and `tcgen05.mma` are asynchronous: issuing one records
+      it in the CTA's queue, and the `tcgen05.commit` of the issuing thread
+      executes the queue in order, fences, and arrives on its mbarrier (the
+      latest completion the ISA allows). One issuing thread per CTA at a
+      time; ops left uncommitted at dealloc or exit trap.
     * `tcgen05.cp` reads its source through the shared-memory descriptor
       (start, LBO, SBO, version, base offset, swizzle) and writes the lanes
       and columns its shape and multicast name.
@@ -316,11 +322,9 @@ def NVFP4EmulateTcgen05 : Pass<"nvfp4-emulate-tcgen05", "ModuleOp"> {
       block32) decodes the instruction descriptor (M, N, types, scale type,
       scale-factor ids, negation, reserved bits), reads A and B through
       their descriptors and the scale factors through their TMEM addresses,
-      and accumulates in fp32 (enable-input-d honoured); it completes
-      before the issuing thread goes on, so `tcgen05.commit` arrives on its
-      mbarrier once the results are in memory.
+      and accumulates in fp32 (enable-input-d honoured).
     * `tcgen05.ld` / `st` (32x32b) check the warp's lane quarter;
-      `tcgen05.wait` is a no-op (the accesses are synchronous) and
+      `tcgen05.wait` is a no-op (ld and st are synchronous) and
       `tcgen05.fence` a CTA memory fence.
     * `cvt.rn.satfinite.e2m1x2.f32` becomes the contract's E2M1 rounding
       (docs/spec.md 2.1), bit for bit.
@@ -355,7 +359,9 @@ def NVFP4TestMutateTcgen05 : Pass<"nvfp4-test-mutate-tcgen05", "ModuleOp"> {
     `idesc-n` (N halved), `idesc-m` (M 128 -> 256), `sf-id` (SFA id 0 -> 2),
     `cp-shape` (32x128b.warpx4 -> 128x128b), `tmem-column` (the epilogue's
     tcgen05.ld one column to the right), `scale-column` (the MMA's SFB
-    address one column to the right).
+    address one column to the right), `d-column` (the MMA's accumulator
+    address one column to the right), `enable-input-d` (every MMA
+    accumulates into D, the tile's first too).
   }];
   let options = [
     Option<"field", "field", "std::string", [{""}], "The field to corrupt">

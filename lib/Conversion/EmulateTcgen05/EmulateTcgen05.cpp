@@ -51,13 +51,30 @@ constexpr int64_t kColumns = 512;
 /// words of doubled E2M1 values (int8) and 4 words of f32 scale products.
 constexpr int64_t kScratchRowWords = 20;
 constexpr int64_t kMaxN = 256;
-/// Per-CTA allocator state: [0] allocated-column mask (one bit per 32
-/// columns), [1] permit relinquished, [2] threads that reached the exit.
-constexpr int64_t kStateWords = 4;
+/// Per-CTA state words.
+enum StateWord : int64_t {
+  kAllocMask = 0,    // allocated columns, one bit per 32
+  kRelinquished = 1, // tcgen05.relinquish_alloc_permit executed
+  kExited = 2,       // threads that reached the kernel's exit
+  kIssuer = 3,       // 1 + the thread whose tcgen05 ops are in flight, or 0
+  kInFlight = 4,     // how many (records in the CTA's queue)
+  kStateWords = 8
+};
+/// The asynchronous tcgen05 ops (cp, mma) issued and not yet committed: a
+/// per-CTA queue of records, each the op's kind and its operands as the
+/// executing function takes them (i64 as two words).
+constexpr int64_t kQueueCapacity = 64;
+constexpr int64_t kRecordWords = 12;
+enum RecordKind : int64_t { kRecordCp = 1, kRecordMma16 = 2, kRecordMma32 = 3 };
+/// What tcgen05.alloc leaves in the columns it hands out: the ISA leaves
+/// them undefined; all-ones is a NaN as f32 and as E4M3 / UE8M0 scales, so
+/// reading a column nothing wrote poisons the result.
+constexpr int64_t kTmemPoison = 0xFFFFFFFF;
 
 constexpr StringLiteral kTmem = "__nvfp4_emu_tmem";
 constexpr StringLiteral kScratch = "__nvfp4_emu_scratch";
 constexpr StringLiteral kState = "__nvfp4_emu_state";
+constexpr StringLiteral kQueue = "__nvfp4_emu_queue";
 
 bool isTcgen05(Operation *op) {
   return isa<NVVM::Tcgen05AllocOp, NVVM::Tcgen05DeallocOp,
@@ -209,6 +226,20 @@ public:
         mul(add(mul(cta, c64(kMaxN)), ext64(row)), c64(kScratchRowWords));
     return gep(global(kScratch), i32(), index);
   }
+  /// Record `i` of this CTA's queue of issued, uncommitted ops.
+  Value queueRecord(Value i) {
+    Value cta = ext64(linearCta());
+    Value index = mul(add(mul(cta, c64(kQueueCapacity)), ext64(i)),
+                      c64(kRecordWords));
+    return gep(global(kQueue), i32(), index);
+  }
+  /// Traps if this CTA has issued tcgen05 ops no commit has covered.
+  void checkNothingInFlight(StringRef when) {
+    Value inFlight = load(i32(), stateWord(kInFlight));
+    fail(ne(inFlight, c32(0)),
+         (when + " with %u tcgen05 ops issued and never committed").str(),
+         {inFlight});
+  }
 
   /// Traps unless columns [column, column + count) of this CTA's tensor
   /// memory are allocated and lane is in range.
@@ -221,7 +252,7 @@ public:
     Value last = divu(sub(end, c32(1)), c32(32));
     Value span = add(sub(last, first), c32(1));
     Value bits = shl(sub(shl(c32(1), span), c32(1)), first);
-    Value mask = load(i32(), stateWord(0));
+    Value mask = load(i32(), stateWord(kAllocMask));
     fail(ne(andi(mask, bits), bits),
          (what + ": columns %u..%u are not allocated (allocated mask 0x%x)")
              .str(),
@@ -330,7 +361,9 @@ SmallVector<Value> loadShared16(Emitter &e, Value addr) {
 // The device functions
 //===----------------------------------------------------------------------===//
 
-enum class Fn { alloc, dealloc, relinquish, exit, cp, mma };
+/// The device functions. `cp` / `mma` issue (queue) an op, `execCp` /
+/// `execMma` execute one, `commit` executes the queue and arrives.
+enum class Fn { alloc, dealloc, relinquish, exit, cp, mma, execCp, execMma, commit };
 
 StringRef fnName(Fn fn) {
   switch (fn) {
@@ -346,13 +379,20 @@ StringRef fnName(Fn fn) {
     return "__nvfp4_emu_tcgen05_cp";
   case Fn::mma:
     return "__nvfp4_emu_tcgen05_mma_block_scale";
+  case Fn::execCp:
+    return "__nvfp4_emu_exec_cp";
+  case Fn::execMma:
+    return "__nvfp4_emu_exec_mma_block_scale";
+  case Fn::commit:
+    return "__nvfp4_emu_tcgen05_commit";
   }
   llvm_unreachable("function");
 }
 
 /// tcgen05.alloc [slot], nCols: executed by a whole warp; lane 0 takes the
 /// first free, nCols-aligned run of columns and writes its address to the
-/// shared-memory slot.
+/// shared-memory slot; then the warp fills the run with kTmemPoison (the
+/// ISA leaves its contents undefined).
 void buildAlloc(Emitter &e, ValueRange args) {
   Value slot = args[0], nCols = args[1];
   Value mask = e.activeMask();
@@ -365,12 +405,12 @@ void buildAlloc(Emitter &e, ValueRange args) {
                       e.eq(pow2, e.b.create<arith::ConstantIntOp>(e.i1(), 0)));
     e.fail(bad, "tcgen05.alloc of %u columns (a power of two in [32, 512])",
            {nCols});
-    Value relinquished = e.load(e.i32(), e.stateWord(1));
+    Value relinquished = e.load(e.i32(), e.stateWord(kRelinquished));
     e.fail(e.ne(relinquished, e.c32(0)),
            "tcgen05.alloc after tcgen05.relinquish_alloc_permit");
     Value granules = e.divu(nCols, e.c32(32));
     Value bits = e.sub(e.shl(e.c32(1), granules), e.c32(1));
-    Value maskPtr = e.stateWord(0);
+    Value maskPtr = e.stateWord(kAllocMask);
     // First fit: try each aligned position once (a compare-and-swap each).
     auto forOp = scf::ForOp::create(e.b, e.c32(0), e.c32(kColumns / 32),
                                     granules, ValueRange{e.c32(-1)});
@@ -407,6 +447,18 @@ void buildAlloc(Emitter &e, ValueRange args) {
     e.store(e.mul(found, e.c32(32)), slot);
   });
   NVVM::SyncWarpOp::create(e.b, e.c32(-1));
+  // Lane l poisons tensor-memory lanes l, l + 32, l + 64, l + 96 of the run,
+  // 4 columns a store.
+  Value base = e.load(e.i32(), slot);
+  auto vec4 = VectorType::get({4}, e.i32());
+  Value poison = arith::ConstantOp::create(
+      e.b, DenseElementsAttr::get(vec4, APInt(32, kTmemPoison)));
+  e.loop(e.laneId(), e.c32(kLanes), 32, [&](Value lane) {
+    e.loop(e.c32(0), nCols, 4, [&](Value column) {
+      e.store(poison, e.tmemCell(lane, e.add(base, column)), 16);
+    });
+  });
+  NVVM::SyncWarpOp::create(e.b, e.c32(-1));
 }
 
 /// tcgen05.dealloc taddr, nCols: a whole warp; frees exactly an allocated,
@@ -429,10 +481,11 @@ void buildDealloc(Emitter &e, ValueRange args) {
                                        e.c32(0)))));
     e.fail(bad, "tcgen05.dealloc of address 0x%x, %u columns", {taddr, nCols});
     e.checkAllocated(lane, column, nCols, "tcgen05.dealloc");
+    e.checkNothingInFlight("tcgen05.dealloc");
     Value bits = e.shl(e.sub(e.shl(e.c32(1), e.divu(nCols, e.c32(32))),
                              e.c32(1)),
                        e.divu(column, e.c32(32)));
-    LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::_and, e.stateWord(0),
+    LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::_and, e.stateWord(kAllocMask),
                               e.xori(bits, e.c32(-1)),
                               LLVM::AtomicOrdering::acq_rel);
   });
@@ -440,25 +493,87 @@ void buildDealloc(Emitter &e, ValueRange args) {
 }
 
 void buildRelinquish(Emitter &e, ValueRange) {
-  e.store(e.c32(1), e.stateWord(1));
+  e.store(e.c32(1), e.stateWord(kRelinquished));
 }
 
 /// Before each return of a kernel: the CTA's last thread out checks that
-/// every allocation was freed and resets the state for the next launch.
+/// every allocation was freed and every issued op committed, and resets the
+/// state for the next launch.
 void buildExit(Emitter &e, ValueRange) {
   NVVM::MembarOp::create(e.b, NVVM::MemScopeKind::GPU);
   Value before = LLVM::AtomicRMWOp::create(
-      e.b, LLVM::AtomicBinOp::add, e.stateWord(2), e.c32(1),
+      e.b, LLVM::AtomicBinOp::add, e.stateWord(kExited), e.c32(1),
       LLVM::AtomicOrdering::acq_rel);
   e.ifThen(e.eq(before, e.sub(e.threadsPerCta(), e.c32(1))), [&] {
-    Value mask = e.load(e.i32(), e.stateWord(0));
+    Value mask = e.load(e.i32(), e.stateWord(kAllocMask));
     e.fail(e.ne(mask, e.c32(0)),
            "the kernel exits with tensor memory allocated (mask 0x%x): every "
            "tcgen05.alloc needs a tcgen05.dealloc",
            {mask});
-    e.store(e.c32(0), e.stateWord(1));
-    e.store(e.c32(0), e.stateWord(2));
+    e.checkNothingInFlight("the kernel exits");
+    e.store(e.c32(0), e.stateWord(kRelinquished));
+    e.store(e.c32(0), e.stateWord(kExited));
   });
+}
+
+/// Issuing tcgen05.cp or tcgen05.mma: the op is asynchronous, so it is
+/// recorded, operands as they are now, in this CTA's queue and executed by
+/// the tcgen05.commit that covers it (the latest completion the ISA
+/// allows). A commit covers the ops of the thread that executes it: the
+/// queue has one issuing thread at a time, and an op from another thread
+/// while it holds uncommitted ones traps.
+void buildIssue(Emitter &e, ValueRange args, int64_t kind) {
+  Value self = e.add(e.linearThread(), e.c32(1));
+  Value pair = LLVM::AtomicCmpXchgOp::create(
+      e.b, e.stateWord(kIssuer), e.c32(0), self, LLVM::AtomicOrdering::acq_rel,
+      LLVM::AtomicOrdering::monotonic);
+  Value issuer = LLVM::ExtractValueOp::create(e.b, pair, 0);
+  e.fail(e.andi(e.ne(issuer, e.c32(0)), e.ne(issuer, self)),
+         "a tcgen05 op issued by thread %u while thread %u of its CTA has "
+         "ops in flight (one issuing thread per CTA is emulated)",
+         {e.sub(self, e.c32(1)), e.sub(issuer, e.c32(1))});
+  Value countPtr = e.stateWord(kInFlight);
+  Value count = e.load(e.i32(), countPtr);
+  e.fail(e.eq(count, e.c32(kQueueCapacity)),
+         "more than " + std::to_string(kQueueCapacity) +
+             " tcgen05 ops issued without a tcgen05.commit");
+  e.store(e.add(count, e.c32(1)), countPtr);
+  Value record = e.queueRecord(count);
+  e.store(e.c32(kind), record);
+  int64_t word = 1;
+  for (Value arg : args) {
+    SmallVector<Value, 2> words;
+    if (arg.getType() == e.i64())
+      words = {e.trunc32(arg), e.trunc32(e.shr(arg, e.c64(32)))};
+    else if (arg.getType() == e.i1())
+      words = {arith::ExtUIOp::create(e.b, e.i32(), arg)};
+    else
+      words = {arg};
+    for (Value w : words)
+      e.store(w, e.gep(record, e.i32(), e.c64(word++)));
+  }
+  assert(word <= kRecordWords && "record too small for the op's operands");
+}
+
+/// The operands `types` of an executing function, read back from a record
+/// that buildIssue wrote.
+SmallVector<Value> readRecord(Emitter &e, Value record, TypeRange types) {
+  SmallVector<Value> args;
+  int64_t word = 1;
+  auto next = [&] {
+    return e.load(e.i32(), e.gep(record, e.i32(), e.c64(word++)));
+  };
+  for (Type type : types) {
+    if (type == e.i64()) {
+      Value lo = e.ext64(next());
+      args.push_back(e.ori(lo, e.shl(e.ext64(next()), e.c64(32))));
+    } else if (type == e.i1()) {
+      args.push_back(e.ne(next(), e.c32(0)));
+    } else {
+      args.push_back(next());
+    }
+  }
+  return args;
 }
 
 /// tcgen05.cp [taddr], sdesc with shape (rows x 16*units bytes) and
@@ -785,6 +900,12 @@ struct EmulateTcgen05
     });
     if (ops.empty())
       return success();
+    issues = Issued();
+    for (Operation *op : ops) {
+      issues.cp |= isa<NVVM::Tcgen05CpOp>(op);
+      if (auto mma = dyn_cast<NVVM::Tcgen05MMABlockScaleOp>(op))
+        (isBlock16(mma) ? issues.mma16 : issues.mma32) = true;
+    }
     declareGlobals(module);
     ImplicitLocOpBuilder mb(module.getLoc(), module.getContext());
     for (Operation *op : ops)
@@ -820,12 +941,13 @@ struct EmulateTcgen05
     declare(kTmem, maxCtas * kLanes * kColumns);
     declare(kScratch, maxCtas * kMaxN * kScratchRowWords);
     declare(kState, maxCtas * kStateWords);
+    declare(kQueue, maxCtas * kQueueCapacity * kRecordWords);
   }
 
   /// The device function `fn` of `module` (built on first use).
   LLVM::LLVMFuncOp function(gpu::GPUModuleOp module, Fn fn, bool block16) {
     std::string name = fnName(fn).str();
-    if (fn == Fn::mma)
+    if (fn == Fn::mma || fn == Fn::execMma)
       name += block16 ? "_block16" : "_block32";
     if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
       return existing;
@@ -845,10 +967,15 @@ struct EmulateTcgen05
     case Fn::exit:
       break;
     case Fn::cp:
+    case Fn::execCp:
       params = {i32, i64, i32, i32, i32};
       break;
     case Fn::mma:
+    case Fn::execMma:
       params = {i32, i64, i64, i32, i1, i32, i32, i32};
+      break;
+    case Fn::commit:
+      params = {p3};
       break;
     }
     ImplicitLocOpBuilder b(module.getLoc(), ctx);
@@ -875,14 +1002,70 @@ struct EmulateTcgen05
       buildExit(e, args);
       break;
     case Fn::cp:
-      buildCp(e, args);
+      buildIssue(e, args, kRecordCp);
       break;
     case Fn::mma:
+      buildIssue(e, args, block16 ? kRecordMma16 : kRecordMma32);
+      break;
+    case Fn::execCp:
+      buildCp(e, args);
+      break;
+    case Fn::execMma:
       buildMma(e, args, block16);
+      break;
+    case Fn::commit:
+      buildCommit(module, e, args[0]);
       break;
     }
     LLVM::ReturnOp::create(b, ValueRange{});
     return func;
+  }
+
+  /// tcgen05.commit [mbar]: if this thread issued the queued ops, execute
+  /// them in issue order; then (every earlier op of the thread is complete)
+  /// a CTA memory fence and the arrive.
+  void buildCommit(gpu::GPUModuleOp module, Emitter &e, Value mbar) {
+    Value self = e.add(e.linearThread(), e.c32(1));
+    Value issuerPtr = e.stateWord(kIssuer);
+    e.ifThen(e.eq(e.load(e.i32(), issuerPtr), self), [&] {
+      Value countPtr = e.stateWord(kInFlight);
+      e.loop(e.c32(0), e.load(e.i32(), countPtr), 1, [&](Value i) {
+        Value record = e.queueRecord(i);
+        Value kind = e.load(e.i32(), record);
+        auto execute = [&](int64_t code, Fn fn, bool block16) {
+          e.ifThen(e.eq(kind, e.c32(code)), [&] {
+            LLVM::LLVMFuncOp callee = function(module, fn, block16);
+            LLVM::CallOp::create(
+                e.b, callee,
+                readRecord(e, record,
+                           callee.getFunctionType().getParams()));
+          });
+        };
+        if (issues.cp)
+          execute(kRecordCp, Fn::execCp, true);
+        if (issues.mma16)
+          execute(kRecordMma16, Fn::execMma, true);
+        if (issues.mma32)
+          execute(kRecordMma32, Fn::execMma, false);
+      });
+      e.store(e.c32(0), countPtr);
+      LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::xchg, issuerPtr,
+                                e.c32(0), LLVM::AtomicOrdering::release);
+    });
+    NVVM::MembarOp::create(e.b, NVVM::MemScopeKind::CTA);
+    NVVM::MBarrierArriveOp::create(e.b, Type(), mbar, Value());
+  }
+
+  /// Which asynchronous ops a module issues (the commit executes these).
+  struct Issued {
+    bool cp = false, mma16 = false, mma32 = false;
+  } issues;
+
+  static bool isBlock16(NVVM::Tcgen05MMABlockScaleOp mma) {
+    NVVM::Tcgen05MMABlockScale scale = mma.getBlockScale();
+    return scale == NVVM::Tcgen05MMABlockScale::BLOCK16 ||
+           (scale == NVVM::Tcgen05MMABlockScale::DEFAULT &&
+            mma.getKind() == NVVM::MMABlockScaleKind::MXF4NVF4);
   }
 
   void call(gpu::GPUModuleOp module, ImplicitLocOpBuilder &b, Fn fn,
@@ -935,9 +1118,10 @@ struct EmulateTcgen05
               return success();
             })
             .Case([&](NVVM::Tcgen05FenceOp) -> LogicalResult {
-              // The emulated accesses are ordinary memory operations,
-              // complete when issued: a CTA fence orders them against the
-              // thread synchronization around it.
+              // tcgen05.ld / st are ordinary memory operations, complete
+              // when issued (cp and mma run in their commit, which fences
+              // itself): a CTA fence orders them against the thread
+              // synchronization around it.
               NVVM::MembarOp::create(b, NVVM::MemScopeKind::CTA);
               return success();
             })
@@ -948,11 +1132,7 @@ struct EmulateTcgen05
               if (commit.getMulticastMask())
                 return commit.emitError("nvfp4-emulate-tcgen05: multicast "
                                         "commit is not emulated");
-              // Every earlier tcgen05 op of this thread has completed (they
-              // run synchronously): make their writes visible, then arrive.
-              NVVM::MembarOp::create(b, NVVM::MemScopeKind::CTA);
-              NVVM::MBarrierArriveOp::create(b, Type(), commit.getAddr(),
-                                             Value());
+              call(module, b, Fn::commit, {commit.getAddr()});
               return success();
             })
             .Case([&](NVVM::Tcgen05CpOp cp) -> LogicalResult {
@@ -1000,16 +1180,12 @@ struct EmulateTcgen05
                 return mma.emitError("nvfp4-emulate-tcgen05: only "
                                      "kind::mxf4nvf4 and kind::mxf4 are "
                                      "emulated");
-              NVVM::Tcgen05MMABlockScale scale = mma.getBlockScale();
-              bool block16 =
-                  scale == NVVM::Tcgen05MMABlockScale::BLOCK16 ||
-                  (scale == NVVM::Tcgen05MMABlockScale::DEFAULT && nvf4);
               call(module, b, Fn::mma,
                    {tmemAddress(b, mma.getMatrixD()), mma.getMatrixA(),
                     mma.getMatrixB(), mma.getIdesc(), mma.getEnableInputD(),
                     tmemAddress(b, mma.getScaleA()),
                     tmemAddress(b, mma.getScaleB()), e.c32(nvf4 ? 1 : 0)},
-                   block16);
+                   isBlock16(mma));
               return success();
             })
             .Case([&](NVVM::Tcgen05LdOp ld) -> LogicalResult {
@@ -1072,9 +1248,17 @@ struct TestMutateTcgen05
     : nvfp4::impl::NVFP4TestMutateTcgen05Base<TestMutateTcgen05> {
   using Base::Base;
 
+  /// A TMEM address (!llvm.ptr<6>) one column to the right.
+  static Value nextColumn(ImplicitLocOpBuilder &b, Value address) {
+    Value column = LLVM::PtrToIntOp::create(b, b.getI32Type(), address);
+    Value next = arith::AddIOp::create(
+        b, column, arith::ConstantIntOp::create(b, b.getI32Type(), 1));
+    return LLVM::IntToPtrOp::create(b, address.getType(), next);
+  }
+
   void runOnOperation() override {
     enum Kind { swizzle, sbo, lbo, idescN, idescM, sfId, cpShape, tmemColumn,
-                scaleColumn, unknown };
+                scaleColumn, dColumn, enableInputD, unknown };
     Kind kind = llvm::StringSwitch<Kind>(field)
                     .Case("swizzle", swizzle)
                     .Case("sbo", sbo)
@@ -1085,6 +1269,8 @@ struct TestMutateTcgen05
                     .Case("cp-shape", cpShape)
                     .Case("tmem-column", tmemColumn)
                     .Case("scale-column", scaleColumn)
+                    .Case("d-column", dColumn)
+                    .Case("enable-input-d", enableInputD)
                     .Default(unknown);
     if (kind == unknown) {
       getOperation().emitError("nvfp4-test-mutate-tcgen05: unknown field '")
@@ -1153,15 +1339,19 @@ struct TestMutateTcgen05
           mma->setOperand(3, arith::XOrIOp::create(b, idesc, i32(2 << 29)));
           ++changed;
           break;
-        case scaleColumn: {
-          Value addr = LLVM::PtrToIntOp::create(b, b.getI32Type(),
-                                                mma.getScaleB());
-          mma->setOperand(6, LLVM::IntToPtrOp::create(
-                                 b, mma.getScaleB().getType(),
-                                 arith::AddIOp::create(b, addr, i32(1)).getResult()));
+        case scaleColumn:
+          mma->setOperand(6, nextColumn(b, mma.getScaleB()));
           ++changed;
           break;
-        }
+        case dColumn:
+          mma->setOperand(0, nextColumn(b, mma.getMatrixD()));
+          ++changed;
+          break;
+        case enableInputD:
+          // Accumulate into D from the tile's first MMA on.
+          mma->setOperand(4, arith::ConstantIntOp::create(b, b.getI1Type(), 1));
+          ++changed;
+          break;
         default:
           break;
         }
@@ -1178,11 +1368,7 @@ struct TestMutateTcgen05
       }
       if (auto ld = dyn_cast<NVVM::Tcgen05LdOp>(op)) {
         if (kind == tmemColumn) {
-          Value addr = LLVM::PtrToIntOp::create(b, b.getI32Type(),
-                                                ld.getTmemAddr());
-          ld->setOperand(0, LLVM::IntToPtrOp::create(
-                                b, ld.getTmemAddr().getType(),
-                                arith::AddIOp::create(b, addr, i32(1)).getResult()));
+          ld->setOperand(0, nextColumn(b, ld.getTmemAddr()));
           ++changed;
         }
         return;

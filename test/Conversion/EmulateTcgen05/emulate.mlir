@@ -1,16 +1,18 @@
 // nvfp4-emulate-tcgen05: every tcgen05 op of a gpu.module becomes a call of
-// the module's emulation function (or, for ld/st/fence/wait/commit, plain
-// memory operations), with tensor memory and the allocator state as global
-// arrays sized by max-ctas; the E2M1 conversion becomes the contract's
-// rounding. What the functions compute runs on the H200
-// (test/Integration/GPU/emulate-tcgen05.test).
+// the module's emulation function (or, for ld/st/fence/wait, plain memory
+// operations), with tensor memory, the allocator state and the queue of
+// issued, uncommitted ops as global arrays sized by max-ctas; the E2M1
+// conversion becomes the contract's rounding. What the functions compute
+// runs on the H200 (test/Integration/GPU/emulate-tcgen05.test).
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-emulate-tcgen05="max-ctas=2" | FileCheck %s
 
 // CHECK-LABEL: gpu.module @kernel
-// 2 CTAs x 128 lanes x 512 columns; 2 x 256 rows x 20 words; 2 x 4 words.
+// 2 CTAs x 128 lanes x 512 columns; 2 x 256 rows x 20 words; 2 x 8 state
+// words; 2 x 64 records x 12 words.
 // CHECK-DAG: llvm.mlir.global internal @__nvfp4_emu_tmem() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<131072 x i32>
 // CHECK-DAG: llvm.mlir.global internal @__nvfp4_emu_scratch() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<10240 x i32>
-// CHECK-DAG: llvm.mlir.global internal @__nvfp4_emu_state() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<8 x i32>
+// CHECK-DAG: llvm.mlir.global internal @__nvfp4_emu_state() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<16 x i32>
+// CHECK-DAG: llvm.mlir.global internal @__nvfp4_emu_queue() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<1536 x i32>
 // CHECK: gpu.func @k(%[[SLOT:.*]]: !llvm.ptr<3>, %[[BAR:.*]]: !llvm.ptr<3>, %[[ADESC:.*]]: i64, %[[BDESC:.*]]: i64, %[[SDESC:.*]]: i64, %[[EN:.*]]: i1)
 // CHECK-NOT: nvvm.tcgen05
 // CHECK: llvm.call @__nvfp4_emu_tcgen05_alloc(%[[SLOT]], %c256_i32)
@@ -22,9 +24,8 @@
 // CHECK: llvm.call @__nvfp4_emu_tcgen05_cp(%[[SF]], %[[SDESC]], %c32_i32, %c1_i32, %c3_i32)
 // The MMA: D, descriptors, idesc, enable-input-d, SFA, SFB, kind mxf4nvf4.
 // CHECK: llvm.call @__nvfp4_emu_tcgen05_mma_block_scale_block16(%[[T]], %[[ADESC]], %[[BDESC]], %c136316032_i32, %[[EN]], %[[SF]], %[[SF]], %c1_i32{{.*}})
-// Commit: a CTA fence, then the arrive.
-// CHECK: nvvm.memory.barrier <cta>
-// CHECK-NEXT: nvvm.mbarrier.arrive %[[BAR]] : !llvm.ptr<3>
+// Commit: the queued ops run, then the fence and the arrive (below).
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_commit(%[[BAR]])
 // The accumulator load: warp quarter and allocation checks, then a load of
 // 32 consecutive columns of this thread's lane.
 // CHECK: gpu.printf
@@ -34,9 +35,53 @@
 // The exit check before the return.
 // CHECK: llvm.call @__nvfp4_emu_exit()
 // CHECK-NEXT: gpu.return
-// CHECK-DAG: llvm.func internal @__nvfp4_emu_tcgen05_alloc(%{{.*}}: !llvm.ptr<3>, %{{.*}}: i32)
-// CHECK-DAG: llvm.func internal @__nvfp4_emu_tcgen05_mma_block_scale_block16(
-// CHECK-DAG: llvm.func internal @__nvfp4_emu_exit()
+
+// alloc: lane 0 takes a run; then the warp fills it with all-ones (NaN), 4
+// columns a store, the ISA leaving new tensor memory undefined.
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_alloc(
+// CHECK: llvm.cmpxchg
+// CHECK: nvvm.bar.warp.sync
+// CHECK: %[[POISON:.*]] = arith.constant dense<-1> : vector<4xi32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: llvm.store %[[POISON]], %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_relinquish(
+
+// Issuing cp and mma only records them: take the queue (compare-and-swap of
+// the issuing thread), append kind + operands (i64 as two words). Nothing
+// is read from shared memory or tensor memory yet.
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_cp(
+// CHECK: llvm.cmpxchg
+// CHECK: llvm.mlir.addressof @__nvfp4_emu_queue
+// CHECK-NOT: !llvm.ptr<3>
+// CHECK-NOT: @__nvfp4_emu_tmem
+// CHECK: llvm.return
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_mma_block_scale_block16(
+// CHECK: llvm.cmpxchg
+// CHECK: llvm.mlir.addressof @__nvfp4_emu_queue
+// CHECK-NOT: !llvm.ptr<3>
+// CHECK-NOT: @__nvfp4_emu_tmem
+// CHECK: llvm.return
+
+// The commit of the issuing thread executes the records in order, frees the
+// queue, then fences and arrives.
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_commit(
+// CHECK-SAME:    %[[MBAR:.*]]: !llvm.ptr<3>)
+// CHECK: scf.for
+// CHECK: llvm.call @__nvfp4_emu_exec_cp(
+// CHECK: llvm.call @__nvfp4_emu_exec_mma_block_scale_block16(
+// CHECK: llvm.atomicrmw xchg
+// CHECK: nvvm.memory.barrier <cta>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[MBAR]] : !llvm.ptr<3>
+// CHECK-NEXT: llvm.return
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_exec_cp(
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_exec_mma_block_scale_block16(
+// CHECK: nvvm.dot.accumulate.4way
+// dealloc and exit: nothing may be left in flight.
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_dealloc(
+// CHECK: tcgen05.dealloc with %u tcgen05 ops issued and never committed
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_exit()
+// CHECK: the kernel exits with %u tcgen05 ops issued and never committed
 gpu.module @kernel {
   gpu.func @k(%slot: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %adesc: i64, %bdesc: i64, %sdesc: i64, %en: i1) kernel {
     %c256 = arith.constant 256 : i32

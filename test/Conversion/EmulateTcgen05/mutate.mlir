@@ -10,6 +10,8 @@
 // RUN: nvfp4-opt %s --nvfp4-test-mutate-tcgen05=field=cp-shape | FileCheck %s --check-prefix=CPSHAPE
 // RUN: nvfp4-opt %s --nvfp4-test-mutate-tcgen05=field=tmem-column | FileCheck %s --check-prefix=TMEMCOLUMN
 // RUN: nvfp4-opt %s --nvfp4-test-mutate-tcgen05=field=scale-column | FileCheck %s --check-prefix=SCALECOLUMN
+// RUN: nvfp4-opt %s --nvfp4-test-mutate-tcgen05=field=d-column | FileCheck %s --check-prefix=DCOLUMN
+// RUN: nvfp4-opt %s --nvfp4-test-mutate-tcgen05=field=enable-input-d | FileCheck %s --check-prefix=ENABLED
 // RUN: not nvfp4-opt %s --nvfp4-test-mutate-tcgen05=field=bogus 2>&1 | FileCheck %s --check-prefix=BOGUS
 
 // The operand descriptor's swizzle (128B, code 2) becomes 64B (code 4); the
@@ -36,6 +38,13 @@
 // SCALECOLUMN: %[[Q:.*]] = arith.addi %[[P]], %c1_i32
 // SCALECOLUMN: %[[R:.*]] = llvm.inttoptr %[[Q]] : i32 to !llvm.ptr<6>
 // SCALECOLUMN: nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SFB]], %[[R]]
+// DCOLUMN: %[[P:.*]] = llvm.ptrtoint %[[D:.*]] : !llvm.ptr<6> to i32
+// DCOLUMN: %[[Q:.*]] = arith.addi %[[P]], %c1_i32
+// DCOLUMN: %[[R:.*]] = llvm.inttoptr %[[Q]] : i32 to !llvm.ptr<6>
+// DCOLUMN: nvvm.tcgen05.mma.block_scale %[[R]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}
+// DCOLUMN: nvvm.tcgen05.ld %[[D]]
+// ENABLED: %[[TRUE:.*]] = arith.constant true
+// ENABLED: nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[TRUE]], %{{.*}}, %{{.*}}
 // BOGUS: nvfp4-test-mutate-tcgen05: unknown field 'bogus'
 gpu.module @kernel {
   gpu.func @k(%d: !llvm.ptr<6>, %sf: !llvm.ptr<6>, %addr: i32, %en: i1) kernel {
