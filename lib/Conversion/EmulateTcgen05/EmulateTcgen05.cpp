@@ -1,4 +1,4 @@
-//===- EmulateTcgen05.cpp - tcgen05 ops as sm_90a code ---------------------===//
+//===- EmulateTcgen05.cpp - tcgen05 ops as sm_90a code --------------------===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -121,8 +121,8 @@ public:
   /// Bits [lo, lo + width) of an i32 or i64.
   Value field(Value v, int64_t lo, int64_t width) {
     Type t = v.getType();
-    Value shifted = arith::ShRUIOp::create(
-        b, v, arith::ConstantIntOp::create(b, t, lo));
+    Value shifted =
+        arith::ShRUIOp::create(b, v, arith::ConstantIntOp::create(b, t, lo));
     Value bits = arith::AndIOp::create(
         b, shifted, arith::ConstantIntOp::create(b, t, (1ll << width) - 1));
     return t == i64() ? trunc32(bits) : bits;
@@ -134,8 +134,7 @@ public:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     gpu::PrintfOp::create(
-        b, b.getStringAttr("nvfp4 tcgen05 emulation: " + message + "\n"),
-        args);
+        b, b.getStringAttr("nvfp4 tcgen05 emulation: " + message + "\n"), args);
     LLVM::Trap::create(b);
   }
   /// for (i = lo; i < hi; i += step) body(i), on i32.
@@ -203,9 +202,9 @@ public:
   /// The cell (lane, column) of this CTA's tensor memory (i32 element).
   Value tmemCell(Value lane, Value column) {
     Value cta = ext64(linearCta());
-    Value index = add(mul(add(mul(cta, c64(kLanes)), ext64(lane)),
-                          c64(kColumns)),
-                      ext64(column));
+    Value index =
+        add(mul(add(mul(cta, c64(kLanes)), ext64(lane)), c64(kColumns)),
+            ext64(column));
     return gep(global(kTmem), i32(), index);
   }
   /// Every emulated access reads this CTA's allocator state first: the one
@@ -229,8 +228,8 @@ public:
   /// Record `i` of this CTA's queue of issued, uncommitted ops.
   Value queueRecord(Value i) {
     Value cta = ext64(linearCta());
-    Value index = mul(add(mul(cta, c64(kQueueCapacity)), ext64(i)),
-                      c64(kRecordWords));
+    Value index =
+        mul(add(mul(cta, c64(kQueueCapacity)), ext64(i)), c64(kRecordWords));
     return gep(global(kQueue), i32(), index);
   }
   /// Traps if this CTA has issued tcgen05 ops no commit has covered.
@@ -295,16 +294,14 @@ SmemDesc decodeDesc(Emitter &e, Value desc, StringRef what) {
   e.fail(e.ne(baseOffset, e.c32(0)),
          (what + " descriptor 0x%08x%08x: base offset %u (not emulated)").str(),
          {descHi, descLo, baseOffset});
-  e.fail(e.ne(lboMode, e.c32(0)),
-         (what + " descriptor 0x%08x%08x: absolute LBO mode (not emulated)")
-             .str(),
-         {descHi, descLo});
-  Value reserved = e.ori(
-      e.ori(e.ne(e.field(desc, 14, 2), e.c32(0)),
-            e.ne(e.field(desc, 30, 2), e.c32(0))),
-      e.ne(e.field(desc, 53, 8), e.c32(0)));
-  e.fail(reserved,
-         (what + " descriptor 0x%08x%08x: reserved bits set").str(),
+  e.fail(
+      e.ne(lboMode, e.c32(0)),
+      (what + " descriptor 0x%08x%08x: absolute LBO mode (not emulated)").str(),
+      {descHi, descLo});
+  Value reserved = e.ori(e.ori(e.ne(e.field(desc, 14, 2), e.c32(0)),
+                               e.ne(e.field(desc, 30, 2), e.c32(0))),
+                         e.ne(e.field(desc, 53, 8), e.c32(0)));
+  e.fail(reserved, (what + " descriptor 0x%08x%08x: reserved bits set").str(),
          {descHi, descLo});
   // Swizzle codes: 0 none, 2 128B, 4 64B, 6 32B; 1 (128B with 32B atoms) is
   // not emulated; 3, 5, 7 are undefined.
@@ -330,18 +327,15 @@ SmemDesc decodeDesc(Emitter &e, Value desc, StringRef what) {
 Value smemAddress(Emitter &e, const SmemDesc &d, Value r, Value kb) {
   Value group = e.mul(e.divu(r, e.c32(8)), d.sbo);
   Value rowInGroup = e.remu(r, e.c32(8));
-  Value noSwizzle =
-      e.add(e.add(d.start, group),
-            e.add(e.mul(rowInGroup, e.c32(16)),
-                  e.add(e.mul(e.divu(kb, e.c32(16)), d.lbo),
-                        e.remu(kb, e.c32(16)))));
+  Value noSwizzle = e.add(
+      e.add(d.start, group),
+      e.add(e.mul(rowInGroup, e.c32(16)),
+            e.add(e.mul(e.divu(kb, e.c32(16)), d.lbo), e.remu(kb, e.c32(16)))));
   Value t = e.select(e.eq(d.swizzleBytes, e.c32(0)), e.c32(16), d.swizzleBytes);
-  Value linear = e.add(e.add(d.start, group),
-                       e.add(e.mul(rowInGroup, t), kb));
+  Value linear = e.add(e.add(d.start, group), e.add(e.mul(rowInGroup, t), kb));
   // Chunks per row - 1: 1, 3 or 7 for 32B, 64B, 128B.
   Value chunkMask = e.sub(e.divu(t, e.c32(16)), e.c32(1));
-  Value xorBits =
-      e.shl(e.andi(e.shr(linear, e.c32(7)), chunkMask), e.c32(4));
+  Value xorBits = e.shl(e.andi(e.shr(linear, e.c32(7)), chunkMask), e.c32(4));
   Value swizzled = e.xori(linear, xorBits);
   return e.select(e.eq(d.swizzleBytes, e.c32(0)), noSwizzle, swizzled);
 }
@@ -363,7 +357,17 @@ SmallVector<Value> loadShared16(Emitter &e, Value addr) {
 
 /// The device functions. `cp` / `mma` issue (queue) an op, `execCp` /
 /// `execMma` execute one, `commit` executes the queue and arrives.
-enum class Fn { alloc, dealloc, relinquish, exit, cp, mma, execCp, execMma, commit };
+enum class Fn {
+  alloc,
+  dealloc,
+  relinquish,
+  exit,
+  cp,
+  mma,
+  execCp,
+  execMma,
+  commit
+};
 
 StringRef fnName(Fn fn) {
   switch (fn) {
@@ -400,9 +404,9 @@ void buildAlloc(Emitter &e, ValueRange args) {
          "tcgen05.alloc executed by lanes 0x%x, not a whole warp", {mask});
   e.ifThen(e.eq(e.laneId(), e.c32(0)), [&] {
     Value pow2 = e.eq(e.andi(nCols, e.sub(nCols, e.c32(1))), e.c32(0));
-    Value bad = e.ori(e.ori(e.ult(nCols, e.c32(32)),
-                            e.ugt(nCols, e.c32(kColumns))),
-                      e.eq(pow2, e.b.create<arith::ConstantIntOp>(e.i1(), 0)));
+    Value bad =
+        e.ori(e.ori(e.ult(nCols, e.c32(32)), e.ugt(nCols, e.c32(kColumns))),
+              e.eq(pow2, e.b.create<arith::ConstantIntOp>(e.i1(), 0)));
     e.fail(bad, "tcgen05.alloc of %u columns (a power of two in [32, 512])",
            {nCols});
     Value relinquished = e.load(e.i32(), e.stateWord(kRelinquished));
@@ -421,8 +425,8 @@ void buildAlloc(Emitter &e, ValueRange args) {
       Value found = forOp.getRegionIterArgs()[0];
       Value want = e.shl(bits, g);
       Value current = e.load(e.i32(), maskPtr);
-      Value free = e.andi(e.eq(found, e.c32(-1)),
-                          e.eq(e.andi(current, want), e.c32(0)));
+      Value free =
+          e.andi(e.eq(found, e.c32(-1)), e.eq(e.andi(current, want), e.c32(0)));
       auto ifOp = scf::IfOp::create(e.b, TypeRange{e.i32()}, free,
                                     /*withElseRegion=*/true);
       {
@@ -472,21 +476,19 @@ void buildDealloc(Emitter &e, ValueRange args) {
     Value lane = e.shr(taddr, e.c32(16));
     Value column = e.andi(taddr, e.c32(0xFFFF));
     Value pow2 = e.eq(e.andi(nCols, e.sub(nCols, e.c32(1))), e.c32(0));
-    Value bad = e.ori(e.ori(e.ult(nCols, e.c32(32)),
-                            e.ugt(nCols, e.c32(kColumns))),
-                      e.ori(e.ne(pow2, e.b.create<arith::ConstantIntOp>(
-                                           e.i1(), 1)),
-                            e.ori(e.ne(lane, e.c32(0)),
-                                  e.ne(e.remu(column, e.c32(32)),
-                                       e.c32(0)))));
+    Value bad =
+        e.ori(e.ori(e.ult(nCols, e.c32(32)), e.ugt(nCols, e.c32(kColumns))),
+              e.ori(e.ne(pow2, e.b.create<arith::ConstantIntOp>(e.i1(), 1)),
+                    e.ori(e.ne(lane, e.c32(0)),
+                          e.ne(e.remu(column, e.c32(32)), e.c32(0)))));
     e.fail(bad, "tcgen05.dealloc of address 0x%x, %u columns", {taddr, nCols});
     e.checkAllocated(lane, column, nCols, "tcgen05.dealloc");
     e.checkNothingInFlight("tcgen05.dealloc");
-    Value bits = e.shl(e.sub(e.shl(e.c32(1), e.divu(nCols, e.c32(32))),
-                             e.c32(1)),
-                       e.divu(column, e.c32(32)));
-    LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::_and, e.stateWord(kAllocMask),
-                              e.xori(bits, e.c32(-1)),
+    Value bits =
+        e.shl(e.sub(e.shl(e.c32(1), e.divu(nCols, e.c32(32))), e.c32(1)),
+              e.divu(column, e.c32(32)));
+    LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::_and,
+                              e.stateWord(kAllocMask), e.xori(bits, e.c32(-1)),
                               LLVM::AtomicOrdering::acq_rel);
   });
   NVVM::SyncWarpOp::create(e.b, e.c32(-1));
@@ -501,9 +503,9 @@ void buildRelinquish(Emitter &e, ValueRange) {
 /// state for the next launch.
 void buildExit(Emitter &e, ValueRange) {
   NVVM::MembarOp::create(e.b, NVVM::MemScopeKind::GPU);
-  Value before = LLVM::AtomicRMWOp::create(
-      e.b, LLVM::AtomicBinOp::add, e.stateWord(kExited), e.c32(1),
-      LLVM::AtomicOrdering::acq_rel);
+  Value before = LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::add,
+                                           e.stateWord(kExited), e.c32(1),
+                                           LLVM::AtomicOrdering::acq_rel);
   e.ifThen(e.eq(before, e.sub(e.threadsPerCta(), e.c32(1))), [&] {
     Value mask = e.load(e.i32(), e.stateWord(kAllocMask));
     e.fail(e.ne(mask, e.c32(0)),
@@ -589,9 +591,9 @@ void buildCp(Emitter &e, ValueRange args) {
   // Multicast: 0 none, 1 warpx2::02_13, 2 warpx2::01_23, 3 warpx4.
   e.fail(e.andi(e.ne(multicast, e.c32(0)), e.ne(lane0, e.c32(0))),
          "tcgen05.cp with multicast to lane %u (lane 0 expected)", {lane0});
-  Value copies = e.select(e.eq(multicast, e.c32(0)), e.c32(1),
-                          e.select(e.eq(multicast, e.c32(3)), e.c32(4),
-                                   e.c32(2)));
+  Value copies =
+      e.select(e.eq(multicast, e.c32(0)), e.c32(1),
+               e.select(e.eq(multicast, e.c32(3)), e.c32(4), e.c32(2)));
   e.checkAllocated(lane0, column, e.mul(units, e.c32(4)), "tcgen05.cp");
   e.loop(e.c32(0), rows, 1, [&](Value r) {
     e.loop(e.c32(0), units, 1, [&](Value u) {
@@ -604,22 +606,22 @@ void buildCp(Emitter &e, ValueRange args) {
         Value half = e.divu(r, e.c32(32));
         Value q0213 = e.add(half, e.mul(c, e.c32(2)));
         Value q0123 = e.add(e.mul(half, e.c32(2)), c);
-        Value quarter = e.select(
-            e.eq(multicast, e.c32(3)), c,
-            e.select(e.eq(multicast, e.c32(1)), q0213, q0123));
+        Value quarter =
+            e.select(e.eq(multicast, e.c32(3)), c,
+                     e.select(e.eq(multicast, e.c32(1)), q0213, q0123));
         // No multicast: row r to lane r, but 4x256b's 4 rows to lanes 0,
         // 32, 64, 96 (one per lane partition).
-        Value plain = e.add(lane0, e.select(e.eq(rows, e.c32(4)),
-                                            e.mul(r, e.c32(32)), r));
-        Value lane = e.select(
-            e.eq(multicast, e.c32(0)), plain,
-            e.add(e.mul(quarter, e.c32(32)), e.remu(r, e.c32(32))));
+        Value plain = e.add(
+            lane0, e.select(e.eq(rows, e.c32(4)), e.mul(r, e.c32(32)), r));
+        Value lane =
+            e.select(e.eq(multicast, e.c32(0)), plain,
+                     e.add(e.mul(quarter, e.c32(32)), e.remu(r, e.c32(32))));
         e.fail(e.ugt(lane, e.c32(kLanes - 1)),
                "tcgen05.cp row %u lands on lane %u", {r, lane});
         for (int64_t w = 0; w < 4; ++w)
           e.store(words[w],
-                  e.tmemCell(lane, e.add(column, e.add(e.mul(u, e.c32(4)),
-                                                      e.c32(w)))));
+                  e.tmemCell(lane, e.add(column,
+                                         e.add(e.mul(u, e.c32(4)), e.c32(w)))));
       });
     });
   });
@@ -638,9 +640,9 @@ std::pair<Value, Value> doubledBytes(Emitter &e, Value packed) {
     Value word = e.c32(0);
     for (int64_t i = 0; i < 4; ++i) {
       Value code = e.field(packed, 4 * (4 * half + i), 4);
-      Value mag = e.andi(e.shr(e.c32(kDoubledE2M1),
-                               e.mul(e.andi(code, e.c32(7)), e.c32(4))),
-                         e.c32(0xF));
+      Value mag = e.andi(
+          e.shr(e.c32(kDoubledE2M1), e.mul(e.andi(code, e.c32(7)), e.c32(4))),
+          e.c32(0xF));
       Value neg = e.ne(e.andi(code, e.c32(8)), e.c32(0));
       Value v = e.andi(e.select(neg, e.sub(e.c32(0), mag), mag), e.c32(0xFF));
       word = e.ori(word, e.shl(v, e.c32(8 * i)));
@@ -740,8 +742,7 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
            "tcgen05.mma idesc 0x%08x: scale-factor ids A %u B %u (block16 "
            "needs 0)",
            {idesc, sfaId, sfbId});
-    e.fail(e.eq(kindNvf4, e.c32(0)),
-           "tcgen05.mma: kind::mxf4 has no block16");
+    e.fail(e.eq(kindNvf4, e.c32(0)), "tcgen05.mma: kind::mxf4 has no block16");
   } else {
     // scale_vec::2X: ids 0 or 2, UE8M0 only.
     Value badId = e.ori(e.ne(e.andi(sfaId, e.c32(1)), e.c32(0)),
@@ -765,8 +766,8 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
          "tcgen05.mma: scale-factor addresses 0x%x, 0x%x with a lane field "
          "(not emulated)",
          {sfa, sfb});
-  e.checkAllocated(e.shr(sfa, e.c32(16)), e.andi(sfa, e.c32(0xFFFF)),
-                   e.c32(4), "tcgen05.mma scale factors A");
+  e.checkAllocated(e.shr(sfa, e.c32(16)), e.andi(sfa, e.c32(0xFFFF)), e.c32(4),
+                   "tcgen05.mma scale factors A");
   e.checkAllocated(e.shr(sfb, e.c32(16)), e.andi(sfb, e.c32(0xFFFF)),
                    e.add(e.divu(e.sub(n, e.c32(1)), e.c32(32)), e.c32(1)),
                    "tcgen05.mma scale factors B");
@@ -792,7 +793,8 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
     SmallVector<Value> aWords = loadOperandRow(e, a, row);
     SmallVector<Value> sa;
     for (int64_t blk = 0; blk < blocks; ++blk)
-      sa.push_back(scaleFactor(e, sfa, row, blk, sfaId, ue8m0, "tcgen05.mma A"));
+      sa.push_back(
+          scaleFactor(e, sfa, row, blk, sfaId, ue8m0, "tcgen05.mma A"));
     e.loop(e.c32(0), n, 1, [&](Value col) {
       Value src = e.scratchRow(col);
       auto vec4 = VectorType::get({4}, e.i8());
@@ -811,14 +813,14 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
         Value sb = e.load(e.f32(), e.gep(src, e.i32(), e.c64(16 + blk)));
         Value scale = arith::MulFOp::create(e.b, sa[blk], sb);
         Value value = arith::MulFOp::create(
-            e.b, arith::MulFOp::create(
-                     e.b, arith::SIToFPOp::create(e.b, e.f32(), dot),
-                     e.cf(0.25)),
+            e.b,
+            arith::MulFOp::create(
+                e.b, arith::SIToFPOp::create(e.b, e.f32(), dot), e.cf(0.25)),
             scale);
         sum = arith::AddFOp::create(e.b, sum, value);
       }
-      sum = e.select(e.ne(negate, e.c32(0)),
-                     arith::NegFOp::create(e.b, sum), sum);
+      sum = e.select(e.ne(negate, e.c32(0)), arith::NegFOp::create(e.b, sum),
+                     sum);
       Value cell = e.tmemCell(row, e.add(dColumn, col));
       Value old = e.load(e.f32(), cell);
       Value acc = arith::AddFOp::create(e.b, old, sum);
@@ -831,8 +833,7 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
 // The pass
 //===----------------------------------------------------------------------===//
 
-struct EmulateTcgen05
-    : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
+struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -875,8 +876,8 @@ struct EmulateTcgen05
       nvfp4::NumericsBuilder nb(b, op.getLoc(), b.getF32Type());
       Value hi = nb.e2m1EncodeRNE(op.getA());
       Value lo = nb.e2m1EncodeRNE(op.getB());
-      Value byte = arith::OrIOp::create(
-          b, arith::ShLIOp::create(b, hi, nb.i32(4)), lo);
+      Value byte =
+          arith::OrIOp::create(b, arith::ShLIOp::create(b, hi, nb.i32(4)), lo);
       op.replaceAllUsesWith(
           arith::TruncIOp::create(b, b.getI8Type(), byte).getResult());
       op.erase();
@@ -981,8 +982,8 @@ struct EmulateTcgen05
     ImplicitLocOpBuilder b(module.getLoc(), ctx);
     b.setInsertionPointToEnd(module.getBody());
     auto func = LLVM::LLVMFuncOp::create(
-        b, name, LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
-                                             params));
+        b, name,
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params));
     func.setLinkage(LLVM::Linkage::Internal);
     Block *entry = func.addEntryBlock(b);
     b.setInsertionPointToStart(entry);
@@ -1037,8 +1038,7 @@ struct EmulateTcgen05
             LLVM::LLVMFuncOp callee = function(module, fn, block16);
             LLVM::CallOp::create(
                 e.b, callee,
-                readRecord(e, record,
-                           callee.getFunctionType().getParams()));
+                readRecord(e, record, callee.getFunctionType().getParams()));
           });
         };
         if (issues.cp)
@@ -1125,7 +1125,8 @@ struct EmulateTcgen05
               NVVM::MembarOp::create(b, NVVM::MemScopeKind::CTA);
               return success();
             })
-            .Case([&](NVVM::Tcgen05WaitOp) -> LogicalResult { return success(); })
+            .Case(
+                [&](NVVM::Tcgen05WaitOp) -> LogicalResult { return success(); })
             .Case([&](NVVM::Tcgen05CommitOp commit) -> LogicalResult {
               if (failed(group(commit.getGroup())))
                 return failure();
@@ -1171,8 +1172,7 @@ struct EmulateTcgen05
               if (!isa<IntegerType>(mma.getMatrixA().getType()))
                 return mma.emitError("nvfp4-emulate-tcgen05: A in tensor "
                                      "memory is not emulated");
-              if (mma.getCollectorOp() !=
-                  NVVM::Tcgen05MMACollectorOp::DISCARD)
+              if (mma.getCollectorOp() != NVVM::Tcgen05MMACollectorOp::DISCARD)
                 return mma.emitError("nvfp4-emulate-tcgen05: collector "
                                      "buffers are not emulated");
               bool nvf4 = mma.getKind() == NVVM::MMABlockScaleKind::MXF4NVF4;
@@ -1223,9 +1223,8 @@ struct EmulateTcgen05
   /// quarter (warp w of the CTA reaches lanes 32 (w % 4) .. + 31), and
   /// columns column .. + N - 1: the first of its cells.
   Value ldStCell(Emitter &e, Value taddr, Type type, StringRef what) {
-    int64_t num = isa<VectorType>(type)
-                      ? cast<VectorType>(type).getNumElements()
-                      : 1;
+    int64_t num =
+        isa<VectorType>(type) ? cast<VectorType>(type).getNumElements() : 1;
     Value lane0 = e.shr(taddr, e.c32(16));
     Value column = e.andi(taddr, e.c32(0xFFFF));
     Value warp = e.divu(e.linearThread(), e.c32(32));
@@ -1257,8 +1256,20 @@ struct TestMutateTcgen05
   }
 
   void runOnOperation() override {
-    enum Kind { swizzle, sbo, lbo, idescN, idescM, sfId, cpShape, tmemColumn,
-                scaleColumn, dColumn, enableInputD, unknown };
+    enum Kind {
+      swizzle,
+      sbo,
+      lbo,
+      idescN,
+      idescM,
+      sfId,
+      cpShape,
+      tmemColumn,
+      scaleColumn,
+      dColumn,
+      enableInputD,
+      unknown
+    };
     Kind kind = llvm::StringSwitch<Kind>(field)
                     .Case("swizzle", swizzle)
                     .Case("sbo", sbo)
@@ -1293,13 +1304,13 @@ struct TestMutateTcgen05
         switch (kind) {
         case swizzle:
           // Swizzle code 2 (128B) -> 4 (64B).
-          desc->setOperand(5, arith::ConstantIntOp::create(
-                                  b, b.getI8Type(), 4));
+          desc->setOperand(5,
+                           arith::ConstantIntOp::create(b, b.getI8Type(), 4));
           ++changed;
           break;
         case sbo:
-          desc->setOperand(2, arith::DivUIOp::create(b, desc->getOperand(2),
-                                                     i32(2)));
+          desc->setOperand(
+              2, arith::DivUIOp::create(b, desc->getOperand(2), i32(2)));
           ++changed;
           break;
         case lbo:
@@ -1320,9 +1331,9 @@ struct TestMutateTcgen05
               b, arith::ShRUIOp::create(b, idesc, i32(17)), i32(0x3F));
           Value halved = arith::ShRUIOp::create(b, nField, i32(1));
           Value cleared = arith::AndIOp::create(b, idesc, i32(~(0x3F << 17)));
-          mma->setOperand(3, arith::OrIOp::create(
-                                 b, cleared,
-                                 arith::ShLIOp::create(b, halved, i32(17))));
+          mma->setOperand(
+              3, arith::OrIOp::create(
+                     b, cleared, arith::ShLIOp::create(b, halved, i32(17))));
           ++changed;
           break;
         }
