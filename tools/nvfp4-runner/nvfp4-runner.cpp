@@ -320,6 +320,10 @@ int main(int argc, char **argv) {
     if (llvm::Error err = runtime.requireGPU()) {
       if (targetName == "gpu")
         return fail("--target=gpu: " + toString(std::move(err)));
+      // The CPU code is not what --emulate-tcgen05 asks to run.
+      if (emulateTcgen05)
+        return fail("--emulate-tcgen05 runs GPU kernels: " +
+                    toString(std::move(err)));
       llvm::errs() << "nvfp4-runner: no GPU (" << toString(std::move(err))
                    << "); running on the CPU\n";
     } else {
