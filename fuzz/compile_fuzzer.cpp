@@ -79,11 +79,19 @@ void lowerToSM100(OpPassManager &pm) {
   auto options = nvfp4::LowerToSM100Options::createFromString("format=isa");
   (void)nvfp4::buildLowerToSM100Pipeline(pm, *options, buildFailed);
 }
+/// The sm_100a kernels with their tcgen05 ops emulated, for a Hopper chip.
+void lowerToSM100Emulated(OpPassManager &pm) {
+  auto options = nvfp4::LowerToSM100Options::createFromString(
+      "emulate-tcgen05=true chip=sm_90a format=isa");
+  (void)nvfp4::buildLowerToSM100Pipeline(pm, *options, buildFailed);
+}
 
-const Pipeline pipelines[] = {{"nvfp4-lower-to-cpu", lowerToCPU},
-                              {"nvfp4-lower-to-gpu", lowerToGPU},
-                              {"nvfp4-lower-to-sm90", lowerToSM90},
-                              {"nvfp4-lower-to-sm100", lowerToSM100}};
+const Pipeline pipelines[] = {
+    {"nvfp4-lower-to-cpu", lowerToCPU},
+    {"nvfp4-lower-to-gpu", lowerToGPU},
+    {"nvfp4-lower-to-sm90", lowerToSM90},
+    {"nvfp4-lower-to-sm100", lowerToSM100},
+    {"nvfp4-lower-to-sm100{emulate-tcgen05}", lowerToSM100Emulated}};
 
 /// Kernel-level input (a gpu.module, as the nvfp4k seeds hold): our part of
 /// its path is convert-nvfp4k-to-nvvm. What follows (NVVM to PTX) is
@@ -93,8 +101,16 @@ const Pipeline pipelines[] = {{"nvfp4-lower-to-cpu", lowerToCPU},
 void lowerKernelLevel(OpPassManager &pm) {
   pm.addPass(nvfp4::createConvertNVFP4KernelToNVVM());
 }
+/// The same, then the tcgen05 emulation on the NVVM ops (those the nvfp4k
+/// lowering made and those the input holds), as the emulated sm_100a
+/// pipeline runs it.
+void emulateKernelLevel(OpPassManager &pm) {
+  pm.addPass(nvfp4::createConvertNVFP4KernelToNVVM());
+  pm.addPass(nvfp4::createNVFP4EmulateTcgen05());
+}
 const Pipeline kernelPipelines[] = {
-    {"convert-nvfp4k-to-nvvm", lowerKernelLevel}};
+    {"convert-nvfp4k-to-nvvm", lowerKernelLevel},
+    {"convert-nvfp4k-to-nvvm,nvfp4-emulate-tcgen05", emulateKernelLevel}};
 
 DialectRegistry *registry;
 bool verbose = false;

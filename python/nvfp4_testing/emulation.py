@@ -4,6 +4,8 @@
     python3 -m nvfp4_testing.emulation mutations    the mutation test
     python3 -m nvfp4_testing.emulation one          one matmul (used by mutations)
     python3 -m nvfp4_testing.emulation runner DIR   one matmul through nvfp4-runner
+    python3 -m nvfp4_testing.emulation scales       UE8M0 scales at their extremes
+    python3 -m nvfp4_testing.emulation overlap      two launches at once must trap
 
 `configs` runs the selfcheck matmul and grouped families (and quantize, whose
 E2M1 conversion is emulated too) with the sm_100a pipeline under
@@ -114,6 +116,89 @@ def one(fmt):
     return 1 if rep.failures else 0
 
 
+def extreme_scales(target="gpu"):
+    """MXFP4 with UE8M0 block scales at the top of their range, where the
+    product of A's and B's factors leaves f32's: an all-zero block of A
+    with factor 2^127 against B's 2^13 (a product of 2^140 that contributes
+    0), and A's and B's smallest nonzero values (0.5) under 2^127 and 2^1
+    (a product of 2^128 that contributes a finite 2^126). Against the fp64
+    reference, f32 out: the MMA must make neither inf nor NaN of them."""
+    from nvfp4 import compiler
+    from nvfp4 import reference as ref
+    from nvfp4_testing.selfcheck import Report, random_operand, summation_bound
+    from nvfp4 import runtime
+    runtime.DEFAULT_POISON = 0xFF
+    rng = np.random.default_rng(13)
+    m, k, n = 128, 256, 136
+    a_q, a_s = random_operand(m, k, "mxfp4", rng, modest=True)
+    b_q, b_s = random_operand(n, k, "mxfp4", rng, modest=True)
+    sa = ref.unswizzle_scales(a_s, m, k // 32)
+    sb = ref.unswizzle_scales(b_s, n, k // 32)
+    # Block 0 (bytes 0-15 of a row): zero in rows 0-63 of A under 2^127,
+    # every row of B under 2^13.
+    a_q[:64, 0:16] = 0
+    sa[:64, 0] = 254
+    sb[:, 0] = 140
+    # Block 1 (bytes 16-31): element 32 alone is 0.5 (code 1, the low nibble)
+    # in rows 64-127 of A under 2^127 and in every row of B under 2^1.
+    a_q[64:, 16:32] = 0
+    a_q[64:, 16] = 1
+    sa[64:, 1] = 254
+    b_q[:, 16:32] = 0
+    b_q[:, 16] = 1
+    sb[:, 1] = 128
+    a_s, b_s = ref.swizzle_scales(sa), ref.swizzle_scales(sb)
+    kw = dict(a_rows=m, b_rows=n, swizzled=True)
+    got = compiler.matmul(a_q, a_s, b_q, b_s, fmt="mxfp4", out_dtype="f32", target=target)
+    want = ref.matmul_reference(a_q, a_s, b_q, b_s, fmt="mxfp4", **kw)
+    rep = Report("emulation")
+    rep.close(f"mxfp4 M={m} K={k} N={n} UE8M0 products 2^140 (zero block), 2^128 -> f32",
+              got, want, "f32", summation_bound(a_q, a_s, b_q, b_s, k, fmt="mxfp4", **kw))
+    rep.summary()
+    return 1 if rep.failures else 0
+
+
+_OVERLAP = """
+import numpy as np, torch
+from nvfp4 import compiler
+from nvfp4_testing.selfcheck import random_operand
+rng = np.random.default_rng(3)
+a_q, a_s = random_operand(512, 512, "nvfp4", rng)
+b_q, b_s = random_operand(512, 512, "nvfp4", rng)
+fp4, e4m3 = torch.float4_e2m1fn_x2, torch.float8_e4m3fn
+args = [torch.from_numpy(x).cuda().view(t)
+        for x, t in ((a_q, fp4), (a_s, e4m3), (b_q, fp4), (b_s, e4m3))]
+compiler.matmul(*args, out_dtype="f32")  # compiles; runs alone
+torch.cuda.synchronize()
+print("one launch at a time: ran", flush=True)
+streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+for s in streams:
+    with torch.cuda.stream(s):
+        compiler.matmul(*args, out_dtype="f32")
+torch.cuda.synchronize()
+print("two launches at once: ran", flush=True)
+"""
+
+
+def overlap():
+    """Two launches of one emulated kernel at once, on two streams, one CTA
+    each (ctas=1; the first takes ~1 s under emulation): the second's CTA
+    must trap at its entry, since the launches would share the kernel's
+    tensor memory and queue of in-flight ops. One launch alone runs."""
+    proc = subprocess.run([sys.executable, "-c", _OVERLAP], env=_env("ctas=1"),
+                          capture_output=True, text=True, timeout=600)
+    out = proc.stdout + proc.stderr
+    ok = (proc.returncode != 0 and "one launch at a time: ran" in out and
+          "started while the same CTA of another launch" in out and
+          "two launches at once: ran" not in out)
+    trap = [l.strip() for l in out.splitlines() if "nvfp4 tcgen05 emulation:" in l]
+    print(f"{'PASS' if ok else 'FAIL'} emulation overlapping launches: exit {proc.returncode}, "
+          f"{trap[0] if trap else 'no trap'}", flush=True)
+    if not ok:
+        print(out[-3000:])
+    return 0 if ok else 1
+
+
 def runner(workdir):
     """One NVFP4 matmul (M, N off the tiles, bf16 out) through nvfp4-runner
     --emulate-tcgen05 ($NVFP4_RUNNER) on .npy files in `workdir`, checked
@@ -197,13 +282,19 @@ def mutations():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["configs", "mutations", "one", "runner"])
+    parser.add_argument("command",
+                        choices=["configs", "mutations", "one", "runner", "scales",
+                                 "overlap"])
     parser.add_argument("arg", nargs="?", default=None)
     args = parser.parse_args(argv)
     if args.command == "one":
         return one(args.arg or "nvfp4")
     if args.command == "runner":
         return runner(args.arg or "emulation-runner")
+    if args.command == "scales":
+        return extreme_scales(args.arg or "gpu")
+    if args.command == "overlap":
+        return overlap()
     if args.command == "configs":
         families = (args.arg.split(",") if args.arg
                     else ["quantize", "empty", "matmul", "grouped"])

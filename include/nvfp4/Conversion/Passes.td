@@ -309,7 +309,9 @@ def NVFP4EmulateTcgen05 : Pass<"nvfp4-emulate-tcgen05", "ModuleOp"> {
       power-of-two column counts in [32, 512], no alloc after relinquish,
       only allocated columns freed, nothing left allocated at exit); every
       access checks that its columns are allocated. Allocated columns start
-      as all-ones (a NaN): the ISA leaves them undefined.
+      as all-ones (a NaN): the ISA leaves them undefined. The arrays are per
+      kernel: a CTA that starts while the same CTA of another launch runs
+      traps.
     * `tcgen05.cp` and `tcgen05.mma` are asynchronous: issuing one records
       it in the CTA's queue, and the `tcgen05.commit` of the issuing thread
       executes the queue in order, fences, and arrives on its mbarrier (the
@@ -322,7 +324,8 @@ def NVFP4EmulateTcgen05 : Pass<"nvfp4-emulate-tcgen05", "ModuleOp"> {
       block32) decodes the instruction descriptor (M, N, types, scale type,
       scale-factor ids, negation, reserved bits), reads A and B through
       their descriptors and the scale factors through their TMEM addresses,
-      and accumulates in fp32 (enable-input-d honoured).
+      scales each K block's exact product in f64, and accumulates in fp32
+      (enable-input-d honoured).
     * `tcgen05.ld` / `st` (32x32b) check the warp's lane quarter;
       `tcgen05.wait` is a no-op (ld and st are synchronous) and
       `tcgen05.fence` a CTA memory fence.

@@ -58,6 +58,7 @@ enum StateWord : int64_t {
   kExited = 2,       // threads that reached the kernel's exit
   kIssuer = 3,       // 1 + the thread whose tcgen05 ops are in flight, or 0
   kInFlight = 4,     // how many (records in the CTA's queue)
+  kEntered = 5,      // threads that entered the kernel
   kStateWords = 8
 };
 /// The asynchronous tcgen05 ops (cp, mma) issued and not yet committed: a
@@ -99,6 +100,7 @@ public:
   Type i32() { return b.getI32Type(); }
   Type i64() { return b.getI64Type(); }
   Type f32() { return b.getF32Type(); }
+  Type f64() { return b.getF64Type(); }
   Type ptr(unsigned space) {
     return LLVM::LLVMPointerType::get(b.getContext(), space);
   }
@@ -108,6 +110,10 @@ public:
     return arith::ConstantFloatOp::create(b, b.getF32Type(),
                                           APFloat(static_cast<float>(v)));
   }
+  Value cf64(double v) {
+    return arith::ConstantFloatOp::create(b, b.getF64Type(), APFloat(v));
+  }
+  Value extf(Value v) { return arith::ExtFOp::create(b, f64(), v); }
   Value andi(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
   Value ori(Value x, Value y) { return arith::OrIOp::create(b, x, y); }
   Value xori(Value x, Value y) { return arith::XOrIOp::create(b, x, y); }
@@ -219,6 +225,9 @@ public:
     return gep(global(kState), i32(),
                add(mul(cta, c64(kStateWords)), c64(word)));
   }
+  /// Whether this CTA has a slice of the arrays (the kernel-entry and exit
+  /// bookkeeping runs only then; every tcgen05 op needs one).
+  Value hasSlice() { return ult(linearCta(), c32(maxCtas)); }
   Value scratchRow(Value row) {
     Value cta = ext64(linearCta());
     Value index =
@@ -361,6 +370,7 @@ enum class Fn {
   alloc,
   dealloc,
   relinquish,
+  enter,
   exit,
   cp,
   mma,
@@ -377,6 +387,8 @@ StringRef fnName(Fn fn) {
     return "__nvfp4_emu_tcgen05_dealloc";
   case Fn::relinquish:
     return "__nvfp4_emu_tcgen05_relinquish";
+  case Fn::enter:
+    return "__nvfp4_emu_enter";
   case Fn::exit:
     return "__nvfp4_emu_exit";
   case Fn::cp:
@@ -415,7 +427,9 @@ void buildAlloc(Emitter &e, ValueRange args) {
     Value granules = e.divu(nCols, e.c32(32));
     Value bits = e.sub(e.shl(e.c32(1), granules), e.c32(1));
     Value maskPtr = e.stateWord(kAllocMask);
-    // First fit: try each aligned position once (a compare-and-swap each).
+    // First fit: each aligned position in turn, claimed with a
+    // compare-and-swap that is retried while the position stays free (a
+    // swap lost to a change of other columns does not skip it).
     auto forOp = scf::ForOp::create(e.b, e.c32(0), e.c32(kColumns / 32),
                                     granules, ValueRange{e.c32(-1)});
     {
@@ -424,23 +438,35 @@ void buildAlloc(Emitter &e, ValueRange args) {
       Value g = forOp.getInductionVar();
       Value found = forOp.getRegionIterArgs()[0];
       Value want = e.shl(bits, g);
-      Value current = e.load(e.i32(), maskPtr);
-      Value free =
-          e.andi(e.eq(found, e.c32(-1)), e.eq(e.andi(current, want), e.c32(0)));
-      auto ifOp = scf::IfOp::create(e.b, TypeRange{e.i32()}, free,
-                                    /*withElseRegion=*/true);
+      Value no = arith::ConstantIntOp::create(e.b, e.i1(), 0);
+      // while (!claimed && found == -1 && (current & want) == 0)
+      //   (current, claimed) = cmpxchg(mask, current, current | want)
+      auto whileOp =
+          scf::WhileOp::create(e.b, TypeRange{e.i32(), e.i1()},
+                               ValueRange{e.load(e.i32(), maskPtr), no});
       {
         OpBuilder::InsertionGuard inner(e.b);
-        e.b.setInsertionPointToStart(ifOp.thenBlock());
+        Block *before =
+            e.b.createBlock(&whileOp.getBefore(), {}, {e.i32(), e.i1()},
+                            {e.b.getLoc(), e.b.getLoc()});
+        Value current = before->getArgument(0),
+              claimed = before->getArgument(1);
+        Value go = e.andi(e.andi(e.eq(claimed, no), e.eq(found, e.c32(-1))),
+                          e.eq(e.andi(current, want), e.c32(0)));
+        scf::ConditionOp::create(e.b, go, before->getArguments());
+        Block *after =
+            e.b.createBlock(&whileOp.getAfter(), {}, {e.i32(), e.i1()},
+                            {e.b.getLoc(), e.b.getLoc()});
+        Value expected = after->getArgument(0);
         Value pair = LLVM::AtomicCmpXchgOp::create(
-            e.b, maskPtr, current, e.ori(current, want),
+            e.b, maskPtr, expected, e.ori(expected, want),
             LLVM::AtomicOrdering::acq_rel, LLVM::AtomicOrdering::monotonic);
-        Value ok = LLVM::ExtractValueOp::create(e.b, pair, 1);
-        scf::YieldOp::create(e.b, ValueRange{e.select(ok, g, found)});
-        e.b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(e.b, ValueRange{found});
+        scf::YieldOp::create(
+            e.b, ValueRange{LLVM::ExtractValueOp::create(e.b, pair, 0),
+                            LLVM::ExtractValueOp::create(e.b, pair, 1)});
       }
-      scf::YieldOp::create(e.b, ifOp.getResults());
+      scf::YieldOp::create(
+          e.b, ValueRange{e.select(whileOp.getResult(1), g, found)});
     }
     Value found = forOp.getResult(0);
     e.fail(e.eq(found, e.c32(-1)),
@@ -465,8 +491,8 @@ void buildAlloc(Emitter &e, ValueRange args) {
   NVVM::SyncWarpOp::create(e.b, e.c32(-1));
 }
 
-/// tcgen05.dealloc taddr, nCols: a whole warp; frees exactly an allocated,
-/// aligned run.
+/// tcgen05.dealloc taddr, nCols: a whole warp; frees an allocated run of
+/// nCols columns aligned as tcgen05.alloc aligns one.
 void buildDealloc(Emitter &e, ValueRange args) {
   Value taddr = args[0], nCols = args[1];
   Value mask = e.activeMask();
@@ -476,14 +502,18 @@ void buildDealloc(Emitter &e, ValueRange args) {
     Value lane = e.shr(taddr, e.c32(16));
     Value column = e.andi(taddr, e.c32(0xFFFF));
     Value pow2 = e.eq(e.andi(nCols, e.sub(nCols, e.c32(1))), e.c32(0));
-    Value bad =
-        e.ori(e.ori(e.ult(nCols, e.c32(32)), e.ugt(nCols, e.c32(kColumns))),
-              e.ori(e.ne(pow2, e.b.create<arith::ConstantIntOp>(e.i1(), 1)),
-                    e.ori(e.ne(lane, e.c32(0)),
-                          e.ne(e.remu(column, e.c32(32)), e.c32(0)))));
+    Value validCount = e.andi(
+        e.andi(e.ugt(nCols, e.c32(31)), e.ult(nCols, e.c32(kColumns + 1))),
+        pow2);
+    // An allocation of nCols columns starts on a multiple of nCols.
+    Value aligned =
+        e.eq(e.remu(column, e.select(validCount, nCols, e.c32(32))), e.c32(0));
+    Value bad = e.ori(
+        e.ori(e.eq(validCount, e.b.create<arith::ConstantIntOp>(e.i1(), 0)),
+              e.ne(lane, e.c32(0))),
+        e.eq(aligned, e.b.create<arith::ConstantIntOp>(e.i1(), 0)));
     e.fail(bad, "tcgen05.dealloc of address 0x%x, %u columns", {taddr, nCols});
     e.checkAllocated(lane, column, nCols, "tcgen05.dealloc");
-    e.checkNothingInFlight("tcgen05.dealloc");
     Value bits =
         e.shl(e.sub(e.shl(e.c32(1), e.divu(nCols, e.c32(32))), e.c32(1)),
               e.divu(column, e.c32(32)));
@@ -503,18 +533,38 @@ void buildRelinquish(Emitter &e, ValueRange) {
 /// state for the next launch.
 void buildExit(Emitter &e, ValueRange) {
   NVVM::MembarOp::create(e.b, NVVM::MemScopeKind::GPU);
-  Value before = LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::add,
-                                           e.stateWord(kExited), e.c32(1),
-                                           LLVM::AtomicOrdering::acq_rel);
-  e.ifThen(e.eq(before, e.sub(e.threadsPerCta(), e.c32(1))), [&] {
-    Value mask = e.load(e.i32(), e.stateWord(kAllocMask));
-    e.fail(e.ne(mask, e.c32(0)),
-           "the kernel exits with tensor memory allocated (mask 0x%x): every "
-           "tcgen05.alloc needs a tcgen05.dealloc",
-           {mask});
-    e.checkNothingInFlight("the kernel exits");
-    e.store(e.c32(0), e.stateWord(kRelinquished));
-    e.store(e.c32(0), e.stateWord(kExited));
+  e.ifThen(e.hasSlice(), [&] {
+    Value before = LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::add,
+                                             e.stateWord(kExited), e.c32(1),
+                                             LLVM::AtomicOrdering::acq_rel);
+    e.ifThen(e.eq(before, e.sub(e.threadsPerCta(), e.c32(1))), [&] {
+      Value mask = e.load(e.i32(), e.stateWord(kAllocMask));
+      e.fail(e.ne(mask, e.c32(0)),
+             "the kernel exits with tensor memory allocated (mask 0x%x): "
+             "every tcgen05.alloc needs a tcgen05.dealloc",
+             {mask});
+      e.checkNothingInFlight("the kernel exits");
+      e.store(e.c32(0), e.stateWord(kRelinquished));
+      e.store(e.c32(0), e.stateWord(kEntered));
+      e.store(e.c32(0), e.stateWord(kExited));
+    });
+  });
+}
+
+/// At the start of each kernel: every thread counts itself in. A count past
+/// the CTA's size means the same CTA of another launch of this kernel is
+/// still running: the launches would share its tensor memory and queue (the
+/// emulation's arrays are per kernel, not per launch), so it traps.
+void buildEnter(Emitter &e, ValueRange) {
+  e.ifThen(e.hasSlice(), [&] {
+    Value before = LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::add,
+                                             e.stateWord(kEntered), e.c32(1),
+                                             LLVM::AtomicOrdering::acq_rel);
+    e.fail(e.ugt(e.add(before, e.c32(1)), e.threadsPerCta()),
+           "CTA %u started while the same CTA of another launch of this "
+           "kernel runs: overlapping launches of an emulated kernel share its "
+           "tensor memory (launch it once at a time)",
+           {e.linearCta()});
   });
 }
 
@@ -732,7 +782,9 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
          "have M = 128)",
          {idesc, m});
   e.fail(e.ne(k96, e.c32(0)),
-         "tcgen05.mma idesc 0x%08x: K = 96 needs cta_group::2", {idesc});
+         "tcgen05.mma idesc 0x%08x: K = 96 (bit 31) is not emulated (sm_100a's "
+         "cta_group::1 block-scaled MMAs have K = 64)",
+         {idesc});
   e.fail(e.ori(e.ori(e.ult(n, e.c32(8)), e.ugt(n, e.c32(kMaxN))),
                e.ne(e.remu(n, e.c32(8)), e.c32(0))),
          "tcgen05.mma idesc 0x%08x: N = %u (8..256 in steps of 8)", {idesc, n});
@@ -794,7 +846,7 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
     SmallVector<Value> sa;
     for (int64_t blk = 0; blk < blocks; ++blk)
       sa.push_back(
-          scaleFactor(e, sfa, row, blk, sfaId, ue8m0, "tcgen05.mma A"));
+          e.extf(scaleFactor(e, sfa, row, blk, sfaId, ue8m0, "tcgen05.mma A")));
     e.loop(e.c32(0), n, 1, [&](Value col) {
       Value src = e.scratchRow(col);
       auto vec4 = VectorType::get({4}, e.i8());
@@ -810,14 +862,19 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
               LLVM::BitcastOp::create(e.b, vec4, bw),
               NVVM::DotAccumulateType::SIGNED, dot);
         }
+        // In f64 the block's product is exact (a 12-bit integer times two
+        // 4-bit-mantissa factors in [2^-127, 2^127]): one rounding to f32,
+        // and no inf or NaN from the scales alone (UE8M0 factors whose
+        // product leaves f32's range).
         Value sb = e.load(e.f32(), e.gep(src, e.i32(), e.c64(16 + blk)));
-        Value scale = arith::MulFOp::create(e.b, sa[blk], sb);
-        Value value = arith::MulFOp::create(
+        Value exact = arith::MulFOp::create(
             e.b,
             arith::MulFOp::create(
-                e.b, arith::SIToFPOp::create(e.b, e.f32(), dot), e.cf(0.25)),
-            scale);
-        sum = arith::AddFOp::create(e.b, sum, value);
+                e.b, arith::SIToFPOp::create(e.b, e.f64(), dot),
+                arith::MulFOp::create(e.b, sa[blk], e.extf(sb))),
+            e.cf64(0.25));
+        sum = arith::AddFOp::create(
+            e.b, sum, arith::TruncFOp::create(e.b, e.f32(), exact));
       }
       sum = e.select(e.ne(negate, e.c32(0)), arith::NegFOp::create(e.b, sum),
                      sum);
@@ -912,10 +969,14 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
     for (Operation *op : ops)
       if (failed(rewrite(module, op)))
         return failure();
-    // The exit check before every return of a kernel.
+    // The entry count at the start of every kernel, the exit check before
+    // each of its returns.
     module.walk([&](gpu::GPUFuncOp func) {
       if (!func.isKernel())
         return;
+      ImplicitLocOpBuilder entry(func.getLoc(), func.getContext());
+      entry.setInsertionPointToStart(&func.getBody().front());
+      call(module, entry, Fn::enter, {});
       func.walk([&](gpu::ReturnOp ret) {
         ImplicitLocOpBuilder b(ret.getLoc(), ret);
         call(module, b, Fn::exit, {});
@@ -965,6 +1026,7 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
       params = {i32, i32};
       break;
     case Fn::relinquish:
+    case Fn::enter:
     case Fn::exit:
       break;
     case Fn::cp:
@@ -998,6 +1060,9 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
       break;
     case Fn::relinquish:
       buildRelinquish(e, args);
+      break;
+    case Fn::enter:
+      buildEnter(e, args);
       break;
     case Fn::exit:
       buildExit(e, args);
@@ -1061,11 +1126,10 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
     bool cp = false, mma16 = false, mma32 = false;
   } issues;
 
+  /// block16 (scale_vec::4X) or block32 (2X): kind::mxf4 defaults to 2X;
+  /// kind::mxf4nvf4 has no default (the NVVM verifier requires one).
   static bool isBlock16(NVVM::Tcgen05MMABlockScaleOp mma) {
-    NVVM::Tcgen05MMABlockScale scale = mma.getBlockScale();
-    return scale == NVVM::Tcgen05MMABlockScale::BLOCK16 ||
-           (scale == NVVM::Tcgen05MMABlockScale::DEFAULT &&
-            mma.getKind() == NVVM::MMABlockScaleKind::MXF4NVF4);
+    return mma.getBlockScale() == NVVM::Tcgen05MMABlockScale::BLOCK16;
   }
 
   void call(gpu::GPUModuleOp module, ImplicitLocOpBuilder &b, Fn fn,

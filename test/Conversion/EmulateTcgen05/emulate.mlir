@@ -14,6 +14,8 @@
 // CHECK-DAG: llvm.mlir.global internal @__nvfp4_emu_state() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<16 x i32>
 // CHECK-DAG: llvm.mlir.global internal @__nvfp4_emu_queue() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<1536 x i32>
 // CHECK: gpu.func @k(%[[SLOT:.*]]: !llvm.ptr<3>, %[[BAR:.*]]: !llvm.ptr<3>, %[[ADESC:.*]]: i64, %[[BDESC:.*]]: i64, %[[SDESC:.*]]: i64, %[[EN:.*]]: i1)
+// The entry count first (overlapping launches of the kernel trap).
+// CHECK-NEXT: llvm.call @__nvfp4_emu_enter()
 // CHECK-NOT: nvvm.tcgen05
 // CHECK: llvm.call @__nvfp4_emu_tcgen05_alloc(%[[SLOT]], %c256_i32)
 // CHECK: llvm.call @__nvfp4_emu_tcgen05_relinquish()
@@ -36,9 +38,11 @@
 // CHECK: llvm.call @__nvfp4_emu_exit()
 // CHECK-NEXT: gpu.return
 
-// alloc: lane 0 takes a run; then the warp fills it with all-ones (NaN), 4
-// columns a store, the ISA leaving new tensor memory undefined.
+// alloc: lane 0 takes a run (a compare-and-swap retried while the run is
+// free); then the warp fills it with all-ones (NaN), 4 columns a store, the
+// ISA leaving new tensor memory undefined.
 // CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_alloc(
+// CHECK: scf.while
 // CHECK: llvm.cmpxchg
 // CHECK: nvvm.bar.warp.sync
 // CHECK: %[[POISON:.*]] = arith.constant dense<-1> : vector<4xi32>
@@ -75,11 +79,19 @@
 // CHECK-NEXT: nvvm.mbarrier.arrive %[[MBAR]] : !llvm.ptr<3>
 // CHECK-NEXT: llvm.return
 // CHECK-LABEL: llvm.func internal @__nvfp4_emu_exec_cp(
+// The MMA: per K block an exact integer dot product (dp4a), scaled in f64
+// (exact) and rounded once to f32, the blocks summed in f32.
 // CHECK-LABEL: llvm.func internal @__nvfp4_emu_exec_mma_block_scale_block16(
 // CHECK: nvvm.dot.accumulate.4way
-// dealloc and exit: nothing may be left in flight.
+// CHECK: %[[DOT:.*]] = arith.sitofp %{{.*}} : i32 to f64
+// CHECK: %[[P:.*]] = arith.mulf %[[DOT]], %{{.*}} : f64
+// CHECK: %[[Q:.*]] = arith.mulf %[[P]], %{{.*}} : f64
+// CHECK: %[[R:.*]] = arith.truncf %[[Q]] : f64 to f32
+// CHECK: arith.addf %{{.*}}, %[[R]] : f32
 // CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_dealloc(
-// CHECK: tcgen05.dealloc with %u tcgen05 ops issued and never committed
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_enter()
+// CHECK: started while the same CTA of another launch of this kernel runs
+// The exit check: nothing left allocated or in flight.
 // CHECK-LABEL: llvm.func internal @__nvfp4_emu_exit()
 // CHECK: the kernel exits with %u tcgen05 ops issued and never committed
 gpu.module @kernel {
