@@ -77,14 +77,11 @@ constexpr StringLiteral kScratch = "__nvfp4_emu_scratch";
 constexpr StringLiteral kState = "__nvfp4_emu_state";
 constexpr StringLiteral kQueue = "__nvfp4_emu_queue";
 
+/// Every NVVM tcgen05 op but the descriptor builder (plain arithmetic): the
+/// emulated ones and those `rewrite` refuses with a diagnostic.
 bool isTcgen05(Operation *op) {
-  return isa<NVVM::Tcgen05AllocOp, NVVM::Tcgen05DeallocOp,
-             NVVM::Tcgen05RelinquishAllocPermitOp, NVVM::Tcgen05FenceOp,
-             NVVM::Tcgen05WaitOp, NVVM::Tcgen05CommitOp, NVVM::Tcgen05CpOp,
-             NVVM::Tcgen05MMABlockScaleOp, NVVM::Tcgen05LdOp,
-             NVVM::Tcgen05StOp>(op) ||
-         op->getName().getStringRef().starts_with("nvvm.tcgen05.") &&
-             !isa<NVVM::Tcgen05MmaSmemDescOp>(op);
+  return op->getName().getStringRef().starts_with("nvvm.tcgen05.") &&
+         !isa<NVVM::Tcgen05MmaSmemDescOp>(op);
 }
 
 /// Builds the emulation's device code: one-op shorthands on i32/i64 and the
