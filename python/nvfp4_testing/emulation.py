@@ -65,6 +65,21 @@ def _env(pipeline_options):
     return env
 
 
+def _check(label, got, a_q, a_s, b_q, b_s, *, fmt="nvfp4", out="f32"):
+    """One matmul's output against the fp64 reference within the spec's
+    bound (a Report of one case, summary printed); 1 if it is outside."""
+    from nvfp4 import reference as ref
+    from nvfp4_testing.selfcheck import Report, summation_bound
+    m, n, k = a_q.shape[0], b_q.shape[0], a_q.shape[1] * 2
+    kw = dict(a_rows=m, b_rows=n, swizzled=True)
+    want = ref.matmul_reference(a_q, a_s, b_q, b_s, fmt=fmt, **kw)
+    rep = Report("emulation")
+    rep.close(f"{label} {fmt} M={m} K={k} N={n} -> {out}", got, want, out,
+              summation_bound(a_q, a_s, b_q, b_s, k, fmt=fmt, **kw))
+    rep.summary()
+    return 1 if rep.failures else 0
+
+
 def configs(families):
     failures = 0
     for options in CONFIGS:
@@ -98,22 +113,15 @@ def one(fmt):
     """One matmul through the sm_100a pipeline (whatever the environment
     says), checked against the reference: exit 0 if within the bound, 1 if
     not (a trap raises, which exits otherwise)."""
-    from nvfp4 import compiler
-    from nvfp4 import reference as ref
-    from nvfp4_testing.selfcheck import Report, random_operand, summation_bound
-    from nvfp4 import runtime
+    from nvfp4 import compiler, runtime
+    from nvfp4_testing.selfcheck import random_operand
     runtime.DEFAULT_POISON = 0xFF
     rng = np.random.default_rng(11)
     m, k, n = (256, 512, 200) if fmt == "nvfp4" else (200, 512, 136)
     a_q, a_s = random_operand(m, k, fmt, rng)
     b_q, b_s = random_operand(n, k, fmt, rng)
-    kw = dict(a_rows=m, b_rows=n, swizzled=True)
     got = compiler.matmul(a_q, a_s, b_q, b_s, fmt=fmt, out_dtype="f32", target="gpu")
-    want = ref.matmul_reference(a_q, a_s, b_q, b_s, fmt=fmt, **kw)
-    rep = Report("emulation")
-    rep.close(f"{fmt} M={m} K={k} N={n} -> f32", got, want, "f32",
-              summation_bound(a_q, a_s, b_q, b_s, k, fmt=fmt, **kw))
-    return 1 if rep.failures else 0
+    return _check("sm_100a pipeline", got, a_q, a_s, b_q, b_s, fmt=fmt)
 
 
 def extreme_scales(target="gpu"):
@@ -123,10 +131,9 @@ def extreme_scales(target="gpu"):
     0), and A's and B's smallest nonzero values (0.5) under 2^127 and 2^1
     (a product of 2^128 that contributes a finite 2^126). Against the fp64
     reference, f32 out: the MMA must make neither inf nor NaN of them."""
-    from nvfp4 import compiler
+    from nvfp4 import compiler, runtime
     from nvfp4 import reference as ref
-    from nvfp4_testing.selfcheck import Report, random_operand, summation_bound
-    from nvfp4 import runtime
+    from nvfp4_testing.selfcheck import random_operand
     runtime.DEFAULT_POISON = 0xFF
     rng = np.random.default_rng(13)
     m, k, n = 128, 256, 136
@@ -148,14 +155,9 @@ def extreme_scales(target="gpu"):
     b_q[:, 16] = 1
     sb[:, 1] = 128
     a_s, b_s = ref.swizzle_scales(sa), ref.swizzle_scales(sb)
-    kw = dict(a_rows=m, b_rows=n, swizzled=True)
     got = compiler.matmul(a_q, a_s, b_q, b_s, fmt="mxfp4", out_dtype="f32", target=target)
-    want = ref.matmul_reference(a_q, a_s, b_q, b_s, fmt="mxfp4", **kw)
-    rep = Report("emulation")
-    rep.close(f"mxfp4 M={m} K={k} N={n} UE8M0 products 2^140 (zero block), 2^128 -> f32",
-              got, want, "f32", summation_bound(a_q, a_s, b_q, b_s, k, fmt="mxfp4", **kw))
-    rep.summary()
-    return 1 if rep.failures else 0
+    return _check("UE8M0 products 2^140 (zero block), 2^128", got, a_q, a_s, b_q, b_s,
+                  fmt="mxfp4")
 
 
 _OVERLAP = """
@@ -182,7 +184,8 @@ print("two launches at once: ran", flush=True)
 
 def overlap():
     """Two launches of one emulated kernel at once, on two streams, one CTA
-    each (ctas=1; the first takes ~1 s under emulation): the second's CTA
+    each (ctas=1: one CTA works through every tile, long under emulation,
+    so the second launch starts while the first runs): the second's CTA
     must trap at its entry, since the launches would share the kernel's
     tensor memory and queue of in-flight ops. One launch alone runs."""
     proc = subprocess.run([sys.executable, "-c", _OVERLAP], env=_env("ctas=1"),
@@ -204,8 +207,7 @@ def runner(workdir):
     --emulate-tcgen05 ($NVFP4_RUNNER) on .npy files in `workdir`, checked
     against the reference: the runner's path to the emulated kernel."""
     from pathlib import Path
-    from nvfp4 import reference as ref
-    from nvfp4_testing.selfcheck import Report, random_operand, summation_bound
+    from nvfp4_testing.selfcheck import random_operand
     out = Path(workdir)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(12)
@@ -234,14 +236,8 @@ def runner(workdir):
         print(proc.stdout + proc.stderr)
         print("FAIL emulation runner: exit", proc.returncode)
         return 1
-    got = np.load(out / "c.npy")
-    kw = dict(a_rows=m, b_rows=n, swizzled=True)
-    want = ref.matmul_reference(a_q, a_s, b_q, b_s, **kw)
-    rep = Report("emulation")
-    rep.close(f"nvfp4-runner --emulate-tcgen05 M={m} K={k} N={n} -> bf16", got, want, "bf16",
-              summation_bound(a_q, a_s, b_q, b_s, k, **kw))
-    rep.summary()
-    return 1 if rep.failures else 0
+    return _check("nvfp4-runner --emulate-tcgen05", np.load(out / "c.npy"), a_q, a_s, b_q, b_s,
+                  out="bf16")
 
 
 def _run_one(fmt, mutation):
