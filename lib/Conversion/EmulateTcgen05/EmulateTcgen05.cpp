@@ -121,6 +121,9 @@ public:
   Value ugt(Value x, Value y) { return cmp(arith::CmpIPredicate::ugt, x, y); }
   Value trunc32(Value v) { return arith::TruncIOp::create(b, i32(), v); }
   Value ext64(Value v) { return arith::ExtUIOp::create(b, i64(), v); }
+  Value cbool(bool v) { return arith::ConstantIntOp::create(b, i1(), v); }
+  /// !v for an i1.
+  Value notb(Value v) { return xori(v, cbool(true)); }
   /// Bits [lo, lo + width) of an i32 or i64.
   Value field(Value v, int64_t lo, int64_t width) {
     Type t = v.getType();
@@ -415,7 +418,7 @@ void buildAlloc(Emitter &e, ValueRange args) {
     Value pow2 = e.eq(e.andi(nCols, e.sub(nCols, e.c32(1))), e.c32(0));
     Value bad =
         e.ori(e.ori(e.ult(nCols, e.c32(32)), e.ugt(nCols, e.c32(kColumns))),
-              e.eq(pow2, e.b.create<arith::ConstantIntOp>(e.i1(), 0)));
+              e.notb(pow2));
     e.fail(bad, "tcgen05.alloc of %u columns (a power of two in [32, 512])",
            {nCols});
     Value relinquished = e.load(e.i32(), e.stateWord(kRelinquished));
@@ -435,12 +438,11 @@ void buildAlloc(Emitter &e, ValueRange args) {
       Value g = forOp.getInductionVar();
       Value found = forOp.getRegionIterArgs()[0];
       Value want = e.shl(bits, g);
-      Value no = arith::ConstantIntOp::create(e.b, e.i1(), 0);
       // while (!claimed && found == -1 && (current & want) == 0)
       //   (current, claimed) = cmpxchg(mask, current, current | want)
-      auto whileOp =
-          scf::WhileOp::create(e.b, TypeRange{e.i32(), e.i1()},
-                               ValueRange{e.load(e.i32(), maskPtr), no});
+      auto whileOp = scf::WhileOp::create(
+          e.b, TypeRange{e.i32(), e.i1()},
+          ValueRange{e.load(e.i32(), maskPtr), e.cbool(false)});
       {
         OpBuilder::InsertionGuard inner(e.b);
         Block *before =
@@ -448,7 +450,7 @@ void buildAlloc(Emitter &e, ValueRange args) {
                             {e.b.getLoc(), e.b.getLoc()});
         Value current = before->getArgument(0),
               claimed = before->getArgument(1);
-        Value go = e.andi(e.andi(e.eq(claimed, no), e.eq(found, e.c32(-1))),
+        Value go = e.andi(e.andi(e.notb(claimed), e.eq(found, e.c32(-1))),
                           e.eq(e.andi(current, want), e.c32(0)));
         scf::ConditionOp::create(e.b, go, before->getArguments());
         Block *after =
@@ -505,10 +507,8 @@ void buildDealloc(Emitter &e, ValueRange args) {
     // An allocation of nCols columns starts on a multiple of nCols.
     Value aligned =
         e.eq(e.remu(column, e.select(validCount, nCols, e.c32(32))), e.c32(0));
-    Value bad = e.ori(
-        e.ori(e.eq(validCount, e.b.create<arith::ConstantIntOp>(e.i1(), 0)),
-              e.ne(lane, e.c32(0))),
-        e.eq(aligned, e.b.create<arith::ConstantIntOp>(e.i1(), 0)));
+    Value bad =
+        e.ori(e.ori(e.notb(validCount), e.ne(lane, e.c32(0))), e.notb(aligned));
     e.fail(bad, "tcgen05.dealloc of address 0x%x, %u columns", {taddr, nCols});
     e.checkAllocated(lane, column, nCols, "tcgen05.dealloc");
     Value bits =
@@ -800,7 +800,7 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
            "tcgen05.mma idesc 0x%08x: scale-factor ids A %u B %u (block32 "
            "takes 0 or 2)",
            {idesc, sfaId, sfbId});
-    e.fail(e.eq(ue8m0, e.b.create<arith::ConstantIntOp>(e.i1(), 0)),
+    e.fail(e.notb(ue8m0),
            "tcgen05.mma idesc 0x%08x: block32 needs UE8M0 scales", {idesc});
   }
   Value dLane = e.shr(dAddr, e.c32(16));
