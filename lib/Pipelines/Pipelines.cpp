@@ -184,6 +184,8 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.stages = options.stages;
   sm90.promoteEvery = options.promoteEvery;
   sm90.granule = options.granule;
+  sm90.schedule = options.schedule;
+  sm90.tokens = options.tokens;
   return buildGPUPipeline(pm, options, needs, errorHandler,
                           createConvertNVFP4ToSM90(sm90));
 }

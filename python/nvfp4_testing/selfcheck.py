@@ -1,6 +1,6 @@
 """Checks the compiler against the reference on fresh random data.
 
-    python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|matmul|grouped|empty|all
+    python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|matmul|grouped|decode|empty|all
                                [--target cpu|gpu|auto] [--size ci|full]
 
 Every case runs a generated program through the Python API (outputs poisoned
@@ -584,6 +584,131 @@ def check_grouped(target, size):
     return rep
 
 
+class _PipelineOptions:
+    """Programs compiled under NVFP4_PIPELINE_OPTIONS=`options` (the sm_90a
+    kernel's schedule and token source), each op compiled anew."""
+
+    def __init__(self, options):
+        self.options = options
+
+    def __enter__(self):
+        import os
+        self.saved = os.environ.get("NVFP4_PIPELINE_OPTIONS")
+        os.environ["NVFP4_PIPELINE_OPTIONS"] = self.options
+        compiler._OPS.clear()
+
+    def __exit__(self, *exc):
+        import os
+        if self.saved is None:
+            os.environ.pop("NVFP4_PIPELINE_OPTIONS", None)
+        else:
+            os.environ["NVFP4_PIPELINE_OPTIONS"] = self.saved
+        compiler._OPS.clear()
+
+
+# The decode kernel's configurations (convert-nvfp4-to-sm90 options): the
+# default (in-kernel FP4 tokens, stream-K for token tiles of at most 64),
+# each choice forced the other way, and stream-K grids so small that every
+# tile is split over many CTAs, or so large that CTAs get nothing.
+DECODE_CONFIGS = ["", "schedule=data-parallel", "tokens=prepass", "ctas=7",
+                  "ctas=1000 stages=2"]
+
+
+def check_decode(target, size):
+    """Small-M (decode) matmuls: dense M = 1..64, MoE experts with a few
+    tokens each (contiguous, with empty groups and a group wider than a
+    token tile), masked slots; under each DECODE_CONFIGS entry, and the
+    default twice (stream-K results must not change between runs)."""
+    rep = Report("decode")
+    rng = np.random.default_rng(10)
+    big = size == "full"
+    dense = [((1, 4096, 4096) if big else (1, 512, 384), "bf16"),
+             ((5, 4064, 200) if big else (5, 480, 200), "f32"),
+             ((16, 14336, 512) if big else (16, 2048, 256), "f16"),
+             ((33, 1024, 7168) if big else (33, 256, 640), "bf16"),
+             ((64, 4096, 1024) if big else (64, 512, 256), "f32"),
+             ((64, 128, 136), "bf16")]
+    configs = DECODE_CONFIGS if target != "cpu" else [""]
+    for config in configs:
+        with _PipelineOptions(config):
+            tag = f"[{config or 'default'}]"
+            for (m, k, n), out in dense:
+                modest = out == "f16"
+                a_q, a_s = random_operand(m, k, "nvfp4", rng, modest=modest)
+                b_q, b_s = random_operand(n, k, "nvfp4", rng, modest=modest)
+                da, db = np.float32(rng.uniform(0.5, 2)), np.float32(rng.uniform(0.5, 2))
+                got = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db,
+                                      out_dtype=out, target=target)
+                alpha = ref.alpha_eff(da, db)
+                kw = dict(a_rows=m, b_rows=n, swizzled=True)
+                want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, **kw)
+                rep.close(f"{tag} nvfp4 M={m} K={k} N={n} -> {out}", got, want, out,
+                          summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw))
+                if config == "" and m == 16:
+                    again = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db,
+                                            out_dtype=out, target=target)
+                    rep.exact(f"{tag} M={m} K={k} N={n} the same bits twice",
+                              [("C", np.asarray(again), np.asarray(got))])
+            # Row-scaled A and B, alpha, accumulate.
+            m, k, n = (8, 1536, 392) if big else (8, 384, 136)
+            kw = dict(a_rows=m, b_rows=n, swizzled=True)
+            a_q, a_s = random_operand(m, k, "nvfp4", rng)
+            b_q, b_s = random_operand(n, k, "nvfp4", rng)
+            da = rng.uniform(0.25, 4, m).astype(np.float32)
+            db = rng.uniform(0.25, 4, n).astype(np.float32)
+            acc = rng.standard_normal((m, n)).astype(np.float32) * 100
+            got = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db, alpha=0.75,
+                                  acc=acc, beta=-0.5, out_dtype="f32", target=target)
+            alpha = ref.alpha_eff(da, db, 0.75)
+            want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, beta=-0.5, c_in=acc, **kw)
+            rep.close(f"{tag} nvfp4 M={m} K={k} N={n} row-scaled AB alpha acc beta -> f32", got,
+                      want, "f32", summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw))
+            # MoE decode: E experts, a few tokens each (some none, one more
+            # than a token tile), tokens sorted by expert.
+            E, n, k = (128, 256, 1024) if big else (32, 136, 256)
+            ms = rng.integers(0, 9, E)
+            ms[rng.integers(0, E, E // 8)] = 0
+            ms[3] = 70
+            offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
+            S = int(offsets[-1])
+            a_q, a_s = random_operand(S, k, "nvfp4", rng)
+            B = [random_operand(n, k, "nvfp4", rng) for _ in range(E)]
+            b_stack, b_sw = np.stack([b[0] for b in B]), np.stack([b[1] for b in B])
+            db = rng.uniform(0.5, 2, E).astype(np.float32)
+            da = np.float32(rng.uniform(0.5, 2))
+            got = compiler.grouped_matmul("contiguous", a_q, a_s, b_stack, b_sw,
+                                          group_offsets=offsets, a_decode=da, b_decode=db,
+                                          out_dtype="bf16", target=target)
+            alphas = np.array([ref.alpha_eff(da, d) for d in db])
+            want = ref.grouped_matmul_contiguous(a_q, a_s, b_stack, b_sw, offsets, alphas,
+                                                 swizzled=True)
+            a_rm = ref.unswizzle_scales(a_s, S, k // 16)
+            bound = np.concatenate([
+                summation_bound(a_q[lo:hi], ref.swizzle_scales(a_rm[lo:hi]), B[g][0], B[g][1],
+                                k, alpha=alphas[g], a_rows=hi - lo, b_rows=n, swizzled=True)
+                for g, (lo, hi) in enumerate(zip(offsets[:-1], offsets[1:])) if hi > lo])
+            rep.close(f"{tag} contiguous E={E} S={S} N={n} K={k} -> bf16", got, want, "bf16",
+                      bound)
+            # Masked slots of at most 8 tokens.
+            G, max_m, n, k = 4, 8, 384, (1024 if big else 256)
+            masked = np.array([3, 0, 8, 5], np.int32)
+            a_pad = rng.integers(0, 256, size=(G, max_m, k // 2), dtype=np.uint8)
+            a_s_rm = np.stack([ref.unswizzle_scales(random_operand(max_m, k, "nvfp4", rng)[1],
+                                                    max_m, k // 16) for _ in range(G)])
+            a_s_sw = ref.swizzle_scales(a_s_rm)
+            B = [random_operand(n, k, "nvfp4", rng) for _ in range(G)]
+            b_stack, b_sw = np.stack([b[0] for b in B]), np.stack([b[1] for b in B])
+            got = compiler.grouped_matmul("masked", a_pad, a_s_sw, b_stack, b_sw, masked_m=masked,
+                                          out_dtype="f32", target=target)
+            want = ref.grouped_matmul_masked(a_pad, a_s_sw, b_stack, b_sw, masked,
+                                             np.ones(G), swizzled=True)
+            want = np.where(np.isnan(want), 0.0, want)
+            rep.close(f"{tag} masked G={G} maxM={max_m} masked_m={masked.tolist()} N={n} K={k} "
+                      "-> f32", got, want, "f32")
+    rep.summary()
+    return rep
+
+
 def check_empty(target, size):
     """Zero-size dimensions (docs/spec.md 2.6): every op takes them, an empty
     launch where there is nothing to write; what there is (the decode scales
@@ -762,6 +887,7 @@ FAMILIES = {
     "swizzle": check_swizzle,
     "matmul": check_matmul,
     "grouped": check_grouped,
+    "decode": check_decode,
     "empty": check_empty,
     "sanitize": check_sanitize,
 }

@@ -132,12 +132,20 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
     instead of the SIMT baseline, built from `nvfp4k` ops
     (docs/design/sm90-gemm.md, docs/design/kernel-layer.md):
 
-    * the token operand (A) is first dequantized exactly to f16 by a
-      pre-pass kernel, in the permuted K order the GEMM consumes;
+    * the token operand (A) is dequantized exactly to f16 in the permuted K
+      order the GEMM consumes: by a pre-pass kernel (wide token tiles), or
+      inside the kernel by three warps of the producer warpgroup from the
+      raw FP4 codes and scales of each stage (`tokens`: token tiles of at
+      most 64 rows, decode);
     * a producer thread fills a `stages`-deep shared-memory ring
       (`!nvfp4k.ring`): per 128 of K, TMA boxes of the f16 token tile
-      (128-byte swizzle) and of the weights' raw FP4 bytes, and a bulk copy
-      of their two 512-byte swizzled scale units;
+      (128-byte swizzle) or of the raw tokens, of the weights' raw FP4
+      bytes, and a bulk copy of their two 512-byte swizzled scale units;
+    * the tiles go to the CTAs whole (data-parallel) or stream-K
+      (`schedule`): every CTA an equal share of the (tile, K stage)
+      iterations, so that every SM streams weights whatever the tile
+      count; a tile split between CTAs is summed in K order by the last of
+      them (`nvfp4k.scheduler.fixup`: the same bits on every run);
     * two consumer warpgroups read their fragments from the stage,
       dequantize them exactly in registers (`nvfp4k.dequant.fragment_a`:
       e2m1 -> e4m3 bit pattern -> f16, times the block scale) and issue
@@ -163,13 +171,24 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
     Option<"ctas", "ctas", "int64_t", /*default=*/"132",
            "Persistent CTAs launched per GEMM (the H200 has 132 SMs)">,
     Option<"tokenTile", "token-tile", "int64_t", /*default=*/"0",
-           "Widest token tile (wgmma N: 32, 64 or 128; 0: 128 or 64, "
-           "chosen from the shape). Each tile runs the narrowest N in steps "
-           "of 32 that covers its tokens">,
-    Option<"granule", "granule", "int64_t", /*default=*/"32",
+           "Widest token tile (wgmma N: 8, 16, 32, 64 or 128, at most 64 "
+           "with in-kernel tokens; 0: chosen from the shape). Each tile runs "
+           "the narrowest N in steps of the granule that covers its tokens">,
+    Option<"granule", "granule", "int64_t", /*default=*/"0",
            "Step of the wgmma widths the tiles run (8, 16 or 32; at most "
-           "the token tile): a group's tiles are balanced and each runs the "
+           "the token tile; 0: 32 for pre-pass tokens, 8 for tokens the "
+           "kernel converts): a group's tiles are balanced and each runs the "
            "narrowest multiple of it that covers its tokens">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
+           "How tiles go to the CTAs: data-parallel (whole tiles), stream-k "
+           "(equal shares of K stages, split tiles summed in K order), or "
+           "auto (stream-k when the kernel converts its tokens or the tiles "
+           "are fewer than the CTAs)">,
+    Option<"tokens", "tokens", "std::string", /*default=*/"\"auto\"",
+           "Where the token operand becomes f16: prepass (a kernel before "
+           "the GEMM), in-kernel (the GEMM's producer warpgroup, from the "
+           "raw FP4 tokens; one token operand, token tiles of at most 64), "
+           "or auto (in-kernel when a group's tokens fit such a tile)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Depth of the shared-memory ring of 128-K stages (tokens, "
            "weights, scales); 0: the deepest that fits, at most 8 (5 with "

@@ -73,8 +73,16 @@ struct LowerToSM90Options : public GPUTargetOptions<LowerToSM90Options> {
       llvm::cl::init(ConvertNVFP4ToSM90Options().promoteEvery)};
   Option<int64_t> granule{
       *this, "granule",
-      llvm::cl::desc("GEMM step of the tile widths (8, 16, 32)"),
+      llvm::cl::desc("GEMM step of the tile widths (8, 16, 32; 0 chooses)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().granule)};
+  Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("GEMM tiles to CTAs: data-parallel, stream-k or auto"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().schedule)};
+  Option<std::string> tokens{
+      *this, "tokens",
+      llvm::cl::desc("GEMM token operand to f16: prepass, in-kernel or auto"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().tokens)};
 };
 
 struct LowerToSM100Options : public GPUTargetOptions<LowerToSM100Options> {

@@ -162,8 +162,8 @@ struct RingCreateLowering : OpConversionPattern<RingCreateOp> {
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, cIndex(b, 0));
     int64_t stages = ring.getStages();
     for (int64_t s = 0; s < stages; ++s)
-      nvgpu::MBarrierInitOp::create(b, group, cIndex(b, 1), cIndex(b, s),
-                                    first);
+      nvgpu::MBarrierInitOp::create(b, group, cIndex(b, ring.getProducers()),
+                                    cIndex(b, s), first);
     for (int64_t s = 0; s < stages; ++s)
       nvgpu::MBarrierInitOp::create(b, group, cIndex(b, ring.getConsumers()),
                                     cIndex(b, stages + s), first);
@@ -246,6 +246,22 @@ struct RingReleaseLowering : OpConversionPattern<RingReleaseOp> {
     nvgpu::MBarrierArriveOp::create(
         b, nvgpu::MBarrierTokenType::get(op.getContext()), adaptor.getRing(),
         emptyBarrier(b, ring, p.stage));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct RingArriveLowering : OpConversionPattern<RingArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RingArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    RingPosition p =
+        ringPosition(b, op.getRing().getType(), adaptor.getPosition());
+    nvgpu::MBarrierArriveOp::create(
+        b, nvgpu::MBarrierTokenType::get(op.getContext()), adaptor.getRing(),
+        p.stage);
     rewriter.eraseOp(op);
     return success();
   }
@@ -399,6 +415,220 @@ private:
   Value table;
 };
 
+/// The work units of a space with k_blocks (SchedulerType describes them):
+/// the one place that splits tiles between CTAs.
+class WorkWalk : nvfp4::KernelArith {
+public:
+  WorkWalk(ImplicitLocOpBuilder &b, SchedulerType space, Value cta, Value ctas,
+           Value count)
+      : KernelArith(b), space(space), cta(cta), ctas(ctas), count(count),
+        kBlocks(c(space.getKBlocks())) {}
+
+  /// Stream-K: the share size q and CTA `x`'s share [begin, end) of the
+  /// count * k_blocks iterations.
+  struct Share {
+    Value q, begin, end;
+  };
+  Share share(Value x) {
+    Value total = mul(count, kBlocks);
+    Value q = divu(add(total, sub(ctas, c(1))), ctas);
+    Value begin = minsi(mul(x, q), total);
+    return {q, begin, minsi(add(begin, q), total)};
+  }
+
+  Value units() {
+    if (!space.getStreamK()) {
+      // ceil((count - cta) / ctas), none past count.
+      Value left = maxsi(sub(count, cta), c(0));
+      return divu(add(left, sub(ctas, c(1))), ctas);
+    }
+    Share s = share(cta);
+    Value lastTile = divu(sub(s.end, c(1)), kBlocks);
+    Value n = add(sub(lastTile, divu(s.begin, kBlocks)), c(1));
+    return select(lt(s.begin, s.end), n, c(0));
+  }
+
+  /// (tile, k_begin, k_end, position) of unit `u`.
+  SmallVector<Value> unit(Value u) {
+    if (!space.getStreamK())
+      return {add(cta, mul(u, ctas)), c(0), kBlocks, mul(u, kBlocks)};
+    Share s = share(cta);
+    Value tile = add(divu(s.begin, kBlocks), u);
+    Value first = mul(tile, kBlocks);
+    Value kBegin = maxsi(sub(s.begin, first), c(0));
+    Value kEnd = minsi(sub(s.end, first), kBlocks);
+    return {tile, kBegin, kEnd, sub(add(first, kBegin), s.begin)};
+  }
+
+  /// The CTAs whose shares (of size q) hold tile t's first and last K
+  /// block.
+  std::pair<Value, Value> contributors(Value t, Value q) {
+    Value first = mul(t, kBlocks);
+    return {divu(first, q), divu(sub(add(first, kBlocks), c(1)), q)};
+  }
+  /// The partial slot of CTA x's part of tile t: 2x for the tile its share
+  /// starts in, 2x + 1 for the one it ends in.
+  Value slot(Value x, Value t, Value q) {
+    Value startTile = divu(mul(x, q), kBlocks);
+    return add(mul(x, c(2)), select(eq(t, startTile), c(0), c(1)));
+  }
+  Value kBlockCount() { return kBlocks; }
+
+private:
+  SchedulerType space;
+  Value cta, ctas, count, kBlocks;
+};
+
+struct SchedulerUnitsLowering : OpConversionPattern<SchedulerUnitsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SchedulerUnitsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    WorkWalk walk(b, op.getScheduler().getType(), adaptor.getCta(),
+                  adaptor.getCtas(), adaptor.getCount());
+    rewriter.replaceOp(op, walk.units());
+    return success();
+  }
+};
+
+struct SchedulerUnitLowering : OpConversionPattern<SchedulerUnitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SchedulerUnitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    WorkWalk walk(b, op.getScheduler().getType(), adaptor.getCta(),
+                  adaptor.getCtas(), adaptor.getCount());
+    rewriter.replaceOp(op, walk.unit(adaptor.getUnit()));
+    return success();
+  }
+};
+
+/// The stream-K fixup (SchedulerFixupOp): store the partial, count the
+/// arrival, and in the last CTA sum the partials in K order.
+struct SchedulerFixupLowering : OpConversionPattern<SchedulerFixupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SchedulerFixupOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    nvfp4::KernelArith k(b);
+    SchedulerType space = op.getScheduler().getType();
+    WorkWalk walk(b, space, adaptor.getCta(), adaptor.getCtas(),
+                  adaptor.getCount());
+    Value acc = adaptor.getAccumulator();
+    auto accType = cast<VectorType>(acc.getType());
+    int64_t n = accType.getDimSize(0), threads = op.getThreads();
+    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    Value t = adaptor.getTile(), thread = adaptor.getThread();
+    Value whole =
+        arith::AndIOp::create(b, k.eq(adaptor.getKBegin(), k.c(0)),
+                              k.eq(adaptor.getKEnd(), walk.kBlockCount()));
+    auto i1 = [&](bool v) { return cInt(b, b.getI1Type(), v); };
+    auto barrier = [&] {
+      NVVM::BarrierOp::create(b, TypeRange{}, cInt(b, i32, op.getBarrier()),
+                              cInt(b, i32, threads),
+                              NVVM::BarrierReductionAttr(), Value());
+    };
+    auto gpuFence = [&] { NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU); };
+    // Element e of this thread in slot `slot`: e * threads + thread.
+    auto elementAddress = [&](Value slot, int64_t e) {
+      Value index =
+          k.add(k.mul(slot, k.c(n * threads)), k.add(k.c(e * threads), thread));
+      return globalAddress(b, adaptor.getWorkspace(), k.mul(index, k.c(4)));
+    };
+    auto partial = scf::IfOp::create(b, TypeRange{accType, b.getI1Type()},
+                                     whole, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&partial.getThenRegion().front());
+      scf::YieldOp::create(b, ValueRange{acc, i1(true)});
+
+      b.setInsertionPointToStart(&partial.getElseRegion().front());
+      WorkWalk::Share share = walk.share(adaptor.getCta());
+      auto [first, last] = walk.contributors(t, share.q);
+      Value mySlot = walk.slot(adaptor.getCta(), t, share.q);
+      for (int64_t e = 0; e < n; ++e)
+        LLVM::StoreOp::create(b, vector::ExtractOp::create(b, acc, e),
+                              elementAddress(mySlot, e), 4);
+      // Every thread's partial is visible at GPU scope before the arrival
+      // is counted (the threadfence-reduction pattern).
+      gpuFence();
+      barrier();
+      Value flagPtr =
+          globalAddress(b, adaptor.getFlags(), k.mul(first, k.c(4)));
+      Value leader = k.eq(thread, k.c(0));
+      scf::IfOp::create(b, leader, [&](OpBuilder &, Location) {
+        Value old = LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::add,
+                                              flagPtr, cInt(b, i32, 1),
+                                              LLVM::AtomicOrdering::monotonic);
+        Value arrivals = arith::IndexCastOp::create(
+            b, b.getIndexType(),
+            arith::AddIOp::create(b, old, cInt(b, i32, 1)));
+        Value isLast = k.eq(arrivals, k.add(k.sub(last, first), k.c(1)));
+        // The last CTA leaves the flag as it found it for the next launch.
+        scf::IfOp::create(b, isLast, [&](OpBuilder &, Location) {
+          LLVM::StoreOp::create(b, cInt(b, i32, 0), flagPtr, 4);
+          scf::YieldOp::create(b);
+        });
+        memref::StoreOp::create(b, arith::ExtUIOp::create(b, i32, isLast),
+                                adaptor.getFlag(), ValueRange{k.c(0)});
+        scf::YieldOp::create(b);
+      });
+      barrier();
+      Value owner = arith::TruncIOp::create(
+          b, b.getI1Type(),
+          memref::LoadOp::create(b, adaptor.getFlag(), ValueRange{k.c(0)}));
+      auto sum = scf::IfOp::create(b, TypeRange{accType}, owner,
+                                   /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(&sum.getThenRegion().front());
+        // The other CTAs' partials are visible after their fences and the
+        // counted arrival.
+        gpuFence();
+        auto loop = scf::ForOp::create(
+            b, first, k.add(last, k.c(1)), k.c(1), ValueRange{acc},
+            [&](OpBuilder &, Location, Value x, ValueRange st) {
+              Value mine = k.eq(x, adaptor.getCta());
+              Value slot = walk.slot(x, t, share.q);
+              auto part = scf::IfOp::create(b, TypeRange{accType}, mine,
+                                            /*withElseRegion=*/true);
+              {
+                OpBuilder::InsertionGuard g2(b);
+                b.setInsertionPointToStart(&part.getThenRegion().front());
+                scf::YieldOp::create(b, ValueRange{acc});
+                b.setInsertionPointToStart(&part.getElseRegion().front());
+                // Volatile (ld.volatile: not from this SM's L1, which is
+                // not coherent with the other SMs' stores).
+                SmallVector<Value> elements;
+                for (int64_t e = 0; e < n; ++e)
+                  elements.push_back(
+                      LLVM::LoadOp::create(b, f32, elementAddress(slot, e), 4,
+                                           /*isVolatile=*/true));
+                scf::YieldOp::create(
+                    b, ValueRange{vector::FromElementsOp::create(b, accType,
+                                                                 elements)});
+              }
+              // Sum in K order: the first contributor's partial is the
+              // start, each later one is added to it.
+              Value total = arith::SelectOp::create(
+                  b, k.eq(x, first), part.getResult(0),
+                  arith::AddFOp::create(b, st[0], part.getResult(0)));
+              scf::YieldOp::create(b, ValueRange{total});
+            });
+        scf::YieldOp::create(b, loop.getResults());
+        b.setInsertionPointToStart(&sum.getElseRegion().front());
+        scf::YieldOp::create(b, ValueRange{acc});
+      }
+      scf::YieldOp::create(b, ValueRange{sum.getResult(0), owner});
+    }
+    rewriter.replaceOp(op, partial.getResults());
+    return success();
+  }
+};
+
 struct SchedulerCreateLowering : OpConversionPattern<SchedulerCreateOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -516,50 +746,80 @@ struct BulkLoadLowering : OpConversionPattern<BulkLoadOp> {
 // sm_90a MMA step
 //===----------------------------------------------------------------------===//
 
+/// The exact E2M1 x E4M3 -> f16 arithmetic of the sm_90a dequantization
+/// ops: a code becomes the E4M3 bit pattern of e2m1 * 2^-6, which
+/// cvt.rn.f16x2.e4m3x2 widens exactly, and one mul.f16x2 by scale * 2^6
+/// (exact in f16: <= 28672) gives e2m1 * scale.
+class E2M1ToF16 {
+public:
+  explicit E2M1ToF16(ImplicitLocOpBuilder &b) : b(b) {}
+
+  /// E4M3 bit pattern pairs (vector<2xi8>) -> f16x2.
+  Value cvt(Value pair) {
+    return NVVM::ConvertF8x2ToF16x2Op::create(
+               b, VectorType::get({2}, b.getF16Type()), pair,
+               b.getBoolAttr(false),
+               TypeAttr::get(b.getType<Float8E4M3FNType>()))
+        .getResult();
+  }
+  /// Two E4M3 scale bytes (vector<2xf8E4M3FN> or their bits, vector<2xi8>)
+  /// as f16x2, times 2^6.
+  Value scalePair(Value scales) {
+    auto i8x2 = VectorType::get({2}, b.getI8Type());
+    if (scales.getType() != i8x2)
+      scales = vector::BitCastOp::create(b, i8x2, scales);
+    Value pair = cvt(scales);
+    Value sixtyFour = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(VectorType::get({2}, b.getF16Type()),
+                                  APFloat(APFloat::IEEEhalf(), "64")));
+    return arith::MulFOp::create(b, pair, sixtyFour);
+  }
+  /// Lane `lane` of an f16x2 in both lanes.
+  Value splat(Value pair, int64_t lane) {
+    return vector::ShuffleOp::create(b, pair, pair,
+                                     ArrayRef<int64_t>{lane, lane});
+  }
+  /// The codes of the even (odd) nibbles of `x`, one per byte.
+  Value nibbles(Value x, bool odd) {
+    if (odd)
+      x = arith::ShRUIOp::create(b, x, word(4));
+    return arith::AndIOp::create(b, x, word(0x0F0F0F0F));
+  }
+  /// One code per byte -> the E4M3 bit pattern
+  /// ((n & 7) << 2) | ((n & 8) << 4) = e2m1(n) * 2^-6, four bytes at once.
+  Value toE4M3(Value nibbles) {
+    Value mag = arith::ShLIOp::create(
+        b, arith::AndIOp::create(b, nibbles, word(0x07070707)), word(2));
+    Value sign = arith::ShLIOp::create(
+        b, arith::AndIOp::create(b, nibbles, word(0x08080808)), word(4));
+    return arith::OrIOp::create(b, mag, sign);
+  }
+  /// Two E4M3 bytes (the low or high half of `bits`) -> f16x2 * scale
+  /// (an f16x2 of scale * 2^6 in both lanes).
+  Value half(Value bits, bool high, Value scale) {
+    if (high)
+      bits = arith::ShRUIOp::create(b, bits, word(16));
+    Value pair = LLVM::BitcastOp::create(
+        b, VectorType::get({2}, b.getI8Type()),
+        arith::TruncIOp::create(b, b.getI16Type(), bits));
+    return arith::MulFOp::create(b, cvt(pair), scale);
+  }
+
+private:
+  Value word(int64_t v) { return cInt(b, b.getI32Type(), v); }
+  ImplicitLocOpBuilder &b;
+};
+
 struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(DequantFragmentAOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    Type i32 = b.getI32Type(), f16 = b.getF16Type();
-    auto f16x2 = VectorType::get({2}, f16);
-    auto i8x2 = VectorType::get({2}, b.getI8Type());
-    auto e4m3 = TypeAttr::get(b.getType<Float8E4M3FNType>());
-    auto cvt = [&](Value pair /*vector<2xi8> of e4m3 bits*/) {
-      return NVVM::ConvertF8x2ToF16x2Op::create(b, f16x2, pair,
-                                                b.getBoolAttr(false), e4m3)
-          .getResult();
-    };
-    auto word = [&](int64_t v) { return cInt(b, i32, v); };
-    // Both rows' scales at once, times 2^6 (exact in f16: <= 28672).
-    Value scalePair =
-        cvt(vector::BitCastOp::create(b, i8x2, adaptor.getScales()));
-    Value sixtyFour = arith::ConstantOp::create(
-        b, DenseElementsAttr::get(f16x2, APFloat(APFloat::IEEEhalf(), "64")));
-    scalePair = arith::MulFOp::create(b, scalePair, sixtyFour);
-    Value splat[2] = {vector::ShuffleOp::create(b, scalePair, scalePair,
-                                                ArrayRef<int64_t>{0, 0}),
-                      vector::ShuffleOp::create(b, scalePair, scalePair,
-                                                ArrayRef<int64_t>{1, 1})};
-    // Nibble n (in a byte) becomes the E4M3 bit pattern
-    // ((n & 7) << 2) | ((n & 8) << 4) = e2m1(n) * 2^-6, four bytes at once.
-    auto toE4M3 = [&](Value nibbles /*one code per byte*/) {
-      Value mag = arith::ShLIOp::create(
-          b, arith::AndIOp::create(b, nibbles, word(0x07070707)), word(2));
-      Value sign = arith::ShLIOp::create(
-          b, arith::AndIOp::create(b, nibbles, word(0x08080808)), word(4));
-      return arith::OrIOp::create(b, mag, sign).getResult();
-    };
-    // Two e4m3 bytes (the low or high half of `bits`) -> f16x2 * scale,
-    // as the i32 register wgmma takes.
-    auto half = [&](Value bits, bool high, Value scale) {
-      if (high)
-        bits = arith::ShRUIOp::create(b, bits, word(16));
-      Value pair = LLVM::BitcastOp::create(
-          b, i8x2, arith::TruncIOp::create(b, b.getI16Type(), bits));
-      return arith::MulFOp::create(b, cvt(pair), scale).getResult();
-    };
+    E2M1ToF16 dq(b);
+    // Both rows' scales at once, times 2^6.
+    Value scalePair = dq.scalePair(adaptor.getScales());
+    Value splat[2] = {dq.splat(scalePair, 0), dq.splat(scalePair, 1)};
     VectorType codes = op.getCodes().getType();
     int64_t words = codes.getDimSize(1);
     Value result = arith::ConstantOp::create(
@@ -571,14 +831,10 @@ struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
       for (int64_t r = 0; r < 2; ++r) {
         Value x = vector::ExtractOp::create(b, adaptor.getCodes(),
                                             ArrayRef<int64_t>{r, w});
-        Value nibbles[2] = {
-            arith::AndIOp::create(b, x, word(0x0F0F0F0F)),
-            arith::AndIOp::create(b, arith::ShRUIOp::create(b, x, word(4)),
-                                  word(0x0F0F0F0F))};
         for (int64_t p = 0; p < 2; ++p) {
-          Value e = toE4M3(nibbles[p]);
-          regs[r][p][0] = half(e, false, splat[r]);
-          regs[r][p][1] = half(e, true, splat[r]);
+          Value e = dq.toE4M3(dq.nibbles(x, p == 1));
+          regs[r][p][0] = dq.half(e, false, splat[r]);
+          regs[r][p][1] = dq.half(e, true, splat[r]);
         }
       }
       for (int64_t p = 0; p < 2; ++p) {
@@ -594,6 +850,77 @@ struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
       }
     }
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct DequantCodesLowering : OpConversionPattern<DequantCodesOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DequantCodesOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    E2M1ToF16 dq(b);
+    Value scale = vector::BroadcastOp::create(
+        b, VectorType::get({2}, b.getI8Type()),
+        arith::BitcastOp::create(b, b.getI8Type(), adaptor.getScale()));
+    Value scaled = dq.splat(dq.scalePair(scale), 0);
+    // Even nibbles hold values 0, 2, 4, 6 (bytes 0..3), odd ones 1, 3, 5, 7:
+    // halves (0, 2), (4, 6) and (1, 3), (5, 7).
+    Value even = dq.toE4M3(dq.nibbles(adaptor.getCodes(), false));
+    Value odd = dq.toE4M3(dq.nibbles(adaptor.getCodes(), true));
+    Value e02 = dq.half(even, false, scaled), e46 = dq.half(even, true, scaled);
+    Value o13 = dq.half(odd, false, scaled), o57 = dq.half(odd, true, scaled);
+    Value lo =
+        vector::ShuffleOp::create(b, e02, o13, ArrayRef<int64_t>{0, 2, 1, 3});
+    Value hi =
+        vector::ShuffleOp::create(b, e46, o57, ArrayRef<int64_t>{0, 2, 1, 3});
+    rewriter.replaceOp(
+        op, vector::ShuffleOp::create(
+                b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    return success();
+  }
+};
+
+/// Chunk q of a token row into the B tile: value pairs (j, j + 2) as one
+/// 32-bit store each, at column wgmmaFragmentK(j) + 64 (q % 2) + 2 (q / 2)
+/// of the K block, in 128-byte-swizzled [rows, 64] atoms.
+struct StoreTokensLowering : OpConversionPattern<StoreTokensOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreTokensOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    nvfp4::KernelArith k(b);
+    int64_t rows = op.getTile().getType().getDimSize(0);
+    Value row = adaptor.getRow(), q = adaptor.getChunk();
+    // wgmmaFragmentK(j) is a multiple of 8 below 64 for the first value of
+    // each pair, and 2 (q / 2) <= 6: the pair sits in 16-byte unit
+    // wgmmaFragmentK(j) / 8 of atom q % 2, at byte 4 (q / 2) of it.
+    Value rowBase =
+        k.add(k.mul(k.remu(q, k.c(2)), k.c(rows * 128)), k.mul(row, k.c(128)));
+    Value inUnit = k.mul(k.divu(q, k.c(2)), k.c(4));
+    Value rowPhase = k.remu(row, k.c(8));
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, adaptor.getTile());
+    auto sharedPtr = LLVM::LLVMPointerType::get(op.getContext(), 3);
+    auto f16x2 = VectorType::get({2}, b.getF16Type());
+    for (int64_t j : {0, 1, 4, 5, 8, 9, 12, 13}) {
+      int64_t column = nvfp4k::wgmmaFragmentK(j);
+      assert(column % 8 == 0 && column < 64 &&
+             nvfp4k::wgmmaFragmentK(j + 2) == column + 1 &&
+             "pairs of a chunk share a 32-bit word");
+      Value unit = arith::XOrIOp::create(b, k.c(column / 8), rowPhase);
+      Value offset = k.add(k.add(rowBase, k.mul(unit, k.c(16))), inUnit);
+      Value address = k.toI64(k.add(base, offset));
+      Value pair = vector::FromElementsOp::create(
+          b, f16x2,
+          ValueRange{vector::ExtractOp::create(b, adaptor.getValues(), j),
+                     vector::ExtractOp::create(b, adaptor.getValues(), j + 2)});
+      LLVM::StoreOp::create(b, LLVM::BitcastOp::create(b, b.getI32Type(), pair),
+                            LLVM::IntToPtrOp::create(b, sharedPtr, address), 4);
+    }
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -960,6 +1287,8 @@ struct AlphaLowering : OpConversionPattern<AlphaOp> {
     auto factor = [&](Value address, Value index) -> Value {
       if (!address)
         return Value();
+      if (address.getType().isF32()) // the value, computed in the kernel
+        return address;
       if (!index)
         index = cIndex(b, 0);
       Value ptr = globalAddress(b, address,
@@ -1078,10 +1407,13 @@ void mlir::nvfp4::populateNVFP4KernelToNVVMConversionPatterns(
       .add<SharedMemoryLowering, RingCreateLowering, RingStageLowering,
            RingWaitLowering<RingWaitFullOp, false>,
            RingWaitLowering<RingWaitEmptyOp, true>, RingExpectTxLowering,
-           RingReleaseLowering, SchedulerCreateLowering, SchedulerCountLowering,
-           SchedulerTileLowering, SchedulerBlocksBeforeLowering,
-           SchedulerGroupOfLowering, TmaLoadLowering, Tcgen05ScaledMmaLowering,
+           RingReleaseLowering, RingArriveLowering, SchedulerCreateLowering,
+           SchedulerCountLowering, SchedulerTileLowering,
+           SchedulerBlocksBeforeLowering, SchedulerGroupOfLowering,
+           SchedulerUnitsLowering, SchedulerUnitLowering,
+           SchedulerFixupLowering, TmaLoadLowering, Tcgen05ScaledMmaLowering,
            Tcgen05CommitLowering, BulkLoadLowering, DequantFragmentALowering,
-           WgmmaRSLowering, WgmmaWaitLowering, AlphaLowering, StoreLowering>(
+           DequantCodesLowering, StoreTokensLowering, WgmmaRSLowering,
+           WgmmaWaitLowering, AlphaLowering, StoreLowering>(
           converter, patterns.getContext());
 }

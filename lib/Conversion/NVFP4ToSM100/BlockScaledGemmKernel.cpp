@@ -426,14 +426,17 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   // accumulator ring: full <- a tcgen05.commit after a tile's last MMA;
   // empty <- the 4 epilogue warps.
   ring = nvfp4k::RingCreateOp::create(
-      b, nvfp4k::RingType::get(ctx, cfg.stages, /*consumers=*/1));
+      b, nvfp4k::RingType::get(ctx, cfg.stages, /*consumers=*/1,
+                               /*producers=*/1));
   accRing = nvfp4k::RingCreateOp::create(
-      b, nvfp4k::RingType::get(ctx, cfg.accBuffers(), /*consumers=*/4));
+      b, nvfp4k::RingType::get(ctx, cfg.accBuffers(), /*consumers=*/4,
+                               /*producers=*/1));
   auto space = nvfp4k::SchedulerType::get(
       ctx, cfg.mode, cfg.groups, cfg.maxRows, cfg.weightTiles(), kSM100TileRows,
       cfg.tokenTile, /*granule=*/0,
       cfg.mode == Grouping::independent ? ArrayRef<int64_t>(cfg.rowsPerGroup)
-                                        : ArrayRef<int64_t>());
+                                        : ArrayRef<int64_t>(),
+      /*kBlocks=*/0, /*streamK=*/false);
   scheduler = nvfp4k::SchedulerCreateOp::create(b, space, args.groupInfo);
 
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);

@@ -95,7 +95,7 @@ Value repackContiguousScales(OpBuilder &b, Location loc,
   auto space = nvfp4k::SchedulerType::get(
       b.getContext(), Grouping::contiguous, cfg.groups, cfg.maxRows,
       cfg.weightTiles(), kSM100TileRows, cfg.tokenTile, /*granule=*/0,
-      ArrayRef<int64_t>());
+      ArrayRef<int64_t>(), /*kBlocks=*/0, /*streamK=*/false);
   Value table = deviceAddress(b, loc, offsets);
   launchLinear(b, loc, cfg.maxRows * cols, [&](Value i) {
     SmallVector<Value> id = ix.delinearize(i, {cfg.maxRows, cols});

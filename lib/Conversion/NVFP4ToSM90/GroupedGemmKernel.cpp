@@ -28,25 +28,26 @@
 using namespace mlir;
 using namespace mlir::nvfp4;
 
-int64_t mlir::nvfp4::sm90FragmentK(int64_t k) {
-  // Value v (0..15) of chunk q (0..7): thread c = q / 2 holds it, in the
-  // stage's first half (k16 steps 0-3) for even q, the second otherwise.
-  // nvfp4k.dequant.fragment_a puts value j = v % 8 of code word w = v / 8
-  // into step 2w + j % 2 of the half, slot t = j / 2: columns 2c, 2c + 1
-  // (t = 0, 1) or 2c + 8, 2c + 9 (t = 2, 3) of that step.
-  int64_t q = k / 16, v = k % 16;
-  int64_t c = q / 2, half = q % 2, w = v / 8, j = v % 8;
-  int64_t step = 4 * half + 2 * w + j % 2, t = j / 2;
-  int64_t column = t < 2 ? 2 * c + t : 2 * c + 8 + (t - 2);
-  return 16 * step + column;
-}
-
 namespace {
 
 /// The kernel's runtime arguments, named.
 struct KernelArgs : EpilogueArgs {
-  Value tokenMap;
+  /// The token operand's tensor map, and what its source needs besides:
+  /// the FP4 tokens' swizzled scales; the quantized tokens' scale source
+  /// (amax bits or the given scale) and seed.
+  Value tokenMap, tokenScales, scaleSource, seed;
   SmallVector<Value> weightMaps, scales;
+  /// Stream-K: the partial accumulators and the tiles' arrival flags.
+  Value workspace, flags;
+};
+
+/// A work unit of this CTA (nvfp4k.scheduler.unit) with its tile decoded.
+struct Unit {
+  Value kBegin, kEnd, position;
+  mutable nvfp4k::SchedulerTileOp tile;
+  Value group() const { return tile.getGroup(); }
+  Value rowStart() const { return tile.getRowStart(); }
+  Value tileEnd() const { return tile.getTileEnd(); }
 };
 
 class KernelBuilder : KernelArith {
@@ -74,8 +75,51 @@ private:
     widths.push_back(cfg.tokenTile);
     return widths;
   }
+  /// Byte offsets inside a stage.
+  int64_t weightsOffset() const { return cfg.tokenBytes(); }
+  int64_t scalesOffset() const { return weightsOffset() + cfg.weightBytes(); }
+  int64_t rawOffset() const { return scalesOffset() + cfg.scaleBytes(); }
+  /// The stage's token operand (the wgmma B tile), [tokenTile, 128] f16.
+  Type tokenTileType() {
+    return shared({cfg.tokenTile, kSM90StageK}, b.getF16Type());
+  }
+
+  /// Runs `body` for each work unit of this CTA, in order.
+  void forEachUnit(function_ref<void(const Unit &)> body);
+  /// The ring position of K block `kb` of unit `u`.
+  Value position(const Unit &u, Value kb) {
+    return add(u.position, sub(kb, u.kBegin));
+  }
+  /// Runs `body(kb, i)` over the unit's K blocks and their ring positions.
+  void forEachBlock(const Unit &u, function_ref<void(Value, Value)> body) {
+    scf::ForOp::create(b, u.kBegin, u.kEnd, c(1), ValueRange{},
+                       [&](OpBuilder &, Location, Value kb, ValueRange) {
+                         body(kb, position(u, kb));
+                         scf::YieldOp::create(b);
+                       });
+  }
+
+  /// FP4 tokens: the row of the token operand's scales that token-matrix
+  /// row `row` of group `g` is, and the byte offset of its 128-row tile in
+  /// the swizzled scales ([B?, RT, CT, 32, 4, 4]; masked groups are batch
+  /// entries of maxRows rows).
+  std::pair<Value, Value> tokenScaleRow(Value g, Value row) {
+    int64_t unitBytes = cfg.scaleRowTileBytes();
+    if (cfg.mode != Grouping::masked)
+      return {row, mul(divu(row, c(128)), c(unitBytes))};
+    Value local = sub(row, mul(g, c(cfg.maxRows)));
+    int64_t entryTiles = ceilDiv(cfg.maxRows, 128);
+    return {local,
+            mul(add(mul(g, c(entryTiles)), divu(local, c(128))), c(unitBytes))};
+  }
 
   void emitProducer();
+  void emitIssuer();
+  void emitConverter(Value thread);
+  /// The 16 f16 token values of chunk q of row r of the stage (r inside
+  /// the tile's rows, the chunk inside K).
+  Value convertChunk(const Unit &u, Value stage, Value kb, Value r, Value q);
+
   void emitConsumer(Value warpgroup);
   void emitEpilogue(Value acc, ValueRange tile, Value warpgroup, Value warp,
                     Value lane);
@@ -83,90 +127,245 @@ private:
   const SM90GemmConfig &cfg;
   MLIRContext *ctx;
   KernelArgs args;
-  Value smem, ring, scheduler;
+  Value smem, ring, convertedRing, scheduler;
+  /// This CTA, the grid and the scheduler's tile count.
+  Value bid, grid, count;
   Type tokenMapType, weightMapType;
 };
 
+void KernelBuilder::forEachUnit(function_ref<void(const Unit &)> body) {
+  Value units =
+      nvfp4k::SchedulerUnitsOp::create(b, scheduler, bid, grid, count);
+  scf::ForOp::create(
+      b, c(0), units, c(1), ValueRange{},
+      [&](OpBuilder &, Location, Value u, ValueRange) {
+        auto unit =
+            nvfp4k::SchedulerUnitOp::create(b, scheduler, u, bid, grid, count);
+        auto tile =
+            nvfp4k::SchedulerTileOp::create(b, scheduler, unit.getTile());
+        body(Unit{unit.getKBegin(), unit.getKEnd(), unit.getPosition(), tile});
+        scf::YieldOp::create(b);
+      });
+}
+
 //===----------------------------------------------------------------------===//
-// Producer: one elected thread fills the ring
+// Producer warpgroup: one elected thread fills the ring; with converted
+// tokens, warps 1-3 turn each stage's raw tokens into the B tile
 //===----------------------------------------------------------------------===//
 
 void KernelBuilder::emitProducer() {
   NVVM::SetMaxRegisterOp::create(
-      b, b.getI32IntegerAttr(kSM90ProducerRegisters),
+      b, b.getI32IntegerAttr(cfg.producerRegisters()),
       NVVM::SetMaxRegisterActionAttr::get(
           ctx, NVVM::SetMaxRegisterAction::decrease));
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
-  Value warpInGroup = divu(remu(tid, c(128)), c(32));
-  ifThen(eq(warpInGroup, c(0)), [&] {
-    Value elected = NVVM::ElectSyncOp::create(b, b.getI1Type(), Value());
-    ifThen(elected, [&] {
-      Value tokenMap = asMap(args.tokenMap, tokenMapType);
-      nvgpu::TmaPrefetchOp::create(b, tokenMap, Value());
-      for (Value ptr : args.weightMaps)
-        nvgpu::TmaPrefetchOp::create(b, asMap(ptr, weightMapType), Value());
-      Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-      Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
-      Value total = nvfp4k::SchedulerCountOp::create(b, scheduler);
-      int64_t unitBytes = cfg.scaleRowTileBytes(); // 128 weight rows
-      scf::ForOp::create(
-          b, bid, total, grid, ValueRange{c(0)},
-          [&](OpBuilder &, Location, Value t, ValueRange it0) {
-            auto tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t);
-            Value g = tile.getGroup(), wt = tile.getWeightTile();
-            // Independent groups: one map per group (chosen as a pointer).
-            Value weightMap = asMap(pick(args.weightMaps, g), weightMapType);
-            Value weightRow = mul(wt, c(kSM90TileRows));
-            Value scaleBase =
-                add(pick(args.scales, g), toI64(mul(wt, c(unitBytes))));
-            if (cfg.stackedWeights()) {
-              weightRow = add(weightRow, mul(g, c(cfg.n)));
-              scaleBase =
-                  add(scaleBase, toI64(mul(g, c(cfg.nTiles() * unitBytes))));
-            }
-            int64_t last = cfg.kStages() - 1;
-            scf::ForOp::create(
-                b, c(0), c(cfg.kStages()), c(1), ValueRange{},
-                [&](OpBuilder &, Location, Value kb, ValueRange) {
-                  Value i = add(it0[0], kb);
-                  nvfp4k::RingWaitEmptyOp::create(b, ring, i);
-                  // Every TMA box is whole (zeros past the operands); the
-                  // last stage may carry one scale unit instead of two.
-                  int64_t fixed = cfg.tokenBytes() + cfg.weightBytes();
-                  Value units = c(2);
-                  if (cfg.stageUnits(last) != 2)
-                    units =
-                        select(eq(kb, c(last)), c(cfg.stageUnits(last)), c(2));
-                  Value scaleBytes =
-                      mul(units, c(Swizzled128x4Attr::kUnitBytes));
-                  nvfp4k::RingExpectTxOp::create(b, ring, i,
-                                                 add(c(fixed), scaleBytes));
-                  Value s = nvfp4k::RingStageOp::create(b, ring, i);
-                  Value k0 = mul(kb, c(kSM90StageK));
-                  auto atom = shared({cfg.tokenTile, 64}, b.getF16Type());
-                  for (int64_t h = 0; h < 2; ++h)
-                    nvfp4k::TmaLoadOp::create(
-                        b, tokenMap,
-                        ValueRange{add(k0, c(64 * h)), tile.getRowStart()},
-                        stageView(s, h * cfg.tokenBytes() / 2, atom), ring, i);
-                  nvfp4k::TmaLoadOp::create(
-                      b, weightMap,
-                      ValueRange{mul(kb, c(kSM90StageK / 2)), weightRow},
-                      stageView(s, cfg.tokenBytes(),
-                                shared({kSM90TileRows, kSM90StageK / 2},
-                                       b.getIntegerType(8, false))),
-                      ring, i);
-                  nvfp4k::BulkLoadOp::create(
-                      b, add(scaleBase, toI64(mul(kb, c(cfg.scaleBytes())))),
-                      stageView(s, cfg.tokenBytes() + cfg.weightBytes(),
-                                shared({cfg.scaleBytes()}, b.getI8Type())),
-                      scaleBytes, ring, i);
-                  scf::YieldOp::create(b);
-                });
-            scf::YieldOp::create(b, ValueRange{add(it0[0], c(cfg.kStages()))});
+  Value t128 = remu(tid, c(128));
+  Value warpInGroup = divu(t128, c(32));
+  if (!cfg.convertsTokens()) {
+    ifThen(eq(warpInGroup, c(0)), [&] { emitIssuer(); });
+    return;
+  }
+  scf::IfOp::create(
+      b, eq(warpInGroup, c(0)),
+      [&](OpBuilder &, Location) {
+        emitIssuer();
+        scf::YieldOp::create(b);
+      },
+      [&](OpBuilder &, Location) {
+        emitConverter(sub(t128, c(32)));
+        scf::YieldOp::create(b);
+      });
+}
+
+void KernelBuilder::emitIssuer() {
+  Value elected = NVVM::ElectSyncOp::create(b, b.getI1Type(), Value());
+  ifThen(elected, [&] {
+    Value tokenMap = asMap(args.tokenMap, tokenMapType);
+    nvgpu::TmaPrefetchOp::create(b, tokenMap, Value());
+    for (Value ptr : args.weightMaps)
+      nvgpu::TmaPrefetchOp::create(b, asMap(ptr, weightMapType), Value());
+    int64_t unitBytes = cfg.scaleRowTileBytes(); // 128 weight rows
+    int64_t last = cfg.kStages() - 1;
+    forEachUnit([&](const Unit &u) {
+      Value g = u.group(), wt = u.tile.getWeightTile();
+      // Independent groups: one map per group (chosen as a pointer).
+      Value weightMap = asMap(pick(args.weightMaps, g), weightMapType);
+      Value weightRow = mul(wt, c(kSM90TileRows));
+      Value scaleBase = add(pick(args.scales, g), toI64(mul(wt, c(unitBytes))));
+      if (cfg.stackedWeights()) {
+        weightRow = add(weightRow, mul(g, c(cfg.n)));
+        scaleBase = add(scaleBase, toI64(mul(g, c(cfg.nTiles() * unitBytes))));
+      }
+      // FP4 tokens: the scale units of the 128-row tiles that hold the
+      // tile's first and last row (the same one, or two neighbours).
+      Value tokenScale0, tokenScale1, twoTokenTiles;
+      if (cfg.tokens == SM90TokenSource::fp4) {
+        Value lastRow = sub(u.tileEnd(), c(1));
+        Value first = tokenScaleRow(g, u.rowStart()).second;
+        Value second = tokenScaleRow(g, lastRow).second;
+        tokenScale0 = add(args.tokenScales, toI64(first));
+        tokenScale1 = add(args.tokenScales, toI64(second));
+        twoTokenTiles = cmp(arith::CmpIPredicate::ne, first, second);
+      }
+      forEachBlock(u, [&](Value kb, Value i) {
+        nvfp4k::RingWaitEmptyOp::create(b, ring, i);
+        // Every TMA box is whole (zeros past the operands); the last stage
+        // may carry one scale unit instead of two.
+        Value units = c(2);
+        if (cfg.stageUnits(last) != 2)
+          units = select(eq(kb, c(last)), c(cfg.stageUnits(last)), c(2));
+        Value scaleBytes = mul(units, c(Swizzled128x4Attr::kUnitBytes));
+        Value bytes = add(c(cfg.weightBytes()), scaleBytes);
+        switch (cfg.tokens) {
+        case SM90TokenSource::prepass:
+          bytes = add(bytes, c(cfg.tokenBytes()));
+          break;
+        case SM90TokenSource::fp4:
+          bytes = add(add(bytes, c(cfg.rawCodeBytes())),
+                      mul(scaleBytes, select(twoTokenTiles, c(2), c(1))));
+          break;
+        case SM90TokenSource::quantize:
+          bytes = add(bytes, c(cfg.rawInputBytes()));
+          break;
+        }
+        nvfp4k::RingExpectTxOp::create(b, ring, i, bytes);
+        Value s = nvfp4k::RingStageOp::create(b, ring, i);
+        Value k0 = mul(kb, c(kSM90StageK));
+        switch (cfg.tokens) {
+        case SM90TokenSource::prepass: {
+          auto atom = shared({cfg.tokenTile, 64}, b.getF16Type());
+          for (int64_t h = 0; h < 2; ++h)
+            nvfp4k::TmaLoadOp::create(
+                b, tokenMap, ValueRange{add(k0, c(64 * h)), u.rowStart()},
+                stageView(s, h * cfg.tokenBytes() / 2, atom), ring, i);
+          break;
+        }
+        case SM90TokenSource::fp4: {
+          nvfp4k::TmaLoadOp::create(
+              b, tokenMap,
+              ValueRange{mul(kb, c(kSM90StageK / 2)), u.rowStart()},
+              stageView(s, rawOffset(),
+                        shared({cfg.tokenTile, kSM90StageK / 2},
+                               b.getIntegerType(8, false))),
+              ring, i);
+          Value stageScales = toI64(mul(kb, c(cfg.scaleBytes())));
+          auto units = shared({cfg.scaleBytes()}, b.getI8Type());
+          int64_t at = rawOffset() + cfg.rawCodeBytes();
+          nvfp4k::BulkLoadOp::create(b, add(tokenScale0, stageScales),
+                                     stageView(s, at, units), scaleBytes, ring,
+                                     i);
+          ifThen(twoTokenTiles, [&] {
+            nvfp4k::BulkLoadOp::create(
+                b, add(tokenScale1, stageScales),
+                stageView(s, at + cfg.scaleBytes(), units), scaleBytes, ring,
+                i);
           });
+          break;
+        }
+        case SM90TokenSource::quantize:
+          nvfp4k::TmaLoadOp::create(
+              b, tokenMap, ValueRange{k0, u.rowStart()},
+              stageView(
+                  s, rawOffset(),
+                  shared({cfg.tokenTile, kSM90StageK}, cfg.quantize.element)),
+              ring, i);
+          break;
+        }
+        nvfp4k::TmaLoadOp::create(
+            b, weightMap, ValueRange{mul(kb, c(kSM90StageK / 2)), weightRow},
+            stageView(s, weightsOffset(),
+                      shared({kSM90TileRows, kSM90StageK / 2},
+                             b.getIntegerType(8, false))),
+            ring, i);
+        nvfp4k::BulkLoadOp::create(
+            b, add(scaleBase, toI64(mul(kb, c(cfg.scaleBytes())))),
+            stageView(s, scalesOffset(),
+                      shared({cfg.scaleBytes()}, b.getI8Type())),
+            scaleBytes, ring, i);
+      });
     });
   });
+}
+
+void KernelBuilder::emitConverter(Value thread) {
+  int64_t items = cfg.tokenTile * (kSM90StageK / 16);
+  int64_t chunks = cfg.k / 16;
+  auto f16x16 = VectorType::get({16}, b.getF16Type());
+  Value zeros = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(f16x16, APFloat(APFloat::IEEEhalf(), "0")));
+  forEachUnit([&](const Unit &u) {
+    Value rows = sub(u.tileEnd(), u.rowStart());
+    forEachBlock(u, [&](Value kb, Value i) {
+      nvfp4k::RingWaitFullOp::create(b, ring, i);
+      Value s = nvfp4k::RingStageOp::create(b, ring, i);
+      Value tile = stageView(s, 0, tokenTileType());
+      // Item = (row r, chunk q of the K block); rows past the tile and
+      // chunks past K are zero (a chunk past K may have no scale copied).
+      scf::ForOp::create(
+          b, thread, c(items), c(kSM90ConverterThreads), ValueRange{},
+          [&](OpBuilder &, Location, Value item, ValueRange) {
+            Value r = divu(item, c(8)), q = remu(item, c(8));
+            Value valid = arith::AndIOp::create(
+                b, lt(r, rows), lt(add(mul(kb, c(8)), q), c(chunks)));
+            auto values = scf::IfOp::create(b, TypeRange{f16x16}, valid,
+                                            /*withElseRegion=*/true);
+            {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPointToStart(&values.getThenRegion().front());
+              scf::YieldOp::create(b, convertChunk(u, s, kb, r, q));
+              b.setInsertionPointToStart(&values.getElseRegion().front());
+              scf::YieldOp::create(b, zeros);
+            }
+            nvfp4k::StoreTokensOp::create(b, values.getResult(0), tile, r, q);
+            scf::YieldOp::create(b);
+          });
+      // The wgmmas read the tile through the asynchronous proxy.
+      NVVM::FenceProxyOp::create(
+          b, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      nvfp4k::RingArriveOp::create(b, convertedRing, i);
+    });
+  });
+}
+
+Value KernelBuilder::convertChunk(const Unit &u, Value stage, Value kb, Value r,
+                                  Value q) {
+  Type i32 = b.getI32Type();
+  auto f16x16 = VectorType::get({16}, b.getF16Type());
+  if (cfg.tokens == SM90TokenSource::fp4) {
+    // Codes: bytes 8q .. 8q + 7 of row r of the [tokenTile, 64] box.
+    auto words = shared({cfg.rawCodeBytes() / 4}, i32);
+    Value codes = vector::LoadOp::create(
+        b, VectorType::get({2}, i32), stageView(stage, rawOffset(), words),
+        ValueRange{add(mul(r, c(16)), mul(q, c(2)))}, /*nontemporal=*/false,
+        llvm::Align(8));
+    // The scale: unit q / 4 of the row's 128-row tile (the first or the
+    // second copied), at the row's place in it.
+    Value g = u.group();
+    Value row = add(u.rowStart(), r);
+    auto [scaleRow, tileBytes] = tokenScaleRow(g, row);
+    Value firstTile = tokenScaleRow(g, u.rowStart()).second;
+    Value second = cmp(arith::CmpIPredicate::ne, tileBytes, firstTile);
+    Value at = add(add(select(second, c(cfg.scaleBytes()), c(0)),
+                       mul(divu(q, c(4)), c(Swizzled128x4Attr::kUnitBytes))),
+                   Swizzled128x4Attr::buildOffsetInUnit(b, b.getLoc(), scaleRow,
+                                                        remu(q, c(4))));
+    auto bytes = shared({cfg.rawTokenScaleBytes()}, b.getI8Type());
+    Value byte = memref::LoadOp::create(
+        b, stageView(stage, rawOffset() + cfg.rawCodeBytes(), bytes),
+        ValueRange{at});
+    Value scale =
+        arith::BitcastOp::create(b, b.getType<Float8E4M3FNType>(), byte);
+    Value lo = nvfp4k::DequantCodesOp::create(
+        b, VectorType::get({8}, b.getF16Type()),
+        vector::ExtractOp::create(b, codes, 0), scale);
+    Value hi = nvfp4k::DequantCodesOp::create(
+        b, VectorType::get({8}, b.getF16Type()),
+        vector::ExtractOp::create(b, codes, 1), scale);
+    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, 16));
+    return vector::ShuffleOp::create(b, f16x16, lo, hi, all);
+  }
+  llvm_unreachable("no lowering makes quantized tokens yet");
 }
 
 //===----------------------------------------------------------------------===//
@@ -175,7 +374,7 @@ void KernelBuilder::emitProducer() {
 
 void KernelBuilder::emitConsumer(Value warpgroup) {
   NVVM::SetMaxRegisterOp::create(
-      b, b.getI32IntegerAttr(kSM90ConsumerRegisters),
+      b, b.getI32IntegerAttr(cfg.consumerRegisters()),
       NVVM::SetMaxRegisterActionAttr::get(
           ctx, NVVM::SetMaxRegisterAction::increase));
   Type i32 = b.getI32Type();
@@ -192,7 +391,7 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
   // (bytes 16c .. 16c + 15 of the row's 64: chunks 2c and 2c + 1), and its
   // scale words: row rho's in unit c / 2 of the stage's two, and row
   // rho + 32's right after it (rho % 128 < 96).
-  int64_t weights = cfg.tokenBytes(), scales = weights + cfg.weightBytes();
+  int64_t weights = weightsOffset(), scales = scalesOffset();
   Value codeWord0 = divu(add(mul(rho, c(64)), mul(c4, c(16))), c(4));
   Value codeWord1 = add(codeWord0, c(32 * 64 / 4));
   Value scaleWord =
@@ -209,189 +408,206 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
           add(mul(add(h2, c(1)), c(256)), mul(add(h2, c(5)), c(4096)))));
   auto wordsType = shared({cfg.weightBytes() / 4}, i32);
   auto scaleWordsType = shared({cfg.scaleBytes() / 4}, i32);
-  auto tokensType = shared({cfg.tokenTile, kSM90StageK}, b.getF16Type());
+  auto tokensType = tokenTileType();
   auto descType = nvgpu::WarpgroupMatrixDescriptorType::get(
       ctx, cast<MemRefType>(tokensType));
   auto accType = VectorType::get({cfg.tokenTile / 2}, b.getF32Type());
   auto e4m3x2 = VectorType::get({2}, b.getType<Float8E4M3FNType>());
-  Value tokenMap = asMap(args.tokenMap, tokenMapType);
+  // The descriptors take the B tile's swizzle from the type of the map
+  // that writes it: the f16 pre-pass map's (converted tokens are stored in
+  // its layout).
+  Value bTileMap = asMap(args.tokenMap, bTileMapType(ctx, cfg.tokenTile));
   SmallVector<int64_t> widths = tileWidths();
   bool promote = cfg.promoteEvery > 0;
   int64_t chunkStages = promote ? cfg.promoteEvery / 2 : 0;
   Value zeroAcc = arith::ConstantOp::create(
       b, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
+  // Stream-K: the fixup's broadcast word after the stages.
+  Value flagWord;
+  if (cfg.streamK)
+    flagWord =
+        memref::ViewOp::create(b, shared({1}, i32), smem,
+                               c(cfg.stages * cfg.stageBytes()), ValueRange{});
 
-  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
-  Value total = nvfp4k::SchedulerCountOp::create(b, scheduler);
-  scf::ForOp::create(
-      b, bid, total, grid, ValueRange{},
-      [&](OpBuilder &, Location, Value t, ValueRange) {
-        // Every tile passes kStages positions through the ring.
-        Value it0 = mul(divu(sub(t, bid), grid), c(cfg.kStages()));
-        auto tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t);
-        // The narrowest width that covers the tile's tokens.
-        Value rows = sub(tile.getTileEnd(), tile.getRowStart());
-        Value which = divu(add(rows, c(cfg.granule - 1)), c(cfg.granule));
-        which = arith::MinSIOp::create(
-            b, arith::MaxSIOp::create(b, sub(which, c(1)), c(0)),
-            c(widths.size() - 1));
-        if (widths.size() == 1)
-          which = Value();
-        // Scale bytes outside the operand count as zero (a zero scale makes
-        // any code zero): rows past N, and chunks past K in the last stage
-        // (which may also hold an uncopied unit).
-        Value rowMask;
-        if (cfg.n % kSM90TileRows) {
-          Value row = add(mul(tile.getWeightTile(), c(kSM90TileRows)), rho);
-          rowMask = arith::OrIOp::create(
-              b, select(lt(row, c(cfg.n)), c32(0x00FF00FF), c32(0)),
-              select(lt(add(row, c(32)), c(cfg.n)), c32(0xFF00FF00), c32(0)));
-        }
-        Value tailMask;
-        int64_t last = cfg.kStages() - 1;
-        if (cfg.k % kSM90StageK) {
-          Value chunk = add(c(8 * last), mul(c4, c(2)));
-          int64_t chunks = cfg.k / 16;
-          tailMask = arith::OrIOp::create(
-              b, select(lt(chunk, c(chunks)), c32(0x0000FFFF), c32(0)),
-              select(lt(add(chunk, c(1)), c(chunks)), c32(0xFFFF0000), c32(0)));
-        }
-        SmallVector<Value> init{zeroAcc};
-        if (promote)
-          init.push_back(zeroAcc);
-        auto loop = scf::ForOp::create(
-            b, c(0), c(cfg.kStages()), c(1), init,
-            [&](OpBuilder &, Location, Value kb, ValueRange st) {
-              Value acc = st[0];
-              Value sum = promote ? st[1] : Value();
-              Value i = add(it0, kb);
-              nvfp4k::RingWaitFullOp::create(b, ring, i);
-              Value s = nvfp4k::RingStageOp::create(b, ring, i);
-              Value codes = stageView(s, weights, wordsType);
-              auto load = [&](Value words, Value at, int64_t n, int64_t align) {
-                return vector::LoadOp::create(
-                           b, VectorType::get({n}, i32), words, ValueRange{at},
-                           /*nontemporal=*/false, llvm::Align(align))
-                    .getResult();
-              };
-              Value row0 = load(codes, codeWord0, 4, 16);
-              Value row1 = load(codes, codeWord1, 4, 16);
-              Value sw =
-                  load(stageView(s, scales, scaleWordsType), scaleWord, 2, 8);
-              Value bytes = NVVM::PermuteOp::create(
-                  b, i32, vector::ExtractOp::create(b, sw, 0),
-                  vector::ExtractOp::create(b, sw, 1), selector,
-                  NVVM::PermuteMode::DEFAULT);
-              if (rowMask)
-                bytes = arith::AndIOp::create(b, bytes, rowMask);
-              if (tailMask)
-                bytes = arith::AndIOp::create(
-                    b, bytes, select(eq(kb, c(last)), tailMask, c32(-1)));
-              Value desc = nvgpu::WarpgroupGenerateDescriptorOp::create(
-                  b, descType, stageView(s, 0, tokensType), tokenMap);
-              // The stage's two halves: chunk 2c + h (code words 2h, 2h + 1
-              // of each row, scale bytes 2h, 2h + 1) feeds k16 steps
-              // 4h .. 4h + 3.
-              auto halfCodes = [&](int64_t h) {
-                SmallVector<Value> words;
-                for (Value row : {row0, row1})
-                  for (int64_t w = 0; w < 2; ++w)
-                    words.push_back(
-                        vector::ExtractOp::create(b, row, 2 * h + w));
-                return vector::FromElementsOp::create(
-                           b, VectorType::get({4}, i32), words)
-                    .getResult();
-              };
-              auto fragments = [&](Value codeWords, Value scaleBits) {
-                Value pair = vector::BitCastOp::create(
-                    b, e4m3x2,
-                    LLVM::BitcastOp::create(
-                        b, VectorType::get({2}, b.getI8Type()),
-                        arith::TruncIOp::create(b, b.getI16Type(), scaleBits)));
-                return nvfp4k::DequantFragmentAOp::create(
-                           b, VectorType::get({4, 8}, b.getF16Type()),
-                           vector::ShapeCastOp::create(
-                               b, VectorType::get({2, 2}, i32), codeWords),
-                           pair)
-                    .getResult();
-              };
-              auto mma = [&](Value a, int64_t h, Value scaleD) {
-                acc = nvfp4k::WgmmaRSOp::create(b, accType, acc, a, desc, which,
-                                                scaleD,
-                                                b.getDenseI64ArrayAttr(widths),
-                                                b.getI64IntegerAttr(h * 64));
-              };
-              Value a0 = fragments(halfCodes(0), bytes);
-              // The first step of a chunk of promoteEvery blocks (and of the
-              // tile) starts a new tensor-core sum; with promotion, the
-              // finished chunk goes to the fp32 total first.
-              Value chunkStart =
-                  promote ? eq(remu(kb, c(chunkStages)), c(0)) : eq(kb, c(0));
-              if (promote) {
-                auto fold = scf::IfOp::create(
-                    b, TypeRange{accType, accType},
-                    arith::AndIOp::create(
-                        b, chunkStart,
-                        cmp(arith::CmpIPredicate::sgt, kb, c(0))),
-                    /*withElseRegion=*/true);
-                {
-                  OpBuilder::InsertionGuard guard(b);
-                  b.setInsertionPointToStart(&fold.getThenRegion().front());
-                  Value done = nvfp4k::WgmmaWaitOp::create(b, ValueRange{acc},
-                                                           /*pending=*/0)
-                                   .getResult(0);
-                  scf::YieldOp::create(
-                      b, ValueRange{arith::AddFOp::create(b, sum, done), done});
-                  b.setInsertionPointToStart(&fold.getElseRegion().front());
-                  scf::YieldOp::create(b, ValueRange{sum, acc});
-                }
-                sum = fold.getResult(0);
-                acc = fold.getResult(1);
-              }
-              mma(a0, 0,
-                  arith::XOrIOp::create(
-                      b, chunkStart,
-                      arith::ConstantIntOp::create(b, b.getI1Type(), 1)));
-              // The previous stage's wgmmas (the last read the second half's
-              // fragment registers) are complete after this wait; the
-              // second half's fragments are computed from its results.
-              auto waited = nvfp4k::WgmmaWaitOp::create(
-                  b, ValueRange{halfCodes(1), bytes}, /*pending=*/1);
-              // wait_group is warpgroup-wide: one arrival per warp releases
-              // the previous stage.
-              ifThen(arith::AndIOp::create(
-                         b, cmp(arith::CmpIPredicate::sgt, kb, c(0)),
-                         eq(lane, c(0))),
-                     [&] {
-                       nvfp4k::RingReleaseOp::create(b, ring, sub(i, c(1)));
-                     });
-              Value a1 = fragments(
-                  waited.getResult(0),
-                  arith::ShRUIOp::create(b, waited.getResult(1), c32(16)));
-              mma(a1, 1, Value());
-              // The first half's wgmmas are complete: the next stage may
-              // rewrite its fragment registers.
-              nvfp4k::WgmmaWaitOp::create(b, ValueRange{}, /*pending=*/1);
-              SmallVector<Value> yield{acc};
-              if (promote)
-                yield.push_back(sum);
-              scf::YieldOp::create(b, yield);
-            });
-        // The accumulators are read only through the wait that completes
-        // them.
-        Value result = nvfp4k::WgmmaWaitOp::create(
-                           b, ValueRange{loop.getResult(0)}, /*pending=*/0)
-                           .getResult(0);
-        ifThen(eq(lane, c(0)), [&] {
-          nvfp4k::RingReleaseOp::create(b, ring,
-                                        add(it0, c(cfg.kStages() - 1)));
+  forEachUnit([&](const Unit &u) {
+    auto tile = u.tile;
+    // The narrowest width that covers the tile's tokens.
+    Value rows = sub(tile.getTileEnd(), tile.getRowStart());
+    Value which = divu(add(rows, c(cfg.granule - 1)), c(cfg.granule));
+    which = arith::MinSIOp::create(
+        b, arith::MaxSIOp::create(b, sub(which, c(1)), c(0)),
+        c(widths.size() - 1));
+    if (widths.size() == 1)
+      which = Value();
+    // Scale bytes outside the operand count as zero (a zero scale makes
+    // any code zero): rows past N, and chunks past K in the last stage
+    // (which may also hold an uncopied unit).
+    Value rowMask;
+    if (cfg.n % kSM90TileRows) {
+      Value row = add(mul(tile.getWeightTile(), c(kSM90TileRows)), rho);
+      rowMask = arith::OrIOp::create(
+          b, select(lt(row, c(cfg.n)), c32(0x00FF00FF), c32(0)),
+          select(lt(add(row, c(32)), c(cfg.n)), c32(0xFF00FF00), c32(0)));
+    }
+    Value tailMask;
+    int64_t last = cfg.kStages() - 1;
+    if (cfg.k % kSM90StageK) {
+      Value chunk = add(c(8 * last), mul(c4, c(2)));
+      int64_t chunks = cfg.k / 16;
+      tailMask = arith::OrIOp::create(
+          b, select(lt(chunk, c(chunks)), c32(0x0000FFFF), c32(0)),
+          select(lt(add(chunk, c(1)), c(chunks)), c32(0xFFFF0000), c32(0)));
+    }
+    SmallVector<Value> init{zeroAcc};
+    if (promote)
+      init.push_back(zeroAcc);
+    auto loop = scf::ForOp::create(
+        b, u.kBegin, u.kEnd, c(1), init,
+        [&](OpBuilder &, Location, Value kb, ValueRange st) {
+          Value acc = st[0];
+          Value sum = promote ? st[1] : Value();
+          Value i = position(u, kb);
+          nvfp4k::RingWaitFullOp::create(b, ring, i);
+          // Converted tokens: the converters' stores are in the tile
+          // (they waited for the stage's loads too).
+          if (convertedRing)
+            nvfp4k::RingWaitFullOp::create(b, convertedRing, i);
+          Value s = nvfp4k::RingStageOp::create(b, ring, i);
+          Value codes = stageView(s, weights, wordsType);
+          auto load = [&](Value words, Value at, int64_t n, int64_t align) {
+            return vector::LoadOp::create(
+                       b, VectorType::get({n}, i32), words, ValueRange{at},
+                       /*nontemporal=*/false, llvm::Align(align))
+                .getResult();
+          };
+          Value row0 = load(codes, codeWord0, 4, 16);
+          Value row1 = load(codes, codeWord1, 4, 16);
+          Value sw =
+              load(stageView(s, scales, scaleWordsType), scaleWord, 2, 8);
+          Value bytes = NVVM::PermuteOp::create(
+              b, i32, vector::ExtractOp::create(b, sw, 0),
+              vector::ExtractOp::create(b, sw, 1), selector,
+              NVVM::PermuteMode::DEFAULT);
+          if (rowMask)
+            bytes = arith::AndIOp::create(b, bytes, rowMask);
+          if (tailMask)
+            bytes = arith::AndIOp::create(
+                b, bytes, select(eq(kb, c(last)), tailMask, c32(-1)));
+          Value desc = nvgpu::WarpgroupGenerateDescriptorOp::create(
+              b, descType, stageView(s, 0, tokensType), bTileMap);
+          // The stage's two halves: chunk 2c + h (code words 2h, 2h + 1
+          // of each row, scale bytes 2h, 2h + 1) feeds k16 steps
+          // 4h .. 4h + 3.
+          auto halfCodes = [&](int64_t h) {
+            SmallVector<Value> words;
+            for (Value row : {row0, row1})
+              for (int64_t w = 0; w < 2; ++w)
+                words.push_back(vector::ExtractOp::create(b, row, 2 * h + w));
+            return vector::FromElementsOp::create(b, VectorType::get({4}, i32),
+                                                  words)
+                .getResult();
+          };
+          auto fragments = [&](Value codeWords, Value scaleBits) {
+            Value pair = vector::BitCastOp::create(
+                b, e4m3x2,
+                LLVM::BitcastOp::create(
+                    b, VectorType::get({2}, b.getI8Type()),
+                    arith::TruncIOp::create(b, b.getI16Type(), scaleBits)));
+            return nvfp4k::DequantFragmentAOp::create(
+                       b, VectorType::get({4, 8}, b.getF16Type()),
+                       vector::ShapeCastOp::create(
+                           b, VectorType::get({2, 2}, i32), codeWords),
+                       pair)
+                .getResult();
+          };
+          auto mma = [&](Value a, int64_t h, Value scaleD) {
+            acc = nvfp4k::WgmmaRSOp::create(
+                b, accType, acc, a, desc, which, scaleD,
+                b.getDenseI64ArrayAttr(widths), b.getI64IntegerAttr(h * 64));
+          };
+          Value a0 = fragments(halfCodes(0), bytes);
+          // The first step of a chunk of promoteEvery blocks (and of the
+          // unit) starts a new tensor-core sum; with promotion, the
+          // finished chunk goes to the fp32 total first.
+          Value unitStart = eq(kb, u.kBegin);
+          Value chunkStart =
+              promote ? arith::OrIOp::create(
+                            b, eq(remu(kb, c(chunkStages)), c(0)), unitStart)
+                            .getResult()
+                      : unitStart;
+          if (promote) {
+            auto fold = scf::IfOp::create(
+                b, TypeRange{accType, accType},
+                arith::AndIOp::create(
+                    b, chunkStart,
+                    cmp(arith::CmpIPredicate::sgt, kb, u.kBegin)),
+                /*withElseRegion=*/true);
+            {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPointToStart(&fold.getThenRegion().front());
+              Value done = nvfp4k::WgmmaWaitOp::create(b, ValueRange{acc},
+                                                       /*pending=*/0)
+                               .getResult(0);
+              scf::YieldOp::create(
+                  b, ValueRange{arith::AddFOp::create(b, sum, done), done});
+              b.setInsertionPointToStart(&fold.getElseRegion().front());
+              scf::YieldOp::create(b, ValueRange{sum, acc});
+            }
+            sum = fold.getResult(0);
+            acc = fold.getResult(1);
+          }
+          mma(a0, 0,
+              arith::XOrIOp::create(
+                  b, chunkStart,
+                  arith::ConstantIntOp::create(b, b.getI1Type(), 1)));
+          // The previous stage's wgmmas (the last read the second half's
+          // fragment registers) are complete after this wait; the
+          // second half's fragments are computed from its results.
+          auto waited = nvfp4k::WgmmaWaitOp::create(
+              b, ValueRange{halfCodes(1), bytes}, /*pending=*/1);
+          // wait_group is warpgroup-wide: one arrival per warp releases
+          // the previous stage.
+          ifThen(arith::AndIOp::create(
+                     b, cmp(arith::CmpIPredicate::sgt, kb, u.kBegin),
+                     eq(lane, c(0))),
+                 [&] { nvfp4k::RingReleaseOp::create(b, ring, sub(i, c(1))); });
+          Value a1 = fragments(
+              waited.getResult(0),
+              arith::ShRUIOp::create(b, waited.getResult(1), c32(16)));
+          mma(a1, 1, Value());
+          // The first half's wgmmas are complete: the next stage may
+          // rewrite its fragment registers.
+          nvfp4k::WgmmaWaitOp::create(b, ValueRange{}, /*pending=*/1);
+          SmallVector<Value> yield{acc};
+          if (promote)
+            yield.push_back(sum);
+          scf::YieldOp::create(b, yield);
         });
-        if (promote)
-          result = arith::AddFOp::create(b, loop.getResult(1), result);
-        emitEpilogue(result, tile.getResults(), warpgroup, warp, lane);
-        scf::YieldOp::create(b);
-      });
+    // The accumulators are read only through the wait that completes
+    // them.
+    Value result = nvfp4k::WgmmaWaitOp::create(b, ValueRange{loop.getResult(0)},
+                                               /*pending=*/0)
+                       .getResult(0);
+    ifThen(eq(lane, c(0)), [&] {
+      nvfp4k::RingReleaseOp::create(b, ring, position(u, sub(u.kEnd, c(1))));
+    });
+    if (promote)
+      result = arith::AddFOp::create(b, loop.getResult(1), result);
+    if (!cfg.streamK) {
+      emitEpilogue(result, tile.getResults(), warpgroup, warp, lane);
+      return;
+    }
+    // A tile whose K blocks several CTAs summed: the last to finish
+    // adds the partials in K order and stores.
+    auto fixup = nvfp4k::SchedulerFixupOp::create(
+        b, accType, b.getI1Type(), scheduler, tile.getTile(), bid, grid, count,
+        u.kBegin, u.kEnd, result, args.workspace, args.flags, flagWord, tid,
+        b.getI64IntegerAttr(128 * kSM90ConsumerWarpgroups),
+        b.getI64IntegerAttr(kSM90FixupBarrier));
+    ifThen(fixup.getOwner(), [&] {
+      emitEpilogue(fixup.getResult(), tile.getResults(), warpgroup, warp, lane);
+    });
+  });
 }
 
 void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
@@ -452,24 +668,26 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
 }
 
 gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  tokenMapType = nvgpu::TensorMapDescriptorType::get(
-      ctx,
-      MemRefType::get({cfg.tokenTile, 64}, b.getF16Type(),
-                      MemRefLayoutAttrInterface(), workgroup),
-      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
-      nvgpu::TensorMapOOBKind::OOB_ZERO,
-      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  tokenMapType = sm90TokenMapType(ctx, cfg);
   weightMapType = sm90WeightMapType(ctx);
 
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
-  SmallVector<Type> argTypes(1 + cfg.operandPointers(), ptrType);
-  argTypes.append(cfg.operandPointers() + EpilogueArgs::count(cfg),
-                  b.getI64Type());
+  Type i64 = b.getI64Type();
+  SmallVector<Type> argTypes{ptrType};
+  if (cfg.tokens == SM90TokenSource::fp4)
+    argTypes.push_back(i64);
+  if (cfg.tokens == SM90TokenSource::quantize) {
+    argTypes.push_back(i64);
+    if (cfg.quantize.stochastic)
+      argTypes.push_back(i64);
+  }
+  argTypes.append(cfg.operandPointers(), ptrType);
+  argTypes.append(cfg.operandPointers(), i64);
+  if (cfg.streamK)
+    argTypes.append(2, i64);
+  argTypes.append(EpilogueArgs::count(cfg), i64);
   auto func =
       gpu::GPUFuncOp::create(b, name, FunctionType::get(ctx, argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -481,22 +699,45 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   b.setInsertionPointToStart(&entry);
   auto argIt = entry.getArguments().begin();
   args.tokenMap = *argIt++;
+  if (cfg.tokens == SM90TokenSource::fp4)
+    args.tokenScales = *argIt++;
+  if (cfg.tokens == SM90TokenSource::quantize) {
+    args.scaleSource = *argIt++;
+    if (cfg.quantize.stochastic)
+      args.seed = *argIt++;
+  }
   for (int64_t i = 0; i < cfg.operandPointers(); ++i)
     args.weightMaps.push_back(*argIt++);
   for (int64_t i = 0; i < cfg.operandPointers(); ++i)
     args.scales.push_back(*argIt++);
+  if (cfg.streamK) {
+    args.workspace = *argIt++;
+    args.flags = *argIt++;
+  }
   static_cast<EpilogueArgs &>(args) = EpilogueArgs::take(cfg, argIt);
 
   smem = nvfp4k::SharedMemoryOp::create(
       b, shared({cfg.bufferBytes()}, b.getI8Type()));
   ring = nvfp4k::RingCreateOp::create(
-      b, nvfp4k::RingType::get(ctx, cfg.stages, 4 * kSM90ConsumerWarpgroups));
+      b, nvfp4k::RingType::get(ctx, cfg.stages, 4 * kSM90ConsumerWarpgroups,
+                               /*producers=*/1));
+  // Converted tokens: a second ring whose full barriers the converter
+  // threads complete (each arrives once per stage); its empty barriers are
+  // unused (the stage is released through the first ring).
+  if (cfg.convertsTokens())
+    convertedRing = nvfp4k::RingCreateOp::create(
+        b, nvfp4k::RingType::get(ctx, cfg.stages, 4 * kSM90ConsumerWarpgroups,
+                                 kSM90ConverterThreads));
   auto space = nvfp4k::SchedulerType::get(
       ctx, cfg.mode, cfg.groups, cfg.maxRows, cfg.nTiles(), kSM90TileRows,
       cfg.tokenTile, cfg.granule,
       cfg.mode == Grouping::independent ? ArrayRef<int64_t>(cfg.rowsPerGroup)
-                                        : ArrayRef<int64_t>());
+                                        : ArrayRef<int64_t>(),
+      cfg.kStages(), cfg.streamK);
   scheduler = nvfp4k::SchedulerCreateOp::create(b, space, args.groupInfo);
+  bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
+  count = nvfp4k::SchedulerCountOp::create(b, scheduler);
   gpu::BarrierOp::create(b);
 
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
@@ -516,6 +757,46 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
 }
 
 } // namespace
+
+nvgpu::TensorMapDescriptorType mlir::nvfp4::bTileMapType(MLIRContext *ctx,
+                                                         int64_t tokenTile) {
+  return nvgpu::TensorMapDescriptorType::get(
+      ctx,
+      MemRefType::get(
+          {tokenTile, nvfp4k::kWgmmaAtomK}, Float16Type::get(ctx),
+          MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
+nvgpu::TensorMapDescriptorType
+mlir::nvfp4::sm90TokenMapType(MLIRContext *ctx, const SM90GemmConfig &cfg) {
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto unswizzled = [&](int64_t columns, Type element) {
+    return nvgpu::TensorMapDescriptorType::get(
+        ctx,
+        MemRefType::get({cfg.tokenTile, columns}, element,
+                        MemRefLayoutAttrInterface(), workgroup),
+        nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  };
+  switch (cfg.tokens) {
+  case SM90TokenSource::prepass:
+    return bTileMapType(ctx, cfg.tokenTile);
+  case SM90TokenSource::fp4:
+    return unswizzled(kSM90StageK / 2,
+                      IntegerType::get(ctx, 8, IntegerType::Unsigned));
+  case SM90TokenSource::quantize:
+    return unswizzled(kSM90StageK, cfg.quantize.element);
+  }
+  llvm_unreachable("token source");
+}
 
 nvgpu::TensorMapDescriptorType
 mlir::nvfp4::sm90WeightMapType(MLIRContext *ctx) {

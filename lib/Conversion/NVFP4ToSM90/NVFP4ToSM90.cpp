@@ -84,12 +84,76 @@ int64_t chooseTokenTile(const SM90KernelOptions &options,
   return best;
 }
 
+/// Whether one kernel can read the token operand itself: it is one operand
+/// (independent groups each have their own).
+bool canConvertTokens(const GemmShape &shape) {
+  return shape.mode != Grouping::independent || shape.groups == 1;
+}
+
+/// Rows of the widest group the kernel should expect (static for
+/// independent and masked groups; contiguous groups vary at run time, the
+/// mean stands for them).
+int64_t expectedGroupRows(const GemmShape &shape) {
+  if (shape.mode != Grouping::independent)
+    return shape.typicalRows();
+  return *llvm::max_element(shape.rowsPerGroup);
+}
+
+/// The kernel instance of a matmul: token tile, token source, schedule,
+/// ring depth. `converted` is the in-kernel token source the op allows
+/// (fp4, or quantize for a fused quantize), or prepass.
+SM90GemmConfig configure(const SM90KernelOptions &options,
+                         const GemmShape &shape, SM90TokenSource converted) {
+  SM90GemmConfig cfg;
+  static_cast<GemmShape &>(cfg) = shape;
+  cfg.ctas = options.ctas;
+  cfg.promoteEvery = options.promoteEvery;
+  // In-kernel tokens: narrow token tiles (decode), where a pre-pass launch
+  // costs as much as the GEMM and each CTA's conversions are few. Contiguous
+  // groups get the widest converted tile, so that a group whose tokens
+  // exceed the mean still streams its weights once.
+  int64_t rows = expectedGroupRows(shape);
+  bool inKernel =
+      converted != SM90TokenSource::prepass && options.tokens != "prepass" &&
+      (options.tokens == "in-kernel" || rows <= kSM90MaxConvertedTokenTile) &&
+      options.tokenTile <= kSM90MaxConvertedTokenTile;
+  if (inKernel) {
+    cfg.tokens = converted;
+    cfg.tokenTile =
+        options.tokenTile
+            ? options.tokenTile
+            : (shape.mode == Grouping::contiguous
+                   ? kSM90MaxConvertedTokenTile
+                   : std::min<int64_t>(
+                         kSM90MaxConvertedTokenTile,
+                         std::max<int64_t>(8, ceilDiv(rows, 8) * 8)));
+  } else {
+    cfg.tokenTile = chooseTokenTile(options, cfg);
+  }
+  int64_t granule = options.granule ? options.granule : inKernel ? 8 : 32;
+  cfg.granule = std::min(granule, cfg.tokenTile);
+  // Stream-K when the kernel converts its tokens (decode: every SM must
+  // stream weights) or there are fewer tiles than CTAs.
+  int64_t tokenTiles = 0;
+  if (cfg.mode == Grouping::independent)
+    for (int64_t r : cfg.rowsPerGroup)
+      tokenTiles += ceilDiv(r, cfg.tokenTile);
+  else
+    tokenTiles = cfg.groups * ceilDiv(cfg.typicalRows(), cfg.tokenTile);
+  int64_t tiles = tokenTiles * cfg.nTiles();
+  cfg.streamK = options.schedule == "stream-k" ||
+                (options.schedule == "auto" && (inKernel || tiles < cfg.ctas));
+  cfg.stages = options.stages ? std::min(options.stages, cfg.maxStages())
+                              : cfg.maxStages();
+  return cfg;
+}
+
 /// The token operand, exactly in f16: dst[row, :] holds token-matrix row
 /// `row` (the groups' rows one after another) without its decode scale,
-/// permuted inside each 128-block as the kernel consumes K (sm90FragmentK),
-/// zero in the K padding. One launch, one thread per 16-value chunk.
-/// `values`/`scales` hold one operand per group (independent, rows
-/// `rowsPerGroup`) or one [rows] / [groups, rows] operand.
+/// permuted inside each 128-block as the kernel consumes K
+/// (nvfp4k::wgmmaFragmentK), zero in the K padding. One launch, one thread per
+/// 16-value chunk. `values`/`scales` hold one operand per group (independent,
+/// rows `rowsPerGroup`) or one [rows] / [groups, rows] operand.
 void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
                       ArrayRef<Value> values, ArrayRef<Value> scales,
                       Value dst) {
@@ -178,8 +242,8 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
     Value dstRow = row;
     Value vals = valuesOf.getResult(0);
     // Permuted positions: value pairs (i, i+2) land in adjacent columns.
-    // sm90FragmentK(16 q + i) = sm90FragmentK(i) + 64 (q % 2) + 2 (q / 2)
-    // for chunk q of a 128-block.
+    // nvfp4k::wgmmaFragmentK(16 q + i) = nvfp4k::wgmmaFragmentK(i) + 64 (q % 2)
+    // + 2 (q / 2) for chunk q of a 128-block.
     Value blockBase = ix.mul(ix.div(chunk, ix.c(8)), ix.c(kSM90StageK));
     Value inBlock = ix.rem(chunk, ix.c(8));
     Value chunkPart = ix.add(ix.mul(ix.rem(inBlock, ix.c(2)), ix.c(64)),
@@ -191,7 +255,8 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
           ValueRange{vector::ExtractOp::create(b, loc, vals, i),
                      vector::ExtractOp::create(b, loc, vals, i + 2)});
       Value half = arith::TruncFOp::create(b, loc, f16x2, pair);
-      Value col = ix.add(ix.add(blockBase, ix.c(sm90FragmentK(i))), chunkPart);
+      Value col =
+          ix.add(ix.add(blockBase, ix.c(nvfp4k::wgmmaFragmentK(i))), chunkPart);
       vector::StoreOp::create(b, loc, half, dst, ValueRange{dstRow, col}, false,
                               llvm::Align(4));
     }
@@ -209,40 +274,45 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
 
-  // Token operand in f16, permuted K.
+  KernelIndexing ix(b, loc);
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
   int64_t totalRows =
       cfg.mode == Grouping::masked ? cfg.groups * cfg.maxRows : cfg.maxRows;
-  auto xType = MemRefType::get({std::max<int64_t>(totalRows, 1), cfg.kPadded()},
-                               b.getF16Type());
-  Value x = gpu::AllocOp::create(b, loc, xType, Type(), ValueRange{},
-                                 ValueRange{}, ValueRange{}, false)
-                .getMemref();
-  if (totalRows)
-    emitTokenPrepass(b, loc, cfg, ops.aValues, ops.aScales, x);
-
-  // Its TMA descriptor (the runtime caches it per buffer): [tokenTile, 64]
-  // boxes, 128-byte swizzle, the layout wgmma's B descriptor reads.
-  KernelIndexing ix(b, loc);
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto tokenMapType = nvgpu::TensorMapDescriptorType::get(
-      ctx,
-      MemRefType::get({cfg.tokenTile, 64}, b.getF16Type(),
-                      MemRefLayoutAttrInterface(), workgroup),
-      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
-      nvgpu::TensorMapOOBKind::OOB_ZERO,
-      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
-  Value unranked = memref::CastOp::create(
-      b, loc, UnrankedMemRefType::get(b.getF16Type(), Attribute()), x);
-  Value desc = nvgpu::TmaCreateDescriptorOp::create(
-      b, loc, tokenMapType, unranked,
-      ValueRange{ix.c(cfg.tokenTile), ix.c(64)});
-  // gpu.func arguments cannot be tensor-map descriptors: pass the pointer.
-  SmallVector<Value> kernelArgs{
-      UnrealizedConversionCastOp::create(b, loc,
-                                         LLVM::LLVMPointerType::get(ctx), desc)
-          .getResult(0)};
+  SmallVector<Value> kernelArgs, temporaries;
+  switch (cfg.tokens) {
+  case SM90TokenSource::prepass: {
+    // Token operand in f16, permuted K, and its TMA descriptor (the runtime
+    // caches it per buffer): [tokenTile, 64] boxes, 128-byte swizzle, the
+    // layout wgmma's B descriptor reads.
+    auto xType = MemRefType::get(
+        {std::max<int64_t>(totalRows, 1), cfg.kPadded()}, b.getF16Type());
+    Value x = gpu::AllocOp::create(b, loc, xType, Type(), ValueRange{},
+                                   ValueRange{}, ValueRange{}, false)
+                  .getMemref();
+    temporaries.push_back(x);
+    if (totalRows)
+      emitTokenPrepass(b, loc, cfg, ops.aValues, ops.aScales, x);
+    Value unranked = memref::CastOp::create(
+        b, loc, UnrankedMemRefType::get(b.getF16Type(), Attribute()), x);
+    Value desc = nvgpu::TmaCreateDescriptorOp::create(
+        b, loc, sm90TokenMapType(ctx, cfg), unranked,
+        ValueRange{ix.c(cfg.tokenTile), ix.c(nvfp4k::kWgmmaAtomK)});
+    // gpu.func arguments cannot be tensor-map descriptors: pass the pointer.
+    kernelArgs.push_back(
+        UnrealizedConversionCastOp::create(b, loc, ptr, desc).getResult(0));
+    break;
+  }
+  case SM90TokenSource::fp4:
+    // The raw codes ([rows, K/2] bytes, [tokenTile, 64] boxes) and the
+    // swizzled scales of the one token operand.
+    kernelArgs.push_back(createByteTensorMap(b, loc, ops.aValues.front(),
+                                             totalRows, cfg.k / 2,
+                                             sm90TokenMapType(ctx, cfg)));
+    kernelArgs.push_back(deviceAddress(b, loc, ops.aScales.front()));
+    break;
+  case SM90TokenSource::quantize:
+    llvm_unreachable("quantized tokens come from emitFusedSM90Gemm");
+  }
   // The weights' raw FP4 bytes: stacked [G, N, K] operands are one map of
   // G * N rows.
   int64_t weightRows = cfg.stackedWeights() ? cfg.groups * cfg.n : cfg.n;
@@ -251,6 +321,25 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
                                              sm90WeightMapType(ctx)));
   for (Value s : ops.weightScales)
     kernelArgs.push_back(deviceAddress(b, loc, s));
+  // Stream-K: the partial accumulators and the tiles' arrival flags, which
+  // start at zero (the kernel leaves them so).
+  if (cfg.streamK) {
+    auto alloc = [&](MemRefType type) {
+      Value buffer = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
+                                          ValueRange{}, ValueRange{}, false)
+                         .getMemref();
+      temporaries.push_back(buffer);
+      return buffer;
+    };
+    Value partials =
+        alloc(MemRefType::get({cfg.partialFloats()}, b.getF32Type()));
+    Value flags = alloc(MemRefType::get({cfg.ctas}, b.getI32Type()));
+    gpu::MemsetOp::create(
+        b, loc, Type(), ValueRange{}, flags,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+    kernelArgs.push_back(deviceAddress(b, loc, partials));
+    kernelArgs.push_back(deviceAddress(b, loc, flags));
+  }
   ops.appendEpilogueArgs(b, loc, kernelArgs);
 
   // The kernel, in its own gpu.module.
@@ -268,7 +357,8 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   gpu::LaunchFuncOp::create(
       b, loc, kernel, gpu::KernelDim3{ix.c(cfg.ctas), ix.c(1), ix.c(1)},
       gpu::KernelDim3{ix.c(cfg.threads()), ix.c(1), ix.c(1)}, smem, kernelArgs);
-  gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, x);
+  for (Value buffer : temporaries)
+    gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, buffer);
 }
 
 /// Whether the kernel covers a matmul: NVFP4 scales (MXFP4 goes the
@@ -296,13 +386,10 @@ template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
                           ConversionPatternRewriter &rewriter) const override {
     if (failed(supported(rewriter, op, problem.shape)))
       return failure();
-    SM90GemmConfig cfg;
-    static_cast<GemmShape &>(cfg) = problem.shape;
-    cfg.ctas = options.ctas;
-    cfg.tokenTile = chooseTokenTile(options, cfg);
-    cfg.granule = std::min(options.granule, cfg.tokenTile);
-    cfg.stages = options.stages ? options.stages : cfg.maxStages();
-    cfg.promoteEvery = options.promoteEvery;
+    SM90GemmConfig cfg =
+        configure(options, problem.shape,
+                  canConvertTokens(problem.shape) ? SM90TokenSource::fp4
+                                                  : SM90TokenSource::prepass);
     emitSM90Gemm(rewriter, op, cfg, problem);
     return success();
   }
@@ -319,9 +406,18 @@ struct ConvertNVFP4ToSM90Pass
       getOperation().emitError() << "convert-nvfp4-to-sm90: " << message;
       signalPassFailure();
     };
-    if (tokenTile != 0 && tokenTile != 32 && tokenTile != 64 && tokenTile != 128)
-      return reject("token-tile must be 0 (choose), 32, 64 or 128, got " +
-                    Twine(tokenTile));
+    if (tokenTile != 0 && tokenTile != 8 && tokenTile != 16 &&
+        tokenTile != 32 && tokenTile != 64 && tokenTile != 128)
+      return reject(
+          "token-tile must be 0 (choose), 8, 16, 32, 64 or 128, got " +
+          Twine(tokenTile));
+    if (schedule != "auto" && schedule != "data-parallel" &&
+        schedule != "stream-k")
+      return reject("schedule must be auto, data-parallel or stream-k, got '" +
+                    Twine(schedule) + "'");
+    if (tokens != "auto" && tokens != "prepass" && tokens != "in-kernel")
+      return reject("tokens must be auto, prepass or in-kernel, got '" +
+                    Twine(tokens) + "'");
     // The ring must fit with the widest tile the option allows.
     SM90GemmConfig widest;
     widest.tokenTile = tokenTile ? tokenTile : 128;
@@ -332,8 +428,9 @@ struct ConvertNVFP4ToSM90Pass
                     Twine(stages));
     if (ctas < 1)
       return reject("ctas must be positive, got " + Twine(ctas));
-    if (granule != 8 && granule != 16 && granule != 32)
-      return reject("granule must be 8, 16 or 32, got " + Twine(granule));
+    if (granule != 0 && granule != 8 && granule != 16 && granule != 32)
+      return reject("granule must be 0 (choose), 8, 16 or 32, got " +
+                    Twine(granule));
     if (promoteEvery < 0 || promoteEvery % 2)
       return reject("promote-every must be even and non-negative, got " +
                     Twine(promoteEvery));
@@ -343,6 +440,8 @@ struct ConvertNVFP4ToSM90Pass
     gemm.stages = stages;
     gemm.granule = granule;
     gemm.promoteEvery = promoteEvery;
+    gemm.schedule = schedule;
+    gemm.tokens = tokens;
     if (failed(applyNVFP4ToGPUConversion(
             getOperation(), GPUKernelOptions(),
             [&](const TypeConverter &converter, RewritePatternSet &patterns) {

@@ -2,8 +2,8 @@
 // maps, one persistent launch) and the kernel's structure in nvfp4k ops
 // (test/Conversion/NVFP4KernelToNVVM checks how each op lowers). What the
 // kernel computes is checked on the GPU (test/Integration/GPU).
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=128" | FileCheck %s
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=64 stages=4 ctas=8 promote-every=0" | FileCheck %s --check-prefix=OPTS
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=128 schedule=data-parallel" | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=64 stages=4 ctas=8 promote-every=0 schedule=data-parallel" | FileCheck %s --check-prefix=OPTS
 
 // CHECK-LABEL: func.func @dense(
 // CHECK-SAME:    %[[A:.*]]: memref<256x64xi8>, %[[SA:.*]]: memref<2x2x32x4x4xi8>, %[[B:.*]]: memref<192x64xi8>, %[[SB:.*]]: memref<2x2x32x4x4xi8>, %[[C:.*]]: memref<256x192xbf16>)
@@ -33,14 +33,17 @@
 // CHECK:         gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
 // CHECK:           nvfp4k.shared_memory : memref<209920xi8, #gpu.address_space<workgroup>>
 // CHECK:           %[[RING:.*]] = nvfp4k.ring.create : <5, consumers = 8>
-// CHECK:           %[[SCHED:.*]] = nvfp4k.scheduler.create : <mode = independent, groups = 1, rows = 256, weight_tiles = 2, weight_rows = 128, token_tile = 128, granule = 32, group_rows = [256]>
+// CHECK:           %[[SCHED:.*]] = nvfp4k.scheduler.create : <mode = independent, groups = 1, rows = 256, weight_tiles = 2, weight_rows = 128, token_tile = 128, granule = 32, group_rows = [256], k_blocks = 1>
+// CHECK:           %[[COUNT:.*]] = nvfp4k.scheduler.count %[[SCHED]]
 // CHECK:           gpu.barrier
-// Producer warpgroup: few registers, one elected thread fills each stage:
-// two TMA boxes of tokens, one of weight bytes, one bulk copy of the two
-// scale units.
+// Producer warpgroup: few registers, one elected thread fills each stage
+// of each of the CTA's work units (whole tiles, data-parallel): two TMA
+// boxes of tokens, one of weight bytes, one bulk copy of the two scale
+// units.
 // CHECK:           nvvm.setmaxregister decrease 40
 // CHECK:           nvvm.elect.sync
-// CHECK:           nvfp4k.scheduler.count %[[SCHED]]
+// CHECK:           nvfp4k.scheduler.units %[[SCHED]] cta(%{{.*}}, %{{.*}}) count(%[[COUNT]])
+// CHECK:           nvfp4k.scheduler.unit %[[SCHED]]
 // CHECK:           nvfp4k.scheduler.tile %[[SCHED]]
 // CHECK:           nvfp4k.ring.wait_empty %[[RING]]
 // CHECK:           nvfp4k.ring.expect_tx %[[RING]]
@@ -136,7 +139,7 @@ func.func @row_scaled(%a: memref<256x128xf4E2M1FN>, %sa: memref<2x2x32x4x4xf8E4M
 // CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %[[TABLE:.*]]: i64, %[[DB:.*]]: i64)
-// CHECK:           nvfp4k.scheduler.create %[[TABLE]] : <mode = contiguous, groups = 3, rows = 256, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 32>
+// CHECK:           nvfp4k.scheduler.create %[[TABLE]] : <mode = contiguous, groups = 3, rows = 256, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 32, k_blocks = 1>
 // CHECK:           nvfp4k.alpha %{{.*}} b_decode(%[[DB]]) {b_decode_per_group} : f32
 // OPTS-LABEL: func.func @contiguous(
 // OPTS:         gpu.launch_func @nvfp4_sm90_gemm_0
@@ -184,7 +187,7 @@ func.func @masked(%a: memref<3x128x64xf4E2M1FN>, %sa: memref<3x1x1x32x4x4xf8E4M3
 // CHECK:             memref<40x32xi8>
 // CHECK-NOT:     gpu.launch blocks
 // CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
-// CHECK:         nvfp4k.scheduler.create : <mode = independent, groups = 2, rows = 240, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 32, group_rows = [40, 200]>
+// CHECK:         nvfp4k.scheduler.create : <mode = independent, groups = 2, rows = 240, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 32, group_rows = [40, 200], k_blocks = 1>
 // OPTS-LABEL: func.func @independent(
 // OPTS:         gpu.launch_func @nvfp4_sm90_gemm_0
 func.func @independent(%a0: memref<40x64xf4E2M1FN>, %sa0: memref<1x1x32x4x4xf8E4M3FN>,

@@ -373,3 +373,96 @@ func.func @alpha_per_row_without_decode(%g: index) {
   %a = nvfp4k.alpha %g row(%g) {a_decode_per_row} : f32
   return
 }
+
+// -----
+
+// expected-error @+1 {{expected 1 to 1048575 producer arrivals (an mbarrier's count), got 0}}
+func.func @ring_producers(%r: !nvfp4k.ring<4, consumers = 8, producers = 0>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected k_blocks with stream_k (its shares are counted in K blocks)}}
+func.func @stream_k_without_k_blocks(%s: !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], stream_k = true>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected non-negative k_blocks, got -1}}
+func.func @negative_k_blocks(%s: !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = -1>) {
+  return
+}
+
+// -----
+
+!plain = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8]>
+func.func @units_without_k_blocks(%s: !plain, %c: index, %n: index) {
+  // expected-error @+1 {{expected a scheduler with k_blocks (the K blocks of a tile)}}
+  %u = nvfp4k.scheduler.units %s cta(%c, %c) count(%n) : !plain
+  return
+}
+
+// -----
+
+!plain = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8]>
+func.func @unit_without_k_blocks(%s: !plain, %c: index, %n: index) {
+  // expected-error @+1 {{expected a scheduler with k_blocks (the K blocks of a tile)}}
+  %t, %k0, %k1, %p = nvfp4k.scheduler.unit %s[%c] cta(%c, %c) count(%n) : !plain
+  return
+}
+
+// -----
+
+!data = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4>
+gpu.module @fixup_data {
+  gpu.func @fixup_data_parallel(%s: !data, %c: index, %acc: vector<4xf32>, %ws: i64, %flags: i64) kernel {
+    %word = memref.alloca() : memref<1xi32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{expected a stream_k scheduler: data-parallel units cover whole tiles and need no fixup}}
+    %r, %o = nvfp4k.scheduler.fixup %s[%c] cta(%c, %c) count(%c) k(%c, %c) %acc workspace(%ws) flags(%flags) flag(%word) thread(%c) {barrier = 1 : i64, threads = 256 : i64} : !data, vector<4xf32>, memref<1xi32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+!stream = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4, stream_k = true>
+gpu.module @fixup_flag {
+  gpu.func @fixup_global_flag(%s: !stream, %c: index, %acc: vector<4xf32>, %ws: i64, %flags: i64, %word: memref<1xi32>) kernel {
+    // expected-error @+1 {{expected a workgroup-memory flag word, got 'memref<1xi32>'}}
+    %r, %o = nvfp4k.scheduler.fixup %s[%c] cta(%c, %c) count(%c) k(%c, %c) %acc workspace(%ws) flags(%flags) flag(%word) thread(%c) {barrier = 1 : i64, threads = 256 : i64} : !stream, vector<4xf32>, memref<1xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+!stream = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4, stream_k = true>
+gpu.module @fixup_barrier {
+  gpu.func @fixup_barrier_zero(%s: !stream, %c: index, %acc: vector<4xf32>, %ws: i64, %flags: i64) kernel {
+    %word = memref.alloca() : memref<1xi32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{attribute 'barrier' failed to satisfy constraint}}
+    %r, %o = nvfp4k.scheduler.fixup %s[%c] cta(%c, %c) count(%c) k(%c, %c) %acc workspace(%ws) flags(%flags) flag(%word) thread(%c) {barrier = 0 : i64, threads = 256 : i64} : !stream, vector<4xf32>, memref<1xi32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @store_tokens {
+  gpu.func @store_tokens_width(%v: vector<16xf16>, %r: index) kernel {
+    %tile = memref.alloca() : memref<12x128xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{expected a static [rows, 128] tile with rows a multiple of 8 (whole 128-byte swizzle atoms), got 'memref<12x128xf16, #gpu.address_space<workgroup>>'}}
+    nvfp4k.store_tokens %v, %tile[%r, %r] : vector<16xf16>, memref<12x128xf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+func.func @alpha_value_per_group(%g: index, %d: f32) {
+  // expected-error @+1 {{expected an a_decode address to index per group or per row, got an f32 value}}
+  %a = nvfp4k.alpha %g a_decode(%d : f32) {a_decode_per_group} : f32
+  return
+}

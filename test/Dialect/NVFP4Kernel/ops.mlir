@@ -102,6 +102,44 @@ gpu.module @tcgen05 {
   }
 }
 
+!stream = !nvfp4k.scheduler<mode = contiguous, groups = 8, rows = 1184, weight_tiles = 32, weight_rows = 128, token_tile = 64, granule = 8, k_blocks = 16, stream_k = true>
+!conv = !nvfp4k.ring<4, consumers = 8, producers = 96>
+gpu.module @decode {
+  // CHECK-LABEL: gpu.func @work_units
+  gpu.func @work_units(%offsets: i64, %cta: index, %ctas: index, %acc: vector<32xf32>, %ws: i64, %flags: i64, %x: index) kernel {
+    // CHECK: %[[S:.*]] = nvfp4k.scheduler.create %{{.*}} : <mode = contiguous, groups = 8, rows = 1184, weight_tiles = 32, weight_rows = 128, token_tile = 64, granule = 8, k_blocks = 16, stream_k = true>
+    %s = nvfp4k.scheduler.create %offsets : !stream
+    %n = nvfp4k.scheduler.count %s : !stream
+    // CHECK: nvfp4k.scheduler.units %[[S]] cta(%{{.*}}, %{{.*}}) count(%{{.*}}) : <mode = contiguous
+    %units = nvfp4k.scheduler.units %s cta(%cta, %ctas) count(%n) : !stream
+    // CHECK: %[[T:.*]], %[[K0:.*]], %[[K1:.*]], %{{.*}} = nvfp4k.scheduler.unit %[[S]][%{{.*}}] cta(%{{.*}}, %{{.*}}) count(%{{.*}})
+    %t, %k0, %k1, %pos = nvfp4k.scheduler.unit %s[%x] cta(%cta, %ctas) count(%n) : !stream
+    %word = memref.alloca() : memref<1xi32, #gpu.address_space<workgroup>>
+    // CHECK: nvfp4k.scheduler.fixup %[[S]][%[[T]]] cta(%{{.*}}, %{{.*}}) count(%{{.*}}) k(%[[K0]], %[[K1]]) %{{.*}} workspace(%{{.*}}) flags(%{{.*}}) flag(%{{.*}}) thread(%{{.*}}) {barrier = 1 : i64, threads = 256 : i64} : <mode = contiguous{{.*}}>, vector<32xf32>, memref<1xi32, #gpu.address_space<workgroup>>
+    %sum, %owner = nvfp4k.scheduler.fixup %s[%t] cta(%cta, %ctas) count(%n) k(%k0, %k1) %acc workspace(%ws) flags(%flags) flag(%word) thread(%x) {barrier = 1 : i64, threads = 256 : i64} : !stream, vector<32xf32>, memref<1xi32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+
+  // CHECK-LABEL: gpu.func @converted_tokens
+  gpu.func @converted_tokens(%i: index, %word: i32, %byte: i8, %r: index, %q: index, %g: index, %sdec: f32) kernel {
+    // CHECK: %[[C:.*]] = nvfp4k.ring.create : <4, consumers = 8, producers = 96>
+    %ring = nvfp4k.ring.create : !conv
+    // CHECK: nvfp4k.ring.arrive %[[C]][%{{.*}}] : <4, consumers = 8, producers = 96>
+    nvfp4k.ring.arrive %ring[%i] : !conv
+    %scale = arith.bitcast %byte : i8 to f8E4M3FN
+    // CHECK: nvfp4k.dequant.codes %{{.*}}, %{{.*}} : i32, f8E4M3FN -> vector<8xf16>
+    %lo = nvfp4k.dequant.codes %word, %scale : i32, f8E4M3FN -> vector<8xf16>
+    %v = vector.shuffle %lo, %lo [0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7] : vector<8xf16>, vector<8xf16>
+    %tile = memref.alloca() : memref<16x128xf16, #gpu.address_space<workgroup>>
+    // CHECK: nvfp4k.store_tokens %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<16xf16>, memref<16x128xf16, #gpu.address_space<workgroup>>
+    nvfp4k.store_tokens %v, %tile[%r, %q] : vector<16xf16>, memref<16x128xf16, #gpu.address_space<workgroup>>
+    // A decode scale computed in the kernel (a fused quantize's S_dec).
+    // CHECK: nvfp4k.alpha %{{.*}} a_decode(%{{.*}} : f32) : f32
+    %alpha = nvfp4k.alpha %g a_decode(%sdec : f32) : f32
+    gpu.return
+  }
+}
+
 // CHECK-LABEL: gpu.func @wait
 gpu.module @waits {
   gpu.func @wait(%acc: vector<64xf32>, %w: vector<4xi32>, %b: i32) kernel {

@@ -22,7 +22,7 @@
 //   loads), dequantizes them exactly to f16 (nvfp4k.dequant.fragment_a)
 //   and issues the stage's 8 k16 steps as two nvfp4k.wgmma.rs steps;
 // * tokens come from a pre-pass (exact NVFP4 -> f16), written in the K
-//   order the fragments need (sm90FragmentK);
+//   order the fragments need (nvfp4k::wgmmaFragmentK);
 // * every `promoteEvery` K blocks the tensor-core partial sum is added to an
 //   fp32 total in registers (the tensor core's accumulation truncates);
 // * the epilogue pairs neighbouring outputs with one shuffle and stores
@@ -58,6 +58,51 @@ constexpr int64_t kSM90StageK = 128;
 /// the launch's alignment slack and the barriers.
 constexpr int64_t kSM90MaxSharedBytes = 227 * 1024 - 2048;
 
+/// setmaxnreg budgets of kernels whose producer warpgroup also converts the
+/// token operand (three of its warps): the converters' dequantization or
+/// quantization needs more than the TMA issuer's 40; the consumers' token
+/// tiles (at most 64 wide) need less than 232. 128 x 96 + 256 x 208 = 64K.
+constexpr int64_t kSM90ConverterRegisters = 96;
+constexpr int64_t kSM90ConverterConsumerRegisters = 208;
+/// The named barrier the 256 consumer threads synchronise on in the
+/// stream-K fixup (0 is the CTA's).
+constexpr int64_t kSM90FixupBarrier = 1;
+/// Threads of the producer warpgroup that convert tokens (warps 1-3).
+constexpr int64_t kSM90ConverterThreads = 96;
+/// The widest token tile whose tokens the kernel converts itself.
+constexpr int64_t kSM90MaxConvertedTokenTile = 64;
+
+/// Where the kernel's token operand (wgmma B, exact f16) comes from.
+enum class SM90TokenSource {
+  /// An f16 buffer that a pre-pass launch wrote (K permuted as the A
+  /// fragments are), read by TMA: every CTA reads converted tokens.
+  prepass,
+  /// The token operand's FP4 codes (TMA) and swizzled E4M3 scales (bulk
+  /// copies), converted to f16 in the kernel by the producer warpgroup's
+  /// other three warps: no pre-pass launch; each CTA converts the tokens of
+  /// its own tiles (cheap while the token tile is narrow).
+  fp4,
+  /// High-precision tokens (bf16, f16, f32; TMA), quantized to NVFP4 in the
+  /// kernel (the activation quantization of a fused nvfp4.quantize, bit for
+  /// bit) and dequantized to f16 by the same three warps.
+  quantize,
+};
+
+/// The fused activation quantization of SM90TokenSource::quantize: an
+/// NVFP4 quantize with 1x16 blocks and one per-tensor scale (spec 2.2).
+struct SM90TokenQuantize {
+  /// bf16, f16 or f32.
+  Type element;
+  bool hadamard = false, stochastic = false;
+  ScaleRule rule = ScaleRule::max6;
+  ErrorMetric metric = ErrorMetric::mae;
+  int64_t e4m3Max = 448;
+  /// Where S_enc / S_dec come from: a tensor amax (the i64 address of its
+  /// fp32 bits, written by an amax kernel before the GEMM), or a given
+  /// encode or decode scale (the address of the f32).
+  enum class Scale { amax, encode, decode } scale = Scale::amax;
+};
+
 /// Everything that is static about one GEMM kernel instance.
 /// The lowering fills in every field from convert-nvfp4-to-sm90's options
 /// (whose defaults Passes.td owns) and the shape.
@@ -73,7 +118,14 @@ struct SM90GemmConfig : GemmShape {
   /// Even: a whole number of stages. The tensor core's fp32 accumulation
   /// truncates, so its error grows linearly with K; chunking bounds that.
   int64_t promoteEvery = 0;
+  /// Tiles are split between CTAs stream-K (an equal share of the
+  /// (tile, K stage) iterations each, partial tiles summed in K order by
+  /// nvfp4k.scheduler.fixup) instead of whole tiles per CTA.
+  bool streamK = false;
+  SM90TokenSource tokens = SM90TokenSource::prepass;
+  SM90TokenQuantize quantize; // tokens == quantize
 
+  bool convertsTokens() const { return tokens != SM90TokenSource::prepass; }
   int64_t kStages() const { return ceilDiv(k, kSM90StageK); }
   int64_t kPadded() const { return kStages() * kSM90StageK; }
   int64_t nTiles() const { return ceilDiv(n, kSM90TileRows); }
@@ -90,26 +142,70 @@ struct SM90GemmConfig : GemmShape {
   }
 
   // Bytes of one stage: the token tile (two [tokenTile, 64] f16 atoms),
-  // the weight bytes [128, 64], the scale units.
+  // the weight bytes [128, 64], the scale units, and the raw tokens the
+  // kernel converts (if it does); padded to 1 KiB, so that every stage's
+  // token atoms keep the 128-byte swizzle's 1024-byte alignment.
   int64_t tokenBytes() const { return tokenTile * kSM90StageK * 2; }
   int64_t weightBytes() const { return kSM90TileRows * kSM90StageK / 2; }
   int64_t scaleBytes() const { return 2 * Swizzled128x4Attr::kUnitBytes; }
-  int64_t stageBytes() const {
-    return tokenBytes() + weightBytes() + scaleBytes();
+  /// Raw FP4 tokens: the codes box [tokenTile, 64 bytes], then the scale
+  /// units of up to two 128-row tiles (a token tile of at most 64 rows
+  /// crosses at most one boundary), 1 KiB each.
+  int64_t rawCodeBytes() const { return tokenTile * kSM90StageK / 2; }
+  int64_t rawTokenScaleBytes() const { return 2 * scaleBytes(); }
+  /// Raw high-precision tokens: a [tokenTile, 128] box.
+  int64_t rawInputBytes() const {
+    return tokenTile * kSM90StageK *
+           (quantize.element ? quantize.element.getIntOrFloatBitWidth() / 8
+                             : 2);
   }
-  int64_t bufferBytes() const { return stages * stageBytes(); }
+  int64_t rawTokenBytes() const {
+    switch (tokens) {
+    case SM90TokenSource::prepass:
+      return 0;
+    case SM90TokenSource::fp4:
+      return rawCodeBytes() + rawTokenScaleBytes();
+    case SM90TokenSource::quantize:
+      return rawInputBytes();
+    }
+    return 0;
+  }
+  int64_t stageBytes() const {
+    return ceilDiv(tokenBytes() + weightBytes() + scaleBytes() +
+                       rawTokenBytes(),
+                   1024) *
+           1024;
+  }
+  /// The stages, then (stream-K) the fixup's broadcast word.
+  int64_t bufferBytes() const {
+    return stages * stageBytes() + (streamK ? 16 : 0);
+  }
   /// The deepest ring (at most 8 stages) that fits.
   int64_t maxStages() const {
-    return std::min<int64_t>(8, kSM90MaxSharedBytes / stageBytes());
+    return std::min<int64_t>(8, (kSM90MaxSharedBytes - 16) / stageBytes());
   }
   int64_t threads() const { return 128 * (kSM90ConsumerWarpgroups + 1); }
+  int64_t producerRegisters() const {
+    return convertsTokens() ? kSM90ConverterRegisters : kSM90ProducerRegisters;
+  }
+  int64_t consumerRegisters() const {
+    return convertsTokens() ? kSM90ConverterConsumerRegisters
+                            : kSM90ConsumerRegisters;
+  }
+  /// The stream-K workspace: two partial accumulator slots per CTA, of
+  /// 128 x tokenTile f32 each (nvfp4k.scheduler.fixup), and a flag per CTA.
+  int64_t partialFloats() const { return 2 * ctas * kSM90TileRows * tokenTile; }
 };
 
-/// Kernel arguments, in order: the token tensor map (!llvm.ptr),
+/// Kernel arguments, in order: the token tensor map (!llvm.ptr: the f16
+/// pre-pass buffer's, the FP4 codes' or the high-precision input's), and
+/// for FP4 tokens the i64 address of their swizzled scales, for quantized
+/// tokens the i64 address of the scale source (amax bits or the given
+/// scale) and, with stochastic rounding, the i64 seed; then
 /// operandPointers() weight tensor maps (!llvm.ptr; [rows, K/2] bytes,
-/// boxes of [128, 64]), then i64 device addresses: as many weight scale
-/// bases, then EpilogueArgs (outputs, accumulators, the group table,
-/// a_decode, b_decode, alpha as present).
+/// boxes of [128, 64]), as many weight scale bases (i64), with stream-K the
+/// workspace and flags addresses (i64), then EpilogueArgs (outputs,
+/// accumulators, the group table, a_decode, b_decode, alpha as present).
 gpu::GPUFuncOp buildSM90GroupedGemmKernel(OpBuilder &b, Location loc,
                                           gpu::GPUModuleOp module,
                                           StringRef name,
@@ -119,12 +215,17 @@ gpu::GPUFuncOp buildSM90GroupedGemmKernel(OpBuilder &b, Location loc,
 /// ui8 and read [128, 64] at a time, unswizzled.
 nvgpu::TensorMapDescriptorType sm90WeightMapType(MLIRContext *ctx);
 
-/// Position, in the token operand the kernel reads, of value `k` (0..127)
-/// of a 128-wide K block: the inverse of the fragment order of
-/// nvfp4k.dequant.fragment_a as the kernel feeds it (a thread with
-/// lane % 4 == c holds chunks 2c and 2c + 1 of the block; chunk 2c feeds
-/// k16 steps 0-3, chunk 2c + 1 steps 4-7).
-int64_t sm90FragmentK(int64_t k);
+/// The tensor-map type of the f16 token operand as the wgmmas read it
+/// (wgmma B): [tokenTile, 64] boxes with the 128-byte swizzle.
+nvgpu::TensorMapDescriptorType bTileMapType(MLIRContext *ctx,
+                                            int64_t tokenTile);
+
+/// The tensor-map type of the token operand of `config`: the f16 pre-pass
+/// buffer ([tokenTile, 64] boxes, 128-byte swizzle), the FP4 codes
+/// ([tokenTile, 64] bytes, unswizzled) or the high-precision input
+/// ([tokenTile, 128] elements, unswizzled).
+nvgpu::TensorMapDescriptorType sm90TokenMapType(MLIRContext *ctx,
+                                                const SM90GemmConfig &config);
 
 } // namespace nvfp4
 } // namespace mlir

@@ -39,11 +39,29 @@ void NVFP4KernelDialect::initialize() {
 }
 
 //===----------------------------------------------------------------------===//
+// Facts shared by the kernels and the lowering
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::nvfp4k::wgmmaFragmentK(int64_t k) {
+  // Value v (0..15) of chunk q (0..7): thread c = q / 2 holds it, in the
+  // stage's first half (k16 steps 0-3) for even q, the second otherwise.
+  // nvfp4k.dequant.fragment_a puts value j = v % 8 of code word w = v / 8
+  // into step 2w + j % 2 of the half, slot t = j / 2: columns 2c, 2c + 1
+  // (t = 0, 1) or 2c + 8, 2c + 9 (t = 2, 3) of that step.
+  int64_t q = k / 16, v = k % 16;
+  int64_t c = q / 2, half = q % 2, w = v / 8, j = v % 8;
+  int64_t step = 4 * half + 2 * w + j % 2, t = j / 2;
+  int64_t column = t < 2 ? 2 * c + t : 2 * c + 8 + (t - 2);
+  return 16 * step + column;
+}
+
+//===----------------------------------------------------------------------===//
 // Types
 //===----------------------------------------------------------------------===//
 
 LogicalResult RingType::verify(function_ref<InFlightDiagnostic()> emitError,
-                               int64_t stages, int64_t consumers) {
+                               int64_t stages, int64_t consumers,
+                               int64_t producers) {
   // Each stage is two 8-byte mbarriers in the CTA's shared memory, at most
   // 227 KiB on every chip with these kernels (sm_90a, sm_100a); an mbarrier
   // counts at most 2^20 - 1 arrivals (PTX ISA, mbarrier.init).
@@ -63,13 +81,23 @@ LogicalResult RingType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "expected at most " << kMaxArrivals
                        << " consumer arrivals (an mbarrier's count), got "
                        << consumers;
+  if (producers < 1 || producers > kMaxArrivals)
+    return emitError() << "expected 1 to " << kMaxArrivals
+                       << " producer arrivals (an mbarrier's count), got "
+                       << producers;
   return success();
 }
 
 LogicalResult SchedulerType::verify(
     function_ref<InFlightDiagnostic()> emitError, nvfp4::Grouping mode,
     int64_t groups, int64_t rows, int64_t weightTiles, int64_t weightRows,
-    int64_t tokenTile, int64_t granule, ArrayRef<int64_t> groupRows) {
+    int64_t tokenTile, int64_t granule, ArrayRef<int64_t> groupRows,
+    int64_t kBlocks, bool streamK) {
+  if (kBlocks < 0)
+    return emitError() << "expected non-negative k_blocks, got " << kBlocks;
+  if (streamK && kBlocks == 0)
+    return emitError() << "expected k_blocks with stream_k (its shares are "
+                          "counted in K blocks)";
   if (groups < 1)
     return emitError() << "expected at least one group, got " << groups;
   if (rows < 0 || weightTiles < 0)

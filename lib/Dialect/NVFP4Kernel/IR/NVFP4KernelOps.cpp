@@ -32,6 +32,20 @@ static void printAlphaType(OpAsmPrinter &printer, Operation *, Type type) {
     printer << " : " << type;
 }
 
+/// An operand that is a device address (i64, printed bare) or an f32 value
+/// (printed ` : f32`).
+static ParseResult parseAddressType(OpAsmParser &parser, Type &type) {
+  type = parser.getBuilder().getI64Type();
+  if (succeeded(parser.parseOptionalColon()))
+    return parser.parseType(type);
+  return success();
+}
+
+static void printAddressType(OpAsmPrinter &printer, Operation *, Type type) {
+  if (!type.isInteger(64))
+    printer << " : " << type;
+}
+
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4KernelOps.cpp.inc"
 
 /// Whether `type` lives in the workgroup (shared) address space.
@@ -74,6 +88,42 @@ LogicalResult SchedulerCreateOp::verify() {
                                     : "only for contiguous and "
                                       "masked groups, not for ")
            << nvfp4::stringifyGrouping(type.getMode()) << " groups";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Work units
+//===----------------------------------------------------------------------===//
+
+/// Work units need a space that knows its tiles' K blocks.
+static LogicalResult verifyWorkUnits(Operation *op, SchedulerType type) {
+  if (!type.hasWorkUnits())
+    return op->emitOpError("expected a scheduler with k_blocks (the K blocks "
+                           "of a tile), got ")
+           << type;
+  return success();
+}
+
+LogicalResult SchedulerUnitsOp::verify() {
+  return verifyWorkUnits(*this, getScheduler().getType());
+}
+
+LogicalResult SchedulerUnitOp::verify() {
+  return verifyWorkUnits(*this, getScheduler().getType());
+}
+
+LogicalResult SchedulerFixupOp::verify() {
+  SchedulerType type = getScheduler().getType();
+  if (failed(verifyWorkUnits(*this, type)))
+    return failure();
+  if (!type.getStreamK())
+    return emitOpError("expected a stream_k scheduler: data-parallel units "
+                       "cover whole tiles and need no fixup");
+  if (!isShared(getFlag().getType()))
+    return emitOpError("expected a workgroup-memory flag word, got ")
+           << getFlag().getType();
+  if (getResult().getType() != getAccumulator().getType())
+    return emitOpError("expected the result to have the accumulator's type");
   return success();
 }
 
@@ -221,7 +271,23 @@ LogicalResult Tcgen05ScaledMmaOp::verify() {
 // Epilogue
 //===----------------------------------------------------------------------===//
 
+LogicalResult StoreTokensOp::verify() {
+  MemRefType tile = getTile().getType();
+  if (!isShared(tile))
+    return emitOpError("expected a workgroup-memory tile, got ") << tile;
+  if (!tile.hasStaticShape() || !tile.getLayout().isIdentity() ||
+      tile.getDimSize(1) != 128 || tile.getDimSize(0) % 8)
+    return emitOpError("expected a static [rows, 128] tile with rows a "
+                       "multiple of 8 (whole 128-byte swizzle atoms), got ")
+           << tile;
+  return success();
+}
+
 LogicalResult AlphaOp::verify() {
+  if (getADecode() && getADecode().getType().isF32() &&
+      (getADecodePerGroup() || getADecodePerRow()))
+    return emitOpError("expected an a_decode address to index per group or "
+                       "per row, got an f32 value");
   auto check = [&](StringRef name, Value decode, bool perGroup, bool perRow,
                    Value index, StringRef indexName) -> LogicalResult {
     if (perGroup && perRow)

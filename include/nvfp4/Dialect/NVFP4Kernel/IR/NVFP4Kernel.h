@@ -70,6 +70,15 @@ inline int64_t sharedMemoryLaunchBytes(int64_t bufferBytes) {
 /// the unit along which `nvfp4k.wgmma.rs` descriptors advance.
 constexpr int64_t kWgmmaAtomK = 64;
 
+/// Position, in the token operand (wgmma B) of the sm_90a kernel, of value
+/// `k` (0..127) of a 128-wide K block: the inverse of the fragment order of
+/// nvfp4k.dequant.fragment_a as the kernel feeds it (a thread with
+/// lane % 4 == c holds chunks 2c and 2c + 1 of the block; chunk 2c feeds
+/// k16 steps 0-3, chunk 2c + 1 steps 4-7). Value pairs (16 q + j,
+/// 16 q + j + 2) with j % 4 < 2 land in adjacent columns, and
+/// wgmmaFragmentK(16 q + j) = wgmmaFragmentK(j) + 64 (q % 2) + 2 (q / 2).
+int64_t wgmmaFragmentK(int64_t k);
+
 } // namespace nvfp4k
 } // namespace mlir
 

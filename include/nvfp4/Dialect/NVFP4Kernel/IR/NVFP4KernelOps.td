@@ -142,6 +142,21 @@ def NVFP4K_RingReleaseOp : NVFP4K_RingPositionOp<"ring.release",
     ```
   }]>;
 
+def NVFP4K_RingArriveOp : NVFP4K_RingPositionOp<"ring.arrive",
+    "one producer arrival on a position's full barrier", [{
+    One arrival (`mbarrier.arrive`) on the full barrier of `position`'s
+    stage, announcing no transaction bytes: for producers that write the
+    stage with ordinary stores (a ring of `producers` > 1 takes one arrival
+    from each). A thread whose stores the tensor cores read next issues
+    `fence.proxy.async.shared::cta` before arriving.
+
+    Example:
+
+    ```mlir
+    nvfp4k.ring.arrive %ring[%i] : !nvfp4k.ring<5, consumers = 8, producers = 96>
+    ```
+  }]>;
+
 def NVFP4K_RingExpectTxOp : NVFP4K_KernelOp<"ring.expect_tx"> {
   let summary = "the producer's arrival, announcing the stage's bytes";
   let description = [{
@@ -267,6 +282,121 @@ def NVFP4K_SchedulerGroupOfOp : NVFP4K_Op<"scheduler.group_of"> {
       "$scheduler `[` $row `]` attr-dict `:` type($scheduler)";
 }
 
+def NVFP4K_SchedulerUnitsOp : NVFP4K_Op<"scheduler.units"> {
+  let summary = "the number of work units of a CTA";
+  let description = [{
+    How many work units (a tile and a range of its K blocks) CTA `cta` of
+    `ctas` takes, given the space's `count` tiles (the result of
+    `nvfp4k.scheduler.count`). The space must have `k_blocks`.
+
+    Data-parallel: `ceil((count - cta) / ctas)` tiles (none past `count`).
+    `stream_k`: the CTA's share of the `count * k_blocks` iterations is
+    `[begin, end)` with `q = ceil(count * k_blocks / ctas)`,
+    `begin = min(cta * q, T)`, `end = min(begin + q, T)`; its units are the
+    tiles that share touches.
+
+    Example:
+
+    ```mlir
+    %units = nvfp4k.scheduler.units %sched cta(%bid, %grid) count(%n) : !nvfp4k.scheduler<...>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Scheduler:$scheduler, Index:$cta, Index:$ctas,
+                       Index:$count);
+  let results = (outs Index:$units);
+  let assemblyFormat = [{
+    $scheduler `cta` `(` $cta `,` $ctas `)` `count` `(` $count `)` attr-dict
+    `:` type($scheduler)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4K_SchedulerUnitOp : NVFP4K_Op<"scheduler.unit", [Pure]> {
+  let summary = "work unit `u` of a CTA";
+  let description = [{
+    Work unit `unit` (0 <= unit < the CTA's `nvfp4k.scheduler.units`): the
+    tile it works on (decode it with `nvfp4k.scheduler.tile`), the K blocks
+    `[k_begin, k_end)` it sums, and `position`, the number of K blocks the
+    CTA's earlier units took: the ring position of the unit's first block
+    for every role that walks the CTA's units in order.
+
+    Data-parallel: tile `cta + unit * ctas`, all `k_blocks`, position
+    `unit * k_blocks`. `stream_k` (see `nvfp4k.scheduler.units`): tile
+    `begin / k_blocks + unit`, the blocks of the share inside it, position
+    `tile * k_blocks + k_begin - begin`.
+
+    Example:
+
+    ```mlir
+    %t, %k0, %k1, %pos = nvfp4k.scheduler.unit %sched[%u] cta(%bid, %grid) count(%n) : !nvfp4k.scheduler<...>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Scheduler:$scheduler, Index:$unit, Index:$cta,
+                       Index:$ctas, Index:$count);
+  let results = (outs Index:$tile, Index:$k_begin, Index:$k_end,
+                      Index:$position);
+  let assemblyFormat = [{
+    $scheduler `[` $unit `]` `cta` `(` $cta `,` $ctas `)` `count` `(` $count
+    `)` attr-dict `:` type($scheduler)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4K_SchedulerFixupOp : NVFP4K_KernelOp<"scheduler.fixup",
+    [AllTypesMatch<["accumulator", "result"]>]> {
+  let summary = "sum a stream-K tile's partial accumulators in K order";
+  let description = [{
+    Completes the accumulator of a work unit (`tile`, K blocks
+    `[k_begin, k_end)` of CTA `cta`, as `nvfp4k.scheduler.unit` gave it),
+    called by the `threads` threads that hold the tile's accumulator,
+    `thread` being the caller's index among them; `accumulator` is its
+    share (any register layout: every CTA uses the same one).
+
+    * A unit that covers all `k_blocks` of its tile returns `accumulator`
+      and `true`.
+    * Otherwise the tile's blocks fall to CTAs `c_first .. c_last` (the
+      shares holding its first and last block). Each stores its partial in
+      `workspace` (the i64 address of `2 * ctas * threads * N` f32: slot
+      `2 c + w`, where `w` is 0 for the tile the CTA's share starts in and
+      1 for the tile it ends in; element `e` of thread `x` at
+      `e * threads + x`), makes it visible at GPU scope, and counts itself
+      on the tile's flag, `flags[c_first]` (the i64 address of `ctas` i32,
+      zero before the launch). The CTA that arrives last sets the flag back
+      to 0 and returns the sum of the partials of `c_first, ..., c_last` in
+      that order (each an fp32 add, its own partial from registers) and
+      `true`; the others return `accumulator` and `false`. Summing in the
+      order of K, whichever CTA comes last, makes the result the same on
+      every run. No CTA waits for another, so the grid need not be
+      co-resident.
+
+    `flag` is one shared i32 word for the broadcast; `barrier` the named
+    barrier (1..15) the `threads` threads synchronise on. Must be called
+    uniformly by all of them.
+
+    Example:
+
+    ```mlir
+    %sum, %owner = nvfp4k.scheduler.fixup %sched[%t] cta(%bid, %grid) count(%n) k(%k0, %k1) %acc workspace(%ws) flags(%flags) flag(%word) thread(%x) {barrier = 1 : i64, threads = 256 : i64} : !nvfp4k.scheduler<...>, vector<8xf32>, memref<1xi32, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Scheduler:$scheduler, Index:$tile, Index:$cta,
+                       Index:$ctas, Index:$count, Index:$k_begin,
+                       Index:$k_end, VectorOfRankAndType<[1], [F32]>:$accumulator,
+                       I64:$workspace, I64:$flags,
+                       MemRefRankOf<[I32], [1]>:$flag, Index:$thread,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$threads,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<15>]>:$barrier);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result, I1:$owner);
+  let assemblyFormat = [{
+    $scheduler `[` $tile `]` `cta` `(` $cta `,` $ctas `)` `count` `(` $count
+    `)` `k` `(` $k_begin `,` $k_end `)` $accumulator `workspace` `(`
+    $workspace `)` `flags` `(` $flags `)` `flag` `(` $flag `)` `thread` `(`
+    $thread `)` attr-dict `:` type($scheduler) `,` type($accumulator) `,`
+    type($flag)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Operand loads
 //===----------------------------------------------------------------------===//
@@ -358,6 +488,60 @@ def NVFP4K_DequantFragmentAOp : NVFP4K_KernelOp<"dequant.fragment_a", [Pure]> {
   let assemblyFormat = [{
     $codes `,` $scales attr-dict `:` type($codes) `,` type($scales) `->`
     type($fragments)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4K_DequantCodesOp : NVFP4K_Op<"dequant.codes", [Pure]> {
+  let summary = "eight E2M1 codes times an E4M3 scale, exactly in f16";
+  let description = [{
+    Value j of the result is `e2m1(code j) * scale`, where code j is bits
+    `4j .. 4j+3` of `codes` (the packing of section 1 of docs/spec.md: a
+    little-endian word of packed FP4 bytes). Every such product is exact in
+    f16 (at most 6 significant bits, in [2^-10, 2688]). Lowered as
+    `nvfp4k.dequant.fragment_a` is: each code placed in an E4M3 bit pattern
+    (`e2m1 * 2^-6`), `cvt.rn.f16x2.e4m3x2`, `mul.f16x2` by `scale * 2^6`.
+
+    Example:
+
+    ```mlir
+    %v = nvfp4k.dequant.codes %word, %scale : i32, f8E4M3FN -> vector<8xf16>
+    ```
+  }];
+  let arguments = (ins I32:$codes, F8E4M3FN:$scale);
+  let results = (outs VectorOfLengthAndType<[8], [F16]>:$values);
+  let assemblyFormat = [{
+    $codes `,` $scale attr-dict `:` type($codes) `,` type($scale) `->`
+    type($values)
+  }];
+}
+
+def NVFP4K_StoreTokensOp : NVFP4K_KernelOp<"store_tokens"> {
+  let summary = "16 token values into the sm_90a MMA's B tile";
+  let description = [{
+    Stores the 16 values of chunk `chunk` (0..7: K values
+    `16 chunk .. 16 chunk + 15` of a 128-wide K block) of token row `row`
+    into `tile`, the stage's B operand of `nvfp4k.wgmma.rs`: `[rows, 128]`
+    f16 held as two `[rows, 64]` atoms with the 128-byte swizzle (the bytes
+    two TMA boxes of 64 columns write), K permuted inside the block as
+    `nvfp4k.dequant.fragment_a` orders the A fragments
+    (`nvfp4k::wgmmaFragmentK`). Value pairs `(j, j + 2)` are adjacent there:
+    eight 32-bit shared stores. For kernels that produce the token operand
+    themselves (converted from FP4, or quantized): the writing threads
+    fence for the asynchronous proxy before the wgmmas read it.
+
+    Example:
+
+    ```mlir
+    nvfp4k.store_tokens %v, %tile[%row, %chunk] : vector<16xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins VectorOfLengthAndType<[16], [F16]>:$values,
+                       MemRefRankOf<[F16], [2]>:$tile, Index:$row,
+                       Index:$chunk);
+  let assemblyFormat = [{
+    $values `,` $tile `[` $row `,` $chunk `]` attr-dict `:` type($values) `,`
+    type($tile)
   }];
   let hasVerifier = 1;
 }
@@ -535,7 +719,8 @@ def NVFP4K_AlphaOp : NVFP4K_Op<"alpha", [AttrSizedOperandSegments]> {
   let description = [{
     `fl(fl(a_decode * b_decode) * alpha)` of group `group` (docs/spec.md
     2.7), each missing factor 1. The factors are i64 device addresses of f32
-    arrays: `a_decode` indexed by the group when `a_decode_per_group` is
+    arrays (`a_decode` may also be the f32 value itself, computed in the
+    kernel): `a_decode` indexed by the group when `a_decode_per_group` is
     set, by the output row `row` when `a_decode_per_row` is (row-scaled A),
     element 0 otherwise; `b_decode` likewise with `b_decode_per_group`, or
     `b_decode_per_row` and the output column `column` (row-scaled B);
@@ -546,11 +731,12 @@ def NVFP4K_AlphaOp : NVFP4K_Op<"alpha", [AttrSizedOperandSegments]> {
 
     ```mlir
     %alpha = nvfp4k.alpha %g b_decode(%db) {b_decode_per_group} : f32
+    %fused = nvfp4k.alpha %g a_decode(%sdec : f32) b_decode(%db) : f32
     %e = nvfp4k.alpha %g a_decode(%da) b_decode(%db) row(%m) column(%n)
         {a_decode_per_row, b_decode_per_row} : f32
     ```
   }];
-  let arguments = (ins Index:$group, Optional<I64>:$a_decode,
+  let arguments = (ins Index:$group, Optional<AnyTypeOf<[I64, F32]>>:$a_decode,
                        Optional<I64>:$b_decode, Optional<I64>:$alpha,
                        Optional<Index>:$row, Optional<Index>:$column,
                        UnitAttr:$a_decode_per_group,
@@ -568,7 +754,8 @@ def NVFP4K_AlphaOp : NVFP4K_Op<"alpha", [AttrSizedOperandSegments]> {
     }]>
   ];
   let assemblyFormat = [{
-    $group (`a_decode` `(` $a_decode^ `)`)? (`b_decode` `(` $b_decode^ `)`)?
+    $group (`a_decode` `(` $a_decode^ `` custom<AddressType>(type($a_decode))
+    `)`)? (`b_decode` `(` $b_decode^ `)`)?
     (`alpha` `(` $alpha^ `)`)? (`row` `(` $row^ `)`)?
     (`column` `(` $column^ `)`)? attr-dict `:` type($result)
   }];

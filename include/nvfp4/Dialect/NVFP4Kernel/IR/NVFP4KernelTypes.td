@@ -19,10 +19,10 @@ def NVFP4K_RingType : NVFP4K_Type<"Ring", "ring"> {
   let summary = "a ring of pipeline stages guarded by mbarriers";
   let description = [{
     `stages` pairs of mbarriers in shared memory: stage s is *full* once its
-    producer has arrived with `nvfp4k.ring.expect_tx` and every byte it
-    announced has landed (or once a `tcgen05.commit` arrived), and *empty*
-    once `consumers` arrivals (`nvfp4k.ring.release`, or one
-    `nvfp4k.tcgen05.commit`) released it.
+    `producers` (default 1) have arrived (`nvfp4k.ring.expect_tx`, whose
+    announced bytes must also have landed, or `nvfp4k.ring.arrive`; or a
+    `tcgen05.commit`), and *empty* once `consumers` arrivals
+    (`nvfp4k.ring.release`, or one `nvfp4k.tcgen05.commit`) released it.
 
     Every op on a ring takes a position `i`: the number of stages the calling
     role has gone through so far (each role counts the same sequence). The
@@ -37,10 +37,16 @@ def NVFP4K_RingType : NVFP4K_Type<"Ring", "ring"> {
     ```mlir
     // 5 stages, each released by the 8 consumer warps.
     !nvfp4k.ring<5, consumers = 8>
+    // Filled by 96 threads that each arrive once (in-kernel conversions).
+    !nvfp4k.ring<5, consumers = 8, producers = 96>
     ```
   }];
-  let parameters = (ins "int64_t":$stages, "int64_t":$consumers);
-  let assemblyFormat = "`<` $stages `,` `consumers` `=` $consumers `>`";
+  let parameters = (ins "int64_t":$stages, "int64_t":$consumers,
+                        DefaultValuedParameter<"int64_t", "1">:$producers);
+  let assemblyFormat = [{
+    `<` $stages `,` `consumers` `=` $consumers
+    (`,` `producers` `=` $producers^)? `>`
+  }];
   let genVerifyDecl = 1;
 }
 
@@ -95,6 +101,17 @@ def NVFP4K_SchedulerType : NVFP4K_Type<"Scheduler", "scheduler"> {
     rounded up to the granule, so that a kernel that sizes its MMA to the
     tile wastes little.
 
+    With `k_blocks` (the K blocks of a tile: the ring stages its K loop
+    takes), the tiles are also handed to the CTAs of a grid as *work units*
+    (`nvfp4k.scheduler.units`, `nvfp4k.scheduler.unit`): a unit is a tile
+    and a range of its K blocks. Without `stream_k`, CTA c takes whole tiles
+    c, c + ctas, ... (data-parallel). With `stream_k`, the iterations
+    (tile, K block), numbered tile by tile, are cut into `ctas` consecutive
+    shares of `ceil(tiles * k_blocks / ctas)`: every CTA streams the same
+    amount of K whatever the tile count, and a tile whose K blocks fall to
+    several CTAs is summed by `nvfp4k.scheduler.fixup` in a fixed order
+    (the order of K), so that results do not depend on timing.
+
     Example:
 
     ```mlir
@@ -104,6 +121,10 @@ def NVFP4K_SchedulerType : NVFP4K_Type<"Scheduler", "scheduler"> {
     !nvfp4k.scheduler<mode = independent, groups = 2, rows = 512,
                       weight_tiles = 32, weight_rows = 128, token_tile = 128,
                       granule = 0, group_rows = [128, 384]>
+    !nvfp4k.scheduler<mode = independent, groups = 1, rows = 16,
+                      weight_tiles = 32, weight_rows = 128, token_tile = 16,
+                      granule = 8, group_rows = [16], k_blocks = 32,
+                      stream_k = true>
     ```
   }];
   let parameters = (ins
@@ -114,7 +135,9 @@ def NVFP4K_SchedulerType : NVFP4K_Type<"Scheduler", "scheduler"> {
     "int64_t":$weight_rows,
     "int64_t":$token_tile,
     "int64_t":$granule,
-    NVFP4K_IntList:$group_rows);
+    NVFP4K_IntList:$group_rows,
+    DefaultValuedParameter<"int64_t", "0">:$k_blocks,
+    DefaultValuedParameter<"bool", "false">:$stream_k);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -122,6 +145,8 @@ def NVFP4K_SchedulerType : NVFP4K_Type<"Scheduler", "scheduler"> {
     bool hasGroupTable() const {
       return getMode() != ::mlir::nvfp4::Grouping::independent;
     }
+    /// Whether the space hands out work units (k_blocks is set).
+    bool hasWorkUnits() const { return getKBlocks() > 0; }
   }];
 }
 

@@ -1,0 +1,96 @@
+// The sm_90a kernel on a decode-sized matmul (5 tokens): the tokens stay
+// FP4 and the kernel converts them (no pre-pass), and the tiles are split
+// stream-K; the checks follow one K stage through every role. What the
+// kernel computes is checked on the GPU (test/Integration/GPU/decode.test).
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="tokens=prepass schedule=data-parallel" --canonicalize --cse | FileCheck %s --check-prefix=PREPASS
+
+// CHECK-LABEL: func.func @decode(
+// CHECK-SAME:    %[[A:[^:]*]]: memref<5x256xi8>, %[[SA:[^:]*]]: memref<1x8x32x4x4xi8>
+// No pre-pass: a tensor map of the tokens' FP4 codes ([8, 64]-byte boxes,
+// the token tile), the address of their swizzled scales.
+// CHECK-NOT:     gpu.launch blocks
+// CHECK:         memref.reinterpret_cast %[[A]] to offset: [0], sizes: [1280]
+// CHECK:         %[[CODES:.*]] = nvgpu.tma.create.descriptor {{.*}} box[%c8, %c64] : memref<*xui8> -> <tensor = memref<8x64xui8, #gpu.address_space<workgroup>>, swizzle = none
+// CHECK:         memref.extract_aligned_pointer_as_index %[[SA]]
+// Stream-K's workspace: 2 partial 128 x 8 slots per CTA, a flag per CTA
+// that starts at 0.
+// CHECK:         %[[PARTIALS:.*]] = gpu.alloc () : memref<270336xf32>
+// CHECK:         %[[FLAGS:.*]] = gpu.alloc () : memref<132xi32>
+// CHECK:         gpu.memset %[[FLAGS]], %c0_i32
+// 8 stages of 14336 bytes (2 KiB of f16 tokens, 8 KiB of weights, 1 KiB of
+// their scales, 512 bytes of FP4 tokens, 2 KiB of token scales; padded to
+// 1 KiB), the fixup's word, 1 KiB of alignment slack.
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} dynamic_shared_memory_size %c115728_i32
+// CHECK:         gpu.dealloc %[[PARTIALS]]
+// CHECK:         gpu.dealloc %[[FLAGS]]
+// CHECK-NOT:     gpu.launch
+
+// CHECK:       gpu.func @nvfp4_sm90_gemm_0
+// CHECK:         %[[RING:.*]] = nvfp4k.ring.create : <8, consumers = 8>
+// CHECK:         %[[CONV:.*]] = nvfp4k.ring.create : <8, consumers = 8, producers = 96>
+// CHECK:         %[[S:.*]] = nvfp4k.scheduler.create : <mode = independent, groups = 1, rows = 5, weight_tiles = 2, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [5], k_blocks = 4, stream_k = true>
+// The issuer: per K block of each unit, the tile's FP4 tokens (codes box,
+// the scale units of the 128-row tile of its first row, and of its last
+// row's when that is another), the weights and their scales.
+// CHECK:         nvvm.setmaxregister decrease 96
+// CHECK:         nvvm.elect.sync
+// CHECK:         nvfp4k.scheduler.units %[[S]]
+// CHECK:         %[[T:.*]], %[[K0:.*]], %[[K1:.*]], %[[POS:.*]] = nvfp4k.scheduler.unit %[[S]]
+// CHECK:         nvfp4k.scheduler.tile %[[S]][%[[T]]]
+// CHECK:         %[[TWO:.*]] = arith.cmpi ne
+// CHECK:         scf.for %[[KB:.*]] = %[[K0]] to %[[K1]]
+// CHECK:           nvfp4k.ring.wait_empty %[[RING]]
+// CHECK:           nvfp4k.ring.expect_tx %[[RING]]
+// CHECK:           nvfp4k.tma.load {{.*}} memref<8x64xui8, #gpu.address_space<workgroup>>
+// CHECK:           nvfp4k.bulk.load
+// CHECK:           scf.if %[[TWO]] {
+// CHECK:             nvfp4k.bulk.load
+// CHECK-NEXT:      }
+// CHECK:           nvfp4k.tma.load {{.*}} memref<128x64xui8, #gpu.address_space<workgroup>>
+// CHECK:           nvfp4k.bulk.load
+// The converters (warps 1-3): once the stage is full, each of the 64
+// (row, chunk) items of the 8 x 128 token tile: codes and the block scale
+// to exact f16 (zero past the tile's rows and K), stored into the B tile;
+// then fenced for the tensor cores and counted on the second ring.
+// CHECK:         nvfp4k.scheduler.units %[[S]]
+// CHECK:         scf.for
+// CHECK:           nvfp4k.ring.wait_full %[[RING]]
+// CHECK:           %[[TILE:.*]] = memref.view {{.*}} to memref<8x128xf16, #gpu.address_space<workgroup>>
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c64 step %c96
+// CHECK:             nvfp4k.dequant.codes
+// CHECK:             nvfp4k.dequant.codes
+// CHECK:             nvfp4k.store_tokens %{{.*}}, %[[TILE]]
+// CHECK:           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK:           nvfp4k.ring.arrive %[[CONV]]
+// The consumers: wait for both rings, the MMA step (8 wide), release; after
+// a unit, the fixup, and the epilogue in the CTA that completes the tile.
+// CHECK:         nvvm.setmaxregister increase 208
+// CHECK:         nvfp4k.scheduler.units %[[S]]
+// CHECK:           nvfp4k.ring.wait_full %[[RING]]
+// CHECK:           nvfp4k.ring.wait_full %[[CONV]]
+// CHECK:           nvfp4k.wgmma.rs {{.*}} {k_offset = 0 : i64, n = array<i64: 8>}
+// CHECK:           nvfp4k.wgmma.rs {{.*}} {k_offset = 64 : i64, n = array<i64: 8>}
+// CHECK:         %[[SUM:.*]], %[[OWNER:.*]] = nvfp4k.scheduler.fixup %[[S]]
+// CHECK-SAME:      {barrier = 1 : i64, threads = 256 : i64}
+// CHECK:         scf.if %[[OWNER]] {
+// CHECK:           nvfp4k.alpha
+// CHECK:           nvfp4k.store
+
+// Forced back to the f16 pre-pass and whole tiles: no converters, no
+// fixup.
+// PREPASS-LABEL: func.func @decode(
+// PREPASS:         gpu.launch blocks
+// PREPASS-NOT:     gpu.memset
+// PREPASS:         gpu.launch_func
+// PREPASS:         nvfp4k.ring.create : <8, consumers = 8>
+// PREPASS-NOT:     producers = 96
+// PREPASS:         nvfp4k.scheduler.create : <{{.*}}, k_blocks = 4>
+// PREPASS-NOT:     nvfp4k.scheduler.fixup
+// PREPASS-NOT:     nvfp4k.store_tokens
+func.func @decode(%a: memref<5x512xf4E2M1FN>, %sa: memref<1x8x32x4x4xf8E4M3FN>,
+                  %b: memref<200x512xf4E2M1FN>, %sb: memref<2x8x32x4x4xf8E4M3FN>,
+                  %da: memref<f32>, %db: memref<f32>, %c: memref<5x200xbf16>) {
+  nvfp4.matmul %a, %sa, %b, %sb a_decode_scale(%da : memref<f32>) b_decode_scale(%db : memref<f32>) outs(%c : memref<5x200xbf16>) : memref<5x512xf4E2M1FN>, memref<1x8x32x4x4xf8E4M3FN>, memref<200x512xf4E2M1FN>, memref<2x8x32x4x4xf8E4M3FN>
+  return
+}
