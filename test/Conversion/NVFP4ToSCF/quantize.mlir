@@ -396,6 +396,50 @@ func.func @caller_amax(%x: memref<16x32xbf16>, %amax: memref<f32>, %q: memref<16
 
 // -----
 
+// Given scales (spec 2.2): no amax loop (no load of the input, no 2688)
+// before the decode scale is stored. encode_scale: S_enc is the loaded
+// value, S_dec = fl(1 / S_enc) without a guard; both reach the blocks.
+// CHECK-LABEL: func @given_encode
+// CHECK-SAME: (%[[X:[^:]*]]: memref<16x32xbf16>, %[[E:[^:]*]]: memref<f32>, %{{[^:]*}}: memref<16x16xi8>, %{{[^:]*}}: memref<16x2xi8>, %[[D:[^:]*]]: memref<f32>)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[SIXTH:.*]] = arith.constant 0.166666672 : f32
+// CHECK-NOT: arith.constant 2.688000e+03
+// CHECK-NOT: vector.load
+// CHECK: %[[SENC:.*]] = memref.load %[[E]][] : memref<f32>
+// CHECK-NEXT: %[[SDEC:.*]] = arith.divf %[[ONE]], %[[SENC]] : f32
+// CHECK-NEXT: memref.store %[[SDEC]], %[[D]][] : memref<f32>
+// CHECK-NEXT: scf.for
+// CHECK: arith.mulf %[[SENC]], %[[SIXTH]] : f32
+// CHECK: arith.mulf %{{.*}}, %[[SDEC]] : f32
+// CHECK-NOT: arith.constant 2.688000e+03
+// CHECK: return
+func.func @given_encode(%x: memref<16x32xbf16>, %e: memref<f32>, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
+  nvfp4.quantize nvfp4 %x encode_scale %e : memref<f32> outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) : memref<16x32xbf16>
+  return
+}
+
+// -----
+
+// decode_scale per batch entry: d[b] is stored as it is (S_dec), S_enc =
+// fl(1 / d[b]) scales the blocks; no amax loop in the batch loop.
+// CHECK-LABEL: func @given_decode_batched
+// CHECK-SAME: (%[[X:[^:]*]]: memref<3x16x32xbf16>, %[[DIN:[^:]*]]: memref<3xf32>, %{{[^:]*}}: memref<3x16x16xi8>, %{{[^:]*}}: memref<3x16x2xi8>, %[[D:[^:]*]]: memref<3xf32>)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[SIXTH:.*]] = arith.constant 0.166666672 : f32
+// CHECK: scf.for %[[B:.*]] = %c0 to %c3 step %c1 {
+// CHECK-NEXT: %[[SDEC:.*]] = memref.load %[[DIN]][%[[B]]] : memref<3xf32>
+// CHECK-NEXT: %[[SENC:.*]] = arith.divf %[[ONE]], %[[SDEC]] : f32
+// CHECK-NEXT: memref.store %[[SDEC]], %[[D]][%[[B]]] : memref<3xf32>
+// CHECK-NEXT: scf.for
+// CHECK: arith.mulf %[[SENC]], %[[SIXTH]] : f32
+// CHECK: arith.mulf %{{.*}}, %[[SDEC]] : f32
+func.func @given_decode_batched(%x: memref<3x16x32xbf16>, %din: memref<3xf32>, %q: memref<3x16x32xf4E2M1FN>, %s: memref<3x16x2xf8E4M3FN>, %d: memref<3xf32>) {
+  nvfp4.quantize nvfp4 %x decode_scale %din : memref<3xf32> outs(%q, %s, %d : memref<3x16x32xf4E2M1FN>, memref<3x16x2xf8E4M3FN>, memref<3xf32>) : memref<3x16x32xbf16>
+  return
+}
+
+// -----
+
 // Swizzled scales: the padded tiles are zeroed first (4 bytes at a time),
 // and S[r, b] is stored at [r/128, b/4, r%32, (r%128)/32, b%4].
 // CHECK-LABEL: func @swizzled

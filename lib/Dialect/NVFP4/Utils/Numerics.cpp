@@ -273,6 +273,16 @@ std::pair<Value, Value> NumericsBuilder::globalScales(Value amax,
   return {sEnc, div(f32(1.0), sEnc)};
 }
 
+// A calibrated scale is used as given: its reciprocal is the one rounding,
+// and no amax == 0 / S_enc == 0 guard applies (there is no amax to guard).
+std::pair<Value, Value> NumericsBuilder::givenEncodeScale(Value sEnc) {
+  return {sEnc, div(f32(1.0), sEnc)};
+}
+
+std::pair<Value, Value> NumericsBuilder::givenDecodeScale(Value sDec) {
+  return {div(f32(1.0), sDec), sDec};
+}
+
 Value NumericsBuilder::blockScaleInput(Value blockAmax, Value sEnc) {
   return mul(blockAmax, mul(sEnc, f32(kOneSixth)));
 }
