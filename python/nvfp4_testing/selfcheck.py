@@ -291,6 +291,11 @@ def check_quantize(target, size):
     cases.append(("nvfp4", (64, 96), "f32", dict(kind="nonfinite")))
     cases.append(("nvfp4", (64, 96), "bf16", dict(kind="nonfinite", scale_rule="four_over_six")))
     cases.append(("nvfp4", (64, 96), "bf16", dict(kind="zeros")))
+    # Stochastic rounding of NaN, Inf and of elements of blocks whose scale
+    # is 0 (enc_b = FLT_MAX: the caller's amax is 1000 times the data's).
+    cases.append(("nvfp4", (64, 96), "f32", dict(kind="nonfinite", rounding="stochastic",
+                                                 seed=5)))
+    cases.append(("nvfp4", (64, 96), "bf16", dict(amax=1e6, rounding="stochastic", seed=6)))
     for shape in mx_shapes:
         cases.append(("mxfp4", shape, "bf16", dict()))
         cases.append(("mxfp4", shape, "f32", dict(scale_rule="floor", swizzle=False)))

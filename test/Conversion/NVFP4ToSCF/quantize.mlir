@@ -127,6 +127,7 @@ func.func @mxfp4_floor(%x: memref<16x64xf32>, %q: memref<16x64xf4E2M1FN>, %s: me
 // CHECK-DAG: %[[W1:.*]] = arith.constant -1150833019 : i32
 // CHECK-DAG: %[[U:.*]] = arith.constant 3.906250e-03 : f32
 // CHECK-DAG: %[[FF:.*]] = arith.constant 255 : i32
+// CHECK-DAG: %[[EIGHT:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK: scf.for %[[R:.*]] = %c0 to %c16 step %c1 {
 // CHECK-NEXT: scf.for %[[B:.*]] = %c0 to %c2 step %c1 {
 // CHECK: %[[ROW:.*]] = arith.index_castui %[[R]] : index to i64
@@ -143,7 +144,13 @@ func.func @mxfp4_floor(%x: memref<16x64xf32>, %q: memref<16x64xf4E2M1FN>, %s: me
 // CHECK-NOT: arith.mului_extended
 // CHECK: %[[RB:.*]] = arith.andi %{{.*}}, %[[FF]] : i32
 // CHECK: %[[RF:.*]] = arith.uitofp %[[RB]] : i32 to f32
-// CHECK-NEXT: arith.mulf %[[RF]], %[[U]] : f32
+// CHECK-NEXT: %[[UR:.*]] = arith.mulf %[[RF]], %[[U]] : f32
+// t = fl(a + u*step(a)) is clamped to 8 (NaN and Inf too) before fptosi:
+// every t >= 8 gives 6, and a larger one would overflow the conversion.
+// CHECK: %[[T0:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[T:.*]] = arith.minnumf %[[T0]], %[[EIGHT]] : f32
+// CHECK: %[[STEPS:.*]] = arith.divf %[[T]], %{{.*}} : f32
+// CHECK-NEXT: arith.fptosi %[[STEPS]] : f32 to i32
 // CHECK: memref.store %{{.*}}, %{{.*}}[%[[R]], %[[B]]] : memref<16x2xi8>
 func.func @stochastic(%x: memref<16x32xbf16>, %seed: i64, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
   nvfp4.quantize nvfp4 %x seed %seed outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) {rounding = #nvfp4.rounding<stochastic>} : memref<16x32xbf16>
