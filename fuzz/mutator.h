@@ -43,6 +43,8 @@ inline const std::vector<std::vector<const char *>> &tokenClasses() {
       // ops
       {"nvfp4.quantize", "nvfp4.dequantize", "nvfp4.swizzle_scales",
        "nvfp4.unswizzle_scales", "nvfp4.matmul", "nvfp4.grouped_matmul"},
+      // quantize's global-scale operands (at most one: Q15)
+      {"amax", "encode_scale", "decode_scale"},
       // clauses of grouped_matmul / matmul
       {"a_decode_scale", "b_decode_scale", "alpha", "acc", "group_offsets",
        "masked_m"},

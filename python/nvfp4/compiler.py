@@ -214,14 +214,45 @@ def _scalar_f32(value, shape):
 # Ops
 # ---------------------------------------------------------------------------
 
+def _check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, row_scaled):
+    """The rules of a calibrated scale (docs/spec.md Q15), checked before
+    anything is compiled."""
+    given = [n for n, v in (("encode_scale", encode_scale), ("decode_scale", decode_scale))
+             if v is not None]
+    if not given:
+        return None
+    if len(given) > 1:
+        raise ValueError("pass encode_scale or decode_scale, not both")
+    if amax is not None:
+        raise ValueError(f"{given[0]} replaces the amax: pass one of them, not both")
+    if fmt != "nvfp4":
+        raise ValueError(f"{given[0]} applies to nvfp4 only (mxfp4 has no per-tensor scale)")
+    if scale_rule not in (None, "max6"):
+        raise ValueError(f"{given[0]} needs scale_rule 'max6' (four_over_six measures its "
+                         "errors against the tensor amax)")
+    if row_scaled:
+        raise ValueError(f"{given[0]} is one scale per tensor (batch entry): not with "
+                         "row_scaled")
+    return given[0]
+
+
 def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
              hadamard=False, scale_rule=None, error_metric=None, e4m3_max=None,
-             amax=None, swizzle=True, row_scaled=False, **run_options):
+             amax=None, swizzle=True, row_scaled=False, encode_scale=None,
+             decode_scale=None, **run_options):
     """nvfp4.quantize of x ([R, K] or [B, R, K]).
 
     Returns (q, scales, s_dec) for NVFP4, (q, scales) for MXFP4. With
     `row_scaled` (NVFP4, 1x16 blocks) every row has its own amax and decode
     scale: s_dec (and `amax`, if given) are [R] or [B, R].
+
+    `encode_scale` (compressed-tensors' input_global_scale, S_enc) or
+    `decode_scale` (ModelOpt's input_scale, S_dec): a calibrated NVFP4
+    global scale, used exactly as given instead of one derived from the
+    amax (no amax is computed): a Python float (rounded to fp32), a numpy
+    float32 scalar or array of the decode scale's shape ([] or [B]), or a
+    torch tensor on x's device. The returned s_dec is d itself, or
+    fp32(1 / e). Not with amax, four_over_six, row_scaled or mxfp4.
     """
     x = _host(x)
     element = element_type_of(x)
@@ -234,17 +265,22 @@ def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
     batch = shape[:-2]
     if row_scaled and not nv:
         raise ValueError("row_scaled applies to nvfp4 only")
+    given = _check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, row_scaled)
     # The shape of the decode scales and the amax: per tensor or per row.
     per = shape[:-1] if row_scaled else batch
     inputs = [x]
     amax_arr = _scalar_f32(amax, per)
     if amax_arr is not None:
         inputs.append(amax_arr)
+    given_arr = None
+    if given is not None:
+        given_arr = _scalar_f32(encode_scale if given == "encode_scale" else decode_scale, per)
+        inputs.append(given_arr)
     if stochastic:
         inputs.append(np.asarray(0 if seed is None else seed,
                                  dtype=np.uint64).astype(np.int64))
     key = ("quantize", shape, element, fmt, block, rounding, hadamard, scale_rule,
-           error_metric, e4m3_max, amax_arr is not None, swizzle, row_scaled)
+           error_metric, e4m3_max, amax_arr is not None, given, swizzle, row_scaled)
 
     def build():
         rows, k = shape[-2:]
@@ -253,6 +289,9 @@ def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
         if amax_arr is not None:
             args.append(("amax", _tensor(per, "f32")))
             operands += f" amax %amax : {_tensor(per, 'f32')}"
+        if given is not None:
+            args.append(("scale", _tensor(per, "f32")))
+            operands += f" {given} %scale : {_tensor(per, 'f32')}"
         if stochastic:
             args.append(("seed", "i64"))
             operands += " seed %seed"
@@ -539,7 +578,8 @@ None for MXFP4) and the format."""
 def quantize_to_fp4(x, fmt="nvfp4", **options) -> FP4Tensor:
     """Quantizes a high-precision tensor (quantize's options pass through:
     block, rounding, seed, hadamard, scale_rule, error_metric, e4m3_max,
-    amax, swizzle, row_scaled, target, stream...). Returns an FP4Tensor."""
+    amax, encode_scale, decode_scale, swizzle, row_scaled, target,
+    stream...). Returns an FP4Tensor."""
     res = quantize(x, fmt, **options)
     if options.get("benchmark"):
         raise ValueError("quantize_to_fp4 does not benchmark: use quantize")

@@ -75,16 +75,22 @@ def quantize(x: torch.Tensor, fmt: str = "nvfp4", block: Optional[str] = None,
              rounding: str = "nearest_even", seed: int = 0, hadamard: bool = False,
              scale_rule: Optional[str] = None, error_metric: Optional[str] = None,
              e4m3_max: Optional[int] = None, amax: Optional[torch.Tensor] = None,
-             swizzle: bool = True, row_scaled: bool = False
+             swizzle: bool = True, row_scaled: bool = False,
+             encode_scale: Optional[torch.Tensor] = None,
+             decode_scale: Optional[torch.Tensor] = None
              ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """nvfp4.quantize of x ([R, K] or [B, R, K], f32/f16/bf16): (values
     [.., R, K/2] float4_e2m1fn_x2, scales (swizzled unless swizzle=False),
-    decode scale [B] or [] f32, or [B?, R] with row_scaled; 1 for MXFP4)."""
+    decode scale [B] or [] f32, or [B?, R] with row_scaled; 1 for MXFP4).
+    encode_scale / decode_scale: a calibrated NVFP4 global scale ([] or [B]
+    f32 on x's device), used as given instead of the amax (the decode scale
+    returned is decode_scale itself, or fp32(1 / encode_scale))."""
     res = compiler.quantize(x, fmt, block=block, rounding=rounding,
                             seed=seed if rounding == "stochastic" else None,
                             hadamard=hadamard, scale_rule=scale_rule,
                             error_metric=error_metric, e4m3_max=e4m3_max, amax=amax,
-                            swizzle=swizzle, row_scaled=row_scaled)
+                            swizzle=swizzle, row_scaled=row_scaled,
+                            encode_scale=encode_scale, decode_scale=decode_scale)
     if fmt == "nvfp4":
         return tuple(res)
     q, s = res
@@ -94,7 +100,10 @@ def quantize(x: torch.Tensor, fmt: str = "nvfp4", block: Optional[str] = None,
 @quantize.register_fake
 def _(x, fmt="nvfp4", block=None, rounding="nearest_even", seed=0, hadamard=False,
       scale_rule=None, error_metric=None, e4m3_max=None, amax=None, swizzle=True,
-      row_scaled=False):
+      row_scaled=False, encode_scale=None, decode_scale=None):
+    # The eager op's argument errors, raised while tracing too.
+    compiler._check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule,
+                                row_scaled)
     batch, (rows, k) = x.shape[:-2], x.shape[-2:]
     cols = k // (16 if fmt == "nvfp4" else 32)
     q = x.new_empty(tuple(batch) + (rows, k // 2), dtype=_fp4_dtype())

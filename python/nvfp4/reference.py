@@ -41,7 +41,8 @@ __all__ = [
     "hadamard16_matrix", "HADAMARD_SIGNS", "apply_hadamard", "input_dtype", "round_to_dtype",
     "philox4x32_10", "stochastic_bits",
     # scales
-    "nvfp4_global_scales", "four_over_six_decode_scale", "mx_scale_code_rceil",
+    "nvfp4_global_scales", "nvfp4_given_encode_scale", "nvfp4_given_decode_scale",
+    "four_over_six_decode_scale", "mx_scale_code_rceil",
     "mx_scale_code_floor",
     # quantize / dequantize
     "quantize_nvfp4", "quantize_mxfp4", "dequantize",
@@ -440,6 +441,33 @@ def nvfp4_global_scales(amax, *, e4m3_max=448):
     return s, d
 
 
+def nvfp4_given_encode_scale(encode_scale):
+    """(S_enc, S_dec) from a calibrated encode scale e (compressed-tensors'
+    ``input_global_scale``): (e, fp32(1 / e)), both fp32.
+
+    e is used exactly as given: no amax, no guard (docs/spec.md 2.2, given
+    scales).  0 gives S_dec = Inf (-0: -Inf), Inf gives 0, NaN gives NaN.
+    """
+    e = np.asarray(encode_scale, dtype=np.float32)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d = (F32(1.0) / e).astype(np.float32)
+    return e, d
+
+
+def nvfp4_given_decode_scale(decode_scale):
+    """(S_enc, S_dec) from a calibrated decode scale d (ModelOpt's
+    ``input_scale``): (fp32(1 / d), d), both fp32.
+
+    d itself is S_dec, the reported decode scale, bit for bit (fp32(1 /
+    fp32(1 / d)) is not always d); S_enc = fp32(1 / d) without guards: 0 gives
+    Inf (-0: -Inf), Inf gives 0, NaN gives NaN.
+    """
+    d = np.asarray(decode_scale, dtype=np.float32)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        e = (F32(1.0) / d).astype(np.float32)
+    return e, d
+
+
 def four_over_six_decode_scale(amax, *, e4m3_max=448):
     """The S_dec that four_over_six reports: fp32(amax / C), C = 6 * e4m3_max.
 
@@ -592,7 +620,7 @@ def _finish_s_dec(s_dec: np.ndarray):
 
 def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamard=False,
                    scale_rule="max6", error_metric=None, e4m3_max=None, amax=None,
-                   swizzle=False, row_scaled=False):
+                   swizzle=False, row_scaled=False, encode_scale=None, decode_scale=None):
     """NVFP4 quantize per docs/spec.md section 2.  Returns (q_packed, scales, s_dec).
 
     x: [*batch, rows, K] float32 / float16 / bf16 bits (uint16), K % 16 == 0.
@@ -629,6 +657,12 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
     scales: uint8 E4M3 bits [*batch, rows, K//16] (for 16x16 blocks the tile's
       scale repeated on each of its rows), or swizzled
       [*batch, R//128, C//4, 32, 4, 4] if ``swizzle``.
+    encode_scale / decode_scale (calibrated global scales; at most one of
+      them and ``amax``; max6 only, not row_scaled): replace steps 1-2 by
+      S_enc, S_dec = nvfp4_given_encode_scale(e) = (e, fp32(1 / e)) or
+      nvfp4_given_decode_scale(d) = (fp32(1 / d), d), scalar or [*batch],
+      used as given (no amax, no guard); steps 3-5 are unchanged and the
+      reported S_dec is that S_dec.
     s_dec: np.float32 scalar for 2-D x, else float32 [*batch]; with
       row_scaled float32 [*batch, rows].
     """
@@ -646,6 +680,16 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
     c_global = _global_constant(e4m3_max)
     if row_scaled and block != (1, 16):
         raise ValueError(f"row_scaled quantizes 1x16 blocks, got block {block}")
+    given = [n for n, v in (("amax", amax), ("encode_scale", encode_scale),
+                            ("decode_scale", decode_scale)) if v is not None]
+    if len(given) > 1:
+        raise ValueError(f"at most one of amax, encode_scale, decode_scale, got {given}")
+    static = encode_scale is not None or decode_scale is not None
+    if static and (four6 or row_scaled):
+        # four_over_six measures its errors against the tensor amax, which a
+        # given scale does not give; a row-scaled quantize has a scale per row.
+        raise ValueError("encode_scale / decode_scale need scale_rule 'max6' and a "
+                         "per-tensor scale (not row_scaled)")
     xf = to_f32(x)
     if xf.ndim < 2:
         raise ValueError("quantize_nvfp4 expects [*batch, rows, K]")
@@ -663,12 +707,22 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
         return v[..., None] if row_scaled else v[..., None, None]
 
     absx = _abs_nan_to_zero(xf)
-    if amax is None:
-        amax_t = absx.max(axis=scaled_over, initial=F32(0.0))
+    if static:
+        # Calibrated scales: used as given, the tensor amax is never taken.
+        amax_t = None
+        if encode_scale is not None:
+            s_enc, s_dec = nvfp4_given_encode_scale(
+                np.broadcast_to(np.asarray(encode_scale, dtype=np.float32), amax_shape))
+        else:
+            s_enc, s_dec = nvfp4_given_decode_scale(
+                np.broadcast_to(np.asarray(decode_scale, dtype=np.float32), amax_shape))
     else:
-        amax_t = np.broadcast_to(np.asarray(amax, dtype=np.float32), amax_shape)
-    amax_t = np.asarray(amax_t, dtype=np.float32)
-    s_enc, s_dec = nvfp4_global_scales(amax_t, e4m3_max=e4m3_max)
+        if amax is None:
+            amax_t = absx.max(axis=scaled_over, initial=F32(0.0))
+        else:
+            amax_t = np.broadcast_to(np.asarray(amax, dtype=np.float32), amax_shape)
+        amax_t = np.asarray(amax_t, dtype=np.float32)
+        s_enc, s_dec = nvfp4_global_scales(amax_t, e4m3_max=e4m3_max)
     s_enc_b = spread(s_enc)
     s_dec_b = spread(s_dec)
 
@@ -681,7 +735,7 @@ def quantize_nvfp4(x, *, block=(1, 16), rounding="nearest_even", seed=0, hadamar
     def candidate(pre):
         sf = e4m3_encode_satfinite(pre)
         sfv = e4m3_decode(sf)
-        with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
             enc = np.fmin(F32(1.0) / (sfv * s_dec_b), FLT_MAX)
         codes = _encode(_scale_blocks(xf, enc, NVFP4_BLOCK), rounding, rbytes)
         return sf, sfv, codes

@@ -262,6 +262,16 @@ def four_six_tie_data(shape, seed):
     return blocks.reshape(rows, k)
 
 
+def _option_text(key, value, opts):
+    """A case option as its name shows it: an array is per row, or per batch
+    entry (given scales: their values)."""
+    if not isinstance(value, np.ndarray):
+        return value
+    if key in ("encode_scale", "decode_scale") or not opts.get("row_scaled"):
+        return "[" + ", ".join(f"{v:g}" for v in value.tolist()) + "]"
+    return "per row"
+
+
 def check_quantize(target, size):
     rep = Report("quantize")
     nv_shapes = [(256, 272), (304, 304), (320, 256), (16, 128), (100, 112), (200, 80), (157, 48)]
@@ -291,6 +301,11 @@ def check_quantize(target, size):
     cases.append(("nvfp4", (64, 96), "f32", dict(kind="nonfinite")))
     cases.append(("nvfp4", (64, 96), "bf16", dict(kind="nonfinite", scale_rule="four_over_six")))
     cases.append(("nvfp4", (64, 96), "bf16", dict(kind="zeros")))
+    # Stochastic rounding of NaN, Inf and of elements of blocks whose scale
+    # is 0 (enc_b = FLT_MAX: the caller's amax is 1000 times the data's).
+    cases.append(("nvfp4", (64, 96), "f32", dict(kind="nonfinite", rounding="stochastic",
+                                                 seed=5)))
+    cases.append(("nvfp4", (64, 96), "bf16", dict(amax=1e6, rounding="stochastic", seed=6)))
     for shape in mx_shapes:
         cases.append(("mxfp4", shape, "bf16", dict()))
         cases.append(("mxfp4", shape, "f32", dict(scale_rule="floor", swizzle=False)))
@@ -344,6 +359,40 @@ def check_quantize(target, size):
         ("nvfp4", (64, 96), "f32", dict(row_scaled=True, kind="nonfinite")),
         ("nvfp4", (64, 96), "bf16", dict(row_scaled=True, kind="zeros")),
     ]
+    # Calibrated global scales (encode_scale = S_enc, decode_scale = S_dec,
+    # used as given; no amax pass): per tensor and per batch entry, each
+    # input type, the variants that need no amax, a scale that saturates
+    # most block scales to 448 and one that makes most of them subnormal
+    # (the data's |x| reaches ~1000, its median ~0.5), a decode scale with
+    # fl(1/fl(1/d)) != d, and the unguarded values 0, Inf, NaN, negative.
+    batch_e = np.float32([0.75, 2688.0 / 999.0, 40.0])
+    cases += [
+        ("nvfp4", (256, 272), "bf16", dict(encode_scale=2.6875)),
+        ("nvfp4", (157, 48), "f16", dict(decode_scale=0.37, swizzle=False)),
+        ("nvfp4", (100, 112), "f32", dict(encode_scale=0.5)),
+        ("nvfp4", (3, 100, 48), "bf16", dict(encode_scale=batch_e)),
+        ("nvfp4", (3, 100, 48), "f32", dict(decode_scale=batch_e, swizzle=False)),
+        ("nvfp4", (2, 130, 64), "f16", dict(decode_scale=np.float32([0.25, 3.0]),
+                                            block="16x16")),
+        ("nvfp4", (256, 272), "bf16", dict(encode_scale=3.0, block="16x16")),
+        ("nvfp4", (157, 48), "bf16", dict(decode_scale=0.0009, rounding="stochastic",
+                                          seed=4242)),
+        ("nvfp4", (3, 100, 48), "f32", dict(encode_scale=batch_e, rounding="stochastic",
+                                            seed=2 ** 40 + 3, hadamard=True)),
+        ("nvfp4", (256, 272), "f16", dict(decode_scale=1.5, hadamard=True)),
+        ("nvfp4", (157, 48), "bf16", dict(encode_scale=0.1, hadamard=True, block="16x16")),
+        ("nvfp4", (256, 272), "bf16", dict(encode_scale=2e4)),          # sf 448
+        ("nvfp4", (2, 64, 96), "f32", dict(decode_scale=np.float32([1e-5, 2e-5]))),
+        ("nvfp4", (256, 272), "bf16", dict(encode_scale=0.02)),         # subnormal sf
+        ("nvfp4", (100, 112), "f16", dict(decode_scale=64.0, block="16x16")),
+        ("nvfp4", (64, 96), "f32", dict(kind="nonfinite", decode_scale=0.01)),
+        ("nvfp4", (64, 96), "bf16", dict(kind="zeros", encode_scale=5.0)),
+        ("nvfp4", (64, 96), "bf16", dict(encode_scale=0.0)),
+        ("nvfp4", (64, 96), "f32", dict(kind="nonfinite", decode_scale=0.0)),
+        ("nvfp4", (64, 96), "bf16", dict(decode_scale=np.inf)),
+        ("nvfp4", (64, 96), "f16", dict(decode_scale=np.nan)),
+        ("nvfp4", (2, 64, 96), "bf16", dict(encode_scale=np.float32([-2.0, -0.0]))),
+    ]
     if size == "full":
         cases.append(("nvfp4", (8192, 8192), "bf16", dict()))
     else:
@@ -370,8 +419,7 @@ def check_quantize(target, size):
         swizzle = opts.pop("swizzle", True)
         name = f"{fmt} {dtype} {shape} {'swizzled' if swizzle else 'row-major'}" + \
                ("" if kind == "mixed" else f" {kind} data") + \
-               "".join(f" {k}={'per row' if isinstance(v, np.ndarray) else v}"
-                       for k, v in opts.items())
+               "".join(f" {k}={_option_text(k, v, opts)}" for k, v in opts.items())
         if fmt == "nvfp4":
             got = compiler.quantize(x, fmt, swizzle=swizzle, target=target, **opts)
             want = ref.quantize_nvfp4(x, swizzle=swizzle, **opts)
@@ -723,6 +771,9 @@ def check_empty(target, size):
             ("nvfp4", (16, 0), "bf16", dict(swizzle=False, scale_rule="four_over_six")),
             ("nvfp4", (0, 64), "bf16", dict(amax=3.0)),
             ("nvfp4", (2, 0, 32), "f16", dict(amax=[2.0, 0.25])),
+            ("nvfp4", (0, 64), "bf16", dict(encode_scale=3.0)),
+            ("nvfp4", (2, 0, 32), "f16", dict(decode_scale=[0.5, 0.0009])),
+            ("nvfp4", (3, 16, 0), "f32", dict(encode_scale=[0.0, 2.0, -4.0], swizzle=False)),
             ("nvfp4", (3, 16, 0), "bf16", dict(block="16x16", swizzle=False)),
             ("nvfp4", (0, 16, 32), "bf16", dict()),
             ("nvfp4", (130, 0), "bf16", dict(row_scaled=True)),
@@ -820,7 +871,8 @@ def check_sanitize(target, size):
     for name, opts in [("nvfp4 1x16 swizzled", dict()),
                        ("nvfp4 16x16 four_over_six", dict(block="16x16", scale_rule="four_over_six")),
                        ("nvfp4 stochastic hadamard", dict(rounding="stochastic", seed=3, hadamard=True)),
-                       ("nvfp4 row-scaled", dict(row_scaled=True))]:
+                       ("nvfp4 row-scaled", dict(row_scaled=True)),
+                       ("nvfp4 given decode scale", dict(decode_scale=0.01))]:
         x, _ = high_precision((200, 96), 31, "bf16")
         got = compiler.quantize(x, target=target, **opts)
         want = ref.quantize_nvfp4(x, swizzle=True, **opts)

@@ -479,6 +479,173 @@ def test_nvfp4_caller_amax_and_batch():
     assert np.array_equal(s3, s2) and np.array_equal(d3, d2)
 
 
+# ---------------------------------------------------------------------------
+# Given (calibrated) global scales: encode_scale / decode_scale
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("opts", [
+    dict(),
+    dict(block=(16, 16)),
+    dict(rounding="stochastic", seed=5),
+    dict(hadamard=True),
+    dict(swizzle=True),
+])
+@pytest.mark.parametrize("shape", [(48, 64), (3, 20, 32)])
+def test_given_encode_scale_is_the_amax_path(shape, opts):
+    # encode_scale = the S_enc the amax path derives (step 2, guards
+    # included: the zero batch entry's S_enc is 1) gives the same bits:
+    # steps 3-5 only see S_enc and S_dec = fl(1/S_enc) either way.
+    bits, _ = R.make_test_tensor(shape, seed=21, dtype="bf16")
+    if len(shape) == 3:
+        bits[1] = 0
+    xf = R.to_f32(bits)
+    if opts.get("hadamard"):
+        xf = R.apply_hadamard(xf, "bf16")
+    amax = np.nanmax(np.abs(xf).reshape(xf.shape[:-2] + (-1,)), axis=-1)
+    s_enc, _ = R.nvfp4_global_scales(amax)
+    want = R.quantize_nvfp4(bits, **opts)
+    got = R.quantize_nvfp4(bits, encode_scale=s_enc, **opts)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert np.array_equal(np.atleast_1d(g).view(np.uint8), np.atleast_1d(w).view(np.uint8))
+    if len(shape) == 3:
+        assert s_enc[1] == 1.0
+
+
+def test_given_decode_scale_is_used_as_given():
+    # A ModelOpt input_scale d is S_dec itself; S_enc = fl(1/d). Recomputing
+    # S_dec from that S_enc (fl(1/fl(1/d))) is not d for some d: find one.
+    d = next(c for c in (F32(k) * F32(1e-4) for k in range(1, 200))
+             if F32(1) / (F32(1) / c) != c)
+    s_enc = F32(1) / d
+    d_rt = F32(1) / s_enc
+    assert d_rt != d
+    # An E4M3 block scale sf whose enc_b = fl(1 / fl(sf * S_dec)) differs
+    # between S_dec = d and S_dec = d_rt, a block amax m that gets it, and
+    # a probe element x whose code differs between the two enc_b.
+    sfv = R.e4m3_decode(np.arange(0x08, 0x7F, dtype=np.uint8))
+    enc_d = np.fmin(F32(1) / (sfv * d), R.FLT_MAX)
+    enc_rt = np.fmin(F32(1) / (sfv * d_rt), R.FLT_MAX)
+    i = int(np.flatnonzero(enc_d != enc_rt)[0])
+    m = F32(sfv[i] / (s_enc * R.ONE_SIXTH))
+    x0 = F32(F32(2.5) / enc_d[i])
+    probes = [F32(x0 + F32(k) * np.spacing(x0)) for k in range(-16, 17)]
+    x = next(p for p in probes
+             if R.e2m1_encode_rne(f32([p * enc_d[i]]))[0]
+             != R.e2m1_encode_rne(f32([p * enc_rt[i]]))[0])
+    blk = np.zeros((2, 16), np.float32)
+    blk[0, :2] = [m, x]
+    blk[1, :3] = [m, -x, F32(0.5) * m]
+    q, s, sd = R.quantize_nvfp4(blk, decode_scale=d)
+    # The decode scale reported is d, bit for bit.
+    assert isinstance(sd, np.float32) and bits_of(sd) == bits_of(d)
+    # Block scales: e4m3(m * fl(S_enc * fl(1/6))) with S_enc = fl(1/d) -> sf.
+    assert s.tolist() == [[0x08 + i], [0x08 + i]]
+    # Codes: e2m1(fl(x_i * enc_b)) with enc_b from S_dec = d.
+    codes = R.unpack_fp4(q)
+    want = R.e2m1_encode_rne((blk * enc_d[i]).astype(np.float32))
+    assert np.array_equal(codes, want)
+    # Recomputing S_dec from S_enc (the encode_scale path with fl(1/d)):
+    # same block scales, another decode scale, another code for x.
+    q2, s2, sd2 = R.quantize_nvfp4(blk, encode_scale=s_enc)
+    assert np.array_equal(s2, s) and bits_of(sd2) == bits_of(d_rt)
+    codes2 = R.unpack_fp4(q2)
+    assert codes2[0, 1] != codes[0, 1] and codes2[1, 1] != codes[1, 1]
+    assert np.array_equal(codes2[:, 0], codes[:, 0])
+
+
+def test_given_scales_hand_blocks():
+    # encode_scale 2: S_enc = 2, S_dec = fl(1/2) = 0.5 exactly.  fl(1/6) =
+    # 11184811*2^-26, times 2: 11184811*2^-25 (exact).
+    #   Block 0 (amax_b 3): 3*11184811*2^-25 = 1 + 2^-25 -> fp32 1.0 (a quarter
+    #   ulp above 1) -> E4M3 1.0 = 0x38; enc = fl(1/fl(1*0.5)) = 2.
+    #   x*2: 6, -3, 1.5, 0.6, 2.5, 0, -0, 5.8 -> codes 7, 13, 3, 1, 4 (tie to
+    #   even), 0, 8, 7.
+    #   Block 1 (amax_b 0.001): 0.001*0.33333334 = 3.3333e-4 = 0.1707*2^-9
+    #   -> E4M3 0 (below 2^-10); enc = fl(1/0) = Inf -> FLT_MAX: 0.001 ->
+    #   3.4e35 -> 7, -0.0005 -> 15.
+    x = np.zeros((1, 32), np.float32)
+    x[0, :8] = [3.0, -1.5, 0.75, 0.3, 1.25, 0.0, -0.0, 2.9]
+    x[0, 16:18] = [0.001, -0.0005]
+    q, s, d = R.quantize_nvfp4(x, encode_scale=2.0)
+    assert isinstance(d, np.float32) and d == 0.5
+    assert s.tolist() == [[0x38, 0x00]]
+    assert R.unpack_fp4(q)[0].tolist() == [7, 13, 3, 1, 4, 0, 8, 7] + [0] * 8 + \
+        [7, 15] + [0] * 14
+    # decode_scale 0.25: S_dec = 0.25, S_enc = fl(1/0.25) = 4; 4*fl(1/6) =
+    # 11184811*2^-24.  Block amax_b 1.5: 1.5 * that = 1 + 2^-25 -> 1.0 ->
+    # 0x38; enc = 1/(1*0.25) = 4: 1.5 -> 6 (7), 0.1 -> 0.4 (1), -0.7 ->
+    # -2.8 (-3: 13), 0.0625 -> 0.25 (0, tie to even).
+    x = np.zeros((1, 16), np.float32)
+    x[0, :4] = [1.5, 0.1, -0.7, 0.0625]
+    q, s, d = R.quantize_nvfp4(x, decode_scale=0.25)
+    assert d == 0.25 and s.tolist() == [[0x38]]
+    assert R.unpack_fp4(q)[0, :4].tolist() == [7, 1, 13, 0]
+    # Per batch entry: entry b uses its own scale (2, then 0.5: S_dec 2,
+    # sf = e4m3(3 * fl(0.5 * fl(1/6))) = e4m3(0.25000000745) = 0x28 (0.25),
+    # enc = fl(1/(0.25*2)) = 2 again).
+    xb = np.zeros((2, 1, 16), np.float32)
+    xb[:, 0, 0] = 3.0
+    q, s, d = R.quantize_nvfp4(xb, encode_scale=f32([2.0, 0.5]))
+    assert d.tolist() == [0.5, 2.0] and s.tolist() == [[[0x38]], [[0x28]]]
+    assert R.unpack_fp4(q)[:, 0, 0].tolist() == [7, 7]
+
+
+def test_given_scales_edge_values():
+    # docs/spec.md 2.2: the scale is used as given, no guard.
+    x = np.zeros((1, 48), np.float32)
+    x[0, :3] = [1.0, 1e-39, -0.0]   # block 0: amax_b 1
+    x[0, 16] = np.inf               # block 1: amax_b Inf
+    # block 2: all zero
+    fmax_codes = [7, 1, 8]  # 1*FLT_MAX -> 6; 1e-39*FLT_MAX = 0.34 -> 0.5; -0 -> -0
+    # e = +0: S_dec = +Inf; sf = e4m3(amax_b * 0) = 0, Inf*0 = NaN -> 0x7F;
+    # fl(sf * Inf) is NaN (0*Inf, NaN*Inf) -> enc = FLT_MAX everywhere.
+    q, s, d = R.quantize_nvfp4(x, encode_scale=0.0)
+    assert d == np.inf and s.tolist() == [[0x00, 0x7F, 0x00]]
+    codes = R.unpack_fp4(q)[0]
+    assert codes[:3].tolist() == fmax_codes and codes[16] == 7
+    # d = +Inf is the same S_enc = fl(1/Inf) = 0; the reported S_dec is Inf.
+    q2, s2, d2 = R.quantize_nvfp4(x, decode_scale=np.inf)
+    assert np.array_equal(q2, q) and np.array_equal(s2, s) and d2 == np.inf
+    # e = -0: S_dec = -Inf, block scales -0 (0x80) where they were 0.
+    q, s, d = R.quantize_nvfp4(x, encode_scale=-0.0)
+    assert d == -np.inf and s.tolist() == [[0x80, 0x7F, 0x80]]
+    assert R.unpack_fp4(q)[0, :3].tolist() == fmax_codes
+    # e = +Inf: S_dec = +0; amax_b > 0 -> Inf -> 448 (0x7E), zero block
+    # 0*Inf = NaN -> 0x7F; fl(448*0) = 0 -> enc = fminf(Inf, FLT_MAX).
+    for q, s, d in (R.quantize_nvfp4(x, encode_scale=np.inf),
+                    R.quantize_nvfp4(x, decode_scale=0.0)):
+        assert bits_of(d) == 0 and s.tolist() == [[0x7E, 0x7E, 0x7F]]
+        assert R.unpack_fp4(q)[0, :3].tolist() == fmax_codes
+    # NaN: every block scale 0x7F, enc = FLT_MAX, the decode scale NaN (d
+    # itself when given as decode_scale).
+    for q, s, d in (R.quantize_nvfp4(x, encode_scale=np.nan),
+                    R.quantize_nvfp4(x, decode_scale=NEG_NAN)):
+        assert np.isnan(d) and s.tolist() == [[0x7F, 0x7F, 0x7F]]
+        assert R.unpack_fp4(q)[0, :3].tolist() == fmax_codes
+    assert bits_of(R.quantize_nvfp4(x, decode_scale=NEG_NAN)[2]) == 0xFFC00000
+    # Negative: the block scales carry the sign (0xB8 = -1.0), the codes are
+    # those of |e| (sf * S_dec > 0).
+    y = np.zeros((1, 16), np.float32)
+    y[0, :3] = [3.0, -1.5, 0.75]
+    qn, sn, dn = R.quantize_nvfp4(y, encode_scale=-2.0)
+    qp, sp, dp = R.quantize_nvfp4(y, encode_scale=2.0)
+    assert dn == -0.5 and sn.tolist() == [[0xB8]] and np.array_equal(qn, qp)
+    assert np.array_equal(R.dequantize(qn, sn, dn), R.dequantize(qp, sp, dp))
+
+
+def test_given_scale_argument_errors():
+    x = np.ones((16, 32), np.float32)
+    for kw in (dict(amax=1.0, encode_scale=1.0), dict(encode_scale=1.0, decode_scale=1.0),
+               dict(amax=1.0, decode_scale=1.0)):
+        with pytest.raises(ValueError, match="at most one"):
+            R.quantize_nvfp4(x, **kw)
+    with pytest.raises(ValueError, match="max6"):
+        R.quantize_nvfp4(x, encode_scale=1.0, scale_rule="four_over_six")
+    with pytest.raises(ValueError, match="row_scaled"):
+        R.quantize_nvfp4(x, decode_scale=1.0, row_scaled=True)
+
+
 def test_nvfp4_bf16_and_f16_inputs():
     x = R.make_test_tensor((16, 64), seed=11, dtype="bf16")
     bits, vals = x

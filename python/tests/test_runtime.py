@@ -69,6 +69,89 @@ def test_quantize_options_and_mxfp4():
     np.testing.assert_array_equal(s, ws)
 
 
+def _same_bits(got, want):
+    got, want = np.atleast_1d(np.asarray(got)), np.atleast_1d(np.asarray(want))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+def _roundtrip_breaking_decode_scale():
+    """A decode scale d with fl(1/fl(1/d)) != d (S_dec recomputed from S_enc
+    would not be d)."""
+    one = np.float32(1)
+    return next(d for d in (np.float32(k) * np.float32(1e-4) for k in range(1, 200))
+                if one / (one / d) != d)
+
+
+def test_quantize_given_scales():
+    """encode_scale / decode_scale as a Python float, a numpy float32 scalar
+    or a per-batch-entry array: the reference's bits, the decode scale
+    reported as given (decode_scale) or fl(1/e) (encode_scale)."""
+    x = _data((96, 64), 13)
+    d = _roundtrip_breaking_decode_scale()
+    for kw in (dict(encode_scale=2.75), dict(encode_scale=np.float32(0.125)),
+               dict(decode_scale=d), dict(decode_scale=np.array(d)),
+               dict(decode_scale=0.5, block="16x16", swizzle=False),
+               dict(encode_scale=40.0, rounding="stochastic", seed=9, hadamard=True)):
+        got = compiler.quantize(x, **kw)
+        opts = dict(kw)
+        if opts.get("block") == "16x16":
+            opts["block"] = (16, 16)
+        want = ref.quantize_nvfp4(x, swizzle=opts.pop("swizzle", True), **opts)
+        for g, w in zip(got, want):
+            _same_bits(g, w)
+    _, _, sd = compiler.quantize(x, decode_scale=d)
+    assert sd.view(np.uint32) == np.float32(d).view(np.uint32)
+    _, _, sd = compiler.quantize(x, encode_scale=np.float32(1) / d)
+    assert sd != d  # recomputed from S_enc: not the calibrated d
+    # per batch entry, with out=
+    xb, _ = _data((3, 40, 32), 14, "bf16")
+    e = np.array([0.5, 7.0, 1e4], np.float32)
+    want = ref.quantize_nvfp4(xb, encode_scale=e, swizzle=True)
+    outs = (_poisoned((3, 40, 16), np.uint8), _poisoned((3, 1, 1, 32, 4, 4), np.uint8),
+            _poisoned((3,), np.float32))
+    res = compiler.quantize(xb, encode_scale=e, out=outs)
+    assert all(r is o for r, o in zip(res, outs))
+    for g, w in zip(outs, want):
+        _same_bits(g, w)
+    np.testing.assert_array_equal(outs[2], np.float32(1) / e)
+
+
+def test_quantize_given_scale_edge_values():
+    """No guard: 0, Inf, NaN and negative scales go through the block
+    formulas (docs/spec.md 2.2); the reference's bits, NaN decode scales as
+    NaN."""
+    x = _data((32, 48), 15)
+    for kw in (dict(encode_scale=0.0), dict(encode_scale=-0.0), dict(encode_scale=np.inf),
+               dict(decode_scale=0.0), dict(decode_scale=np.inf), dict(decode_scale=-3.0),
+               dict(encode_scale=-2.0), dict(decode_scale=np.nan), dict(encode_scale=np.nan)):
+        q, s, sd = compiler.quantize(x, **kw)
+        wq, ws, wd = ref.quantize_nvfp4(x, swizzle=True, **kw)
+        _same_bits(q, wq)
+        _same_bits(s, ws)
+        if np.isnan(wd):
+            assert np.isnan(sd)
+        else:
+            _same_bits(sd, wd)
+    assert compiler.quantize(x, encode_scale=0.0)[2] == np.inf
+    assert np.float32(compiler.quantize(x, decode_scale=0.0)[2]).view(np.uint32) == 0
+
+
+def test_quantize_given_scale_errors_before_compiling(monkeypatch):
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled a program the API should have rejected")
+    monkeypatch.setattr(runtime, "compile_program", no_compile)
+    x = _data((16, 32), 16)
+    for kw, match in ((dict(encode_scale=1.0, decode_scale=1.0), "not both"),
+                      (dict(encode_scale=1.0, amax=2.0), "replaces the amax"),
+                      (dict(decode_scale=1.0, amax=2.0), "replaces the amax"),
+                      (dict(encode_scale=1.0, scale_rule="four_over_six"), "max6"),
+                      (dict(decode_scale=1.0, row_scaled=True), "row_scaled"),
+                      (dict(fmt="mxfp4", encode_scale=1.0), "nvfp4 only")):
+        with pytest.raises(ValueError, match=match):
+            compiler.quantize(x, **kw)
+
+
 def test_dequantize_and_swizzles():
     x = _data((128, 64), 7)
     q, s, d = ref.quantize_nvfp4(x)

@@ -70,6 +70,9 @@ def test_ops_match_their_fake_implementations_and_schemas():
         (nv.quantize.default, (x.float(),), {"fmt": "mxfp4", "swizzle": False}),
         (nv.quantize.default, (x,), {"rounding": "stochastic", "seed": 7}),
         (nv.quantize.default, (x,), {"row_scaled": True}),
+        (nv.quantize.default, (x,), {"encode_scale": torch.tensor(3.5)}),
+        (nv.quantize.default, (torch.stack([x, x]).half(),),
+         {"decode_scale": torch.tensor([0.01, 2.0]), "block": "16x16"}),
         (nv.dequantize.default, (_u8(q), _u8(s), d), {"out_dtype": "bf16"}),
         (nv.swizzle_scales.default,
          (_u8(torch.ops.nvfp4.quantize(x, swizzle=False)[1]),), {}),
@@ -99,6 +102,56 @@ def test_ops_are_the_compiler_api():
     assert c.dtype == torch.bfloat16 and torch.equal(c, c2)
     _, s_mx, d_mx = torch.ops.nvfp4.quantize(x, "mxfp4")
     assert s_mx.dtype == torch.float8_e8m0fnu and float(d_mx) == 1.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_quantize_given_scales(device):
+    """encode_scale / decode_scale tensors on x's device: the reference's
+    bits; the decode scale returned is decode_scale itself (bit for bit, for
+    a d whose fl(1/fl(1/d)) is not d) or fl(1/encode_scale)."""
+    x = _bf16((3, 24, 64), 11).to(device)
+    one = np.float32(1)
+    d = next(v for v in (np.float32(k) * np.float32(1e-4) for k in range(1, 200))
+             if one / (one / v) != v)
+    scales = np.array([d, 0.25, 40.0], np.float32)
+    for kw, opts in ((dict(decode_scale=scales), {}),
+                     (dict(encode_scale=scales), dict(rounding="stochastic", seed=3)),
+                     (dict(encode_scale=scales), dict(hadamard=True, block="16x16"))):
+        given = {k: torch.from_numpy(v).to(device) for k, v in kw.items()}
+        q, s, sd = torch.ops.nvfp4.quantize(x, **opts, **given)
+        ropts = dict(opts, block=(16, 16)) if opts.get("block") else opts
+        wq, ws, wd = ref.quantize_nvfp4(_bits(x), swizzle=True, **ropts, **kw)
+        assert np.array_equal(_u8(q).cpu().numpy(), wq)
+        assert np.array_equal(_u8(s).cpu().numpy(), ws)
+        assert np.array_equal(sd.cpu().numpy().view(np.uint32), wd.view(np.uint32))
+        if "decode_scale" in kw:
+            assert np.array_equal(sd.cpu().numpy().view(np.uint32), scales.view(np.uint32))
+        else:
+            assert np.array_equal(sd.cpu().numpy(), one / scales)
+    # A 2-D input takes a 0-d scale.
+    q, s, sd = torch.ops.nvfp4.quantize(x[0], decode_scale=torch.tensor(d, device=device))
+    assert sd.shape == () and sd.item() == d
+
+
+def test_quantize_given_scale_errors():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    x = _bf16((16, 32), 12)
+    one = torch.tensor(1.0)
+    nv = torch.ops.nvfp4
+    for kw, match in ((dict(encode_scale=one, decode_scale=one), "not both"),
+                      (dict(encode_scale=one, amax=one), "replaces the amax"),
+                      (dict(decode_scale=one, amax=one), "replaces the amax"),
+                      (dict(decode_scale=one, scale_rule="four_over_six"), "max6"),
+                      (dict(encode_scale=torch.ones(16), row_scaled=True), "row_scaled"),
+                      (dict(fmt="mxfp4", encode_scale=one), "nvfp4 only")):
+        with pytest.raises(ValueError, match=match):
+            nv.quantize(x, **kw)
+        # the fake implementation (what torch.compile traces) raises the same
+        with FakeTensorMode() as mode:
+            fake = {k: mode.from_tensor(v) if isinstance(v, torch.Tensor) else v
+                    for k, v in kw.items()}
+            with pytest.raises(ValueError, match=match):
+                nv.quantize(mode.from_tensor(x), **fake)
 
 
 def test_torch_compile_traces_the_ops():

@@ -12,6 +12,20 @@ func.func @quantize(%x: tensor<200x64xbf16>) -> (tensor<200x64xf4E2M1FN>, tensor
 
 // -----
 
+// A given scale (either kind) is an operand like any other: it keeps its
+// keyword and becomes the memref argument; the seed stays a scalar.
+// CHECK-LABEL: func @quantize_given_scales
+// CHECK-SAME: (%[[X:[^:]*]]: memref<2x16x32xbf16>, %[[E:[^:]*]]: memref<2xf32>, %[[SD:[^:]*]]: memref<2xf32>, %[[SEED:[^:]*]]: i64,
+// CHECK: nvfp4.quantize nvfp4 %[[X]] encode_scale %[[E]] : memref<2xf32> outs(
+// CHECK: nvfp4.quantize nvfp4 %[[X]] decode_scale %[[SD]] : memref<2xf32> seed %[[SEED]] outs(
+func.func @quantize_given_scales(%x: tensor<2x16x32xbf16>, %e: tensor<2xf32>, %d: tensor<2xf32>, %seed: i64) -> (tensor<2xf32>, tensor<2xf32>) {
+  %q, %s, %sd = nvfp4.quantize nvfp4 %x encode_scale %e : tensor<2xf32> : tensor<2x16x32xbf16> -> tensor<2x16x32xf4E2M1FN>, tensor<2x16x2xf8E4M3FN>, tensor<2xf32>
+  %q2, %s2, %sd2 = nvfp4.quantize nvfp4 %x decode_scale %d : tensor<2xf32> seed %seed {rounding = #nvfp4.rounding<stochastic>} : tensor<2x16x32xbf16> -> tensor<2x16x32xf4E2M1FN>, tensor<2x16x2xf8E4M3FN>, tensor<2xf32>
+  return %sd, %sd2 : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
 // Intermediates are allocated and freed; the result is the out-param.
 // CHECK-LABEL: func @quantize_then_matmul
 // CHECK-SAME: %[[C:[^:]*]]: memref<128x64xbf16>)

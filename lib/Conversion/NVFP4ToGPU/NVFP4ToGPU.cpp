@@ -242,12 +242,14 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
       return success();
     }
 
-    // NVFP4 without a caller amax on a small input: one kernel whose blocks
-    // each reduce their entry's amax and quantize a share of its tiles (one
-    // launch instead of a memset and two).
+    // NVFP4 without a caller amax or a given scale on a small input: one
+    // kernel whose blocks each reduce their entry's amax and quantize a
+    // share of its tiles (one launch instead of a memset and two).
     int64_t entryElements = spec.rows * spec.k;
-    if (spec.isNVFP4() && !adaptor.getAmax() &&
-        spec.batch * entryElements > 0 &&
+    Value givenScale = adaptor.getEncodeScale() ? adaptor.getEncodeScale()
+                                                : adaptor.getDecodeScale();
+    bool needsAmax = spec.isNVFP4() && !adaptor.getAmax() && !givenScale;
+    if (needsAmax && spec.batch * entryElements > 0 &&
         entryElements <= options.fusedQuantizeMaxElements) {
       emitFusedQuantizeKernel(b, loc, spec, adaptor.getInput(),
                               adaptor.getSeed(), outs, tileRowsPadded,
@@ -255,13 +257,13 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
       return success();
     }
 
-    // NVFP4 without a caller amax: a reduction kernel first, amax kept as
-    // fp32 bits (|x| >= 0 orders like its bits, so integer atomic max works).
-    // Without data (a dimension of 0) the amax is 0 and there is nothing to
-    // reduce.
+    // NVFP4 without a caller amax or a given scale: a reduction kernel
+    // first, amax kept as fp32 bits (|x| >= 0 orders like its bits, so
+    // integer atomic max works). Without data (a dimension of 0) the amax
+    // is 0 and there is nothing to reduce. A given scale needs no amax: the
+    // quantize is the one kernel below.
     Value amaxBits;
-    if (spec.isNVFP4() && !adaptor.getAmax() &&
-        spec.batch * entryElements > 0) {
+    if (needsAmax && spec.batch * entryElements > 0) {
       auto bitsType = MemRefType::get({spec.batch}, b.getI32Type());
       amaxBits = gpu::AllocOp::create(b, loc, bitsType, Type(), ValueRange{},
                                       ValueRange{}, ValueRange{},
@@ -278,6 +280,9 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     // kernel.
     auto globalScales = [&](QuantizeCodegen &cg, NumericsBuilder &nb,
                             Value batch) {
+      if (givenScale)
+        return cg.givenScales(
+            memref::LoadOp::create(b, loc, givenScale, withBatch(batch, {})));
       Value amax;
       if (adaptor.getAmax())
         amax = memref::LoadOp::create(b, loc, adaptor.getAmax(),
@@ -317,7 +322,8 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           emitTile(cg, batch, tileRow, blockCol, scales);
         });
     // R or K is 0: there is no tile to write the decode scales, yet every
-    // batch entry has one (that of amax 0, or of the caller's amax).
+    // batch entry has one (that of amax 0, of the caller's amax, or of the
+    // given scale).
     if (spec.isNVFP4() && tiles == 0)
       launchLinear(b, loc, spec.batch, [&](Value linear) {
         Value batch = spec.batched ? linear : Value();

@@ -255,7 +255,15 @@ struct QuantizeLowering : BufferizedOpPattern<QuantizeOp> {
         return;
       }
       TensorScales scales;
-      if (spec.isNVFP4()) {
+      if (spec.hasGivenScale()) {
+        // A calibrated scale: no amax loop.
+        Value given = adaptor.getEncodeScale() ? adaptor.getEncodeScale()
+                                               : adaptor.getDecodeScale();
+        scales = cg.givenScales(
+            memref::LoadOp::create(rewriter, loc, given, withBatch(batch, {})));
+        memref::StoreOp::create(rewriter, loc, scales.decodeScale, outs[2],
+                                withBatch(batch, {}));
+      } else if (spec.isNVFP4()) {
         Value amax = adaptor.getAmax()
                          ? memref::LoadOp::create(rewriter, loc,
                                                   adaptor.getAmax(),

@@ -127,6 +127,7 @@ func.func @mxfp4_floor(%x: memref<16x64xf32>, %q: memref<16x64xf4E2M1FN>, %s: me
 // CHECK-DAG: %[[W1:.*]] = arith.constant -1150833019 : i32
 // CHECK-DAG: %[[U:.*]] = arith.constant 3.906250e-03 : f32
 // CHECK-DAG: %[[FF:.*]] = arith.constant 255 : i32
+// CHECK-DAG: %[[EIGHT:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK: scf.for %[[R:.*]] = %c0 to %c16 step %c1 {
 // CHECK-NEXT: scf.for %[[B:.*]] = %c0 to %c2 step %c1 {
 // CHECK: %[[ROW:.*]] = arith.index_castui %[[R]] : index to i64
@@ -143,7 +144,13 @@ func.func @mxfp4_floor(%x: memref<16x64xf32>, %q: memref<16x64xf4E2M1FN>, %s: me
 // CHECK-NOT: arith.mului_extended
 // CHECK: %[[RB:.*]] = arith.andi %{{.*}}, %[[FF]] : i32
 // CHECK: %[[RF:.*]] = arith.uitofp %[[RB]] : i32 to f32
-// CHECK-NEXT: arith.mulf %[[RF]], %[[U]] : f32
+// CHECK-NEXT: %[[UR:.*]] = arith.mulf %[[RF]], %[[U]] : f32
+// t = fl(a + u*step(a)) is clamped to 8 (NaN and Inf too) before fptosi:
+// every t >= 8 gives 6, and a larger one would overflow the conversion.
+// CHECK: %[[T0:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[T:.*]] = arith.minnumf %[[T0]], %[[EIGHT]] : f32
+// CHECK: %[[STEPS:.*]] = arith.divf %[[T]], %{{.*}} : f32
+// CHECK-NEXT: arith.fptosi %[[STEPS]] : f32 to i32
 // CHECK: memref.store %{{.*}}, %{{.*}}[%[[R]], %[[B]]] : memref<16x2xi8>
 func.func @stochastic(%x: memref<16x32xbf16>, %seed: i64, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
   nvfp4.quantize nvfp4 %x seed %seed outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) {rounding = #nvfp4.rounding<stochastic>} : memref<16x32xbf16>
@@ -391,6 +398,50 @@ func.func @four_over_six_16x16(%x: memref<32x32xf32>, %q: memref<32x32xf4E2M1FN>
 // CHECK-NEXT: scf.for
 func.func @caller_amax(%x: memref<16x32xbf16>, %amax: memref<f32>, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
   nvfp4.quantize nvfp4 %x amax %amax : memref<f32> outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) : memref<16x32xbf16>
+  return
+}
+
+// -----
+
+// Given scales (spec 2.2): no amax loop (no load of the input, no 2688)
+// before the decode scale is stored. encode_scale: S_enc is the loaded
+// value, S_dec = fl(1 / S_enc) without a guard; both reach the blocks.
+// CHECK-LABEL: func @given_encode
+// CHECK-SAME: (%[[X:[^:]*]]: memref<16x32xbf16>, %[[E:[^:]*]]: memref<f32>, %{{[^:]*}}: memref<16x16xi8>, %{{[^:]*}}: memref<16x2xi8>, %[[D:[^:]*]]: memref<f32>)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[SIXTH:.*]] = arith.constant 0.166666672 : f32
+// CHECK-NOT: arith.constant 2.688000e+03
+// CHECK-NOT: vector.load
+// CHECK: %[[SENC:.*]] = memref.load %[[E]][] : memref<f32>
+// CHECK-NEXT: %[[SDEC:.*]] = arith.divf %[[ONE]], %[[SENC]] : f32
+// CHECK-NEXT: memref.store %[[SDEC]], %[[D]][] : memref<f32>
+// CHECK-NEXT: scf.for
+// CHECK: arith.mulf %[[SENC]], %[[SIXTH]] : f32
+// CHECK: arith.mulf %{{.*}}, %[[SDEC]] : f32
+// CHECK-NOT: arith.constant 2.688000e+03
+// CHECK: return
+func.func @given_encode(%x: memref<16x32xbf16>, %e: memref<f32>, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
+  nvfp4.quantize nvfp4 %x encode_scale %e : memref<f32> outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) : memref<16x32xbf16>
+  return
+}
+
+// -----
+
+// decode_scale per batch entry: d[b] is stored as it is (S_dec), S_enc =
+// fl(1 / d[b]) scales the blocks; no amax loop in the batch loop.
+// CHECK-LABEL: func @given_decode_batched
+// CHECK-SAME: (%[[X:[^:]*]]: memref<3x16x32xbf16>, %[[DIN:[^:]*]]: memref<3xf32>, %{{[^:]*}}: memref<3x16x16xi8>, %{{[^:]*}}: memref<3x16x2xi8>, %[[D:[^:]*]]: memref<3xf32>)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[SIXTH:.*]] = arith.constant 0.166666672 : f32
+// CHECK: scf.for %[[B:.*]] = %c0 to %c3 step %c1 {
+// CHECK-NEXT: %[[SDEC:.*]] = memref.load %[[DIN]][%[[B]]] : memref<3xf32>
+// CHECK-NEXT: %[[SENC:.*]] = arith.divf %[[ONE]], %[[SDEC]] : f32
+// CHECK-NEXT: memref.store %[[SDEC]], %[[D]][%[[B]]] : memref<3xf32>
+// CHECK-NEXT: scf.for
+// CHECK: arith.mulf %[[SENC]], %[[SIXTH]] : f32
+// CHECK: arith.mulf %{{.*}}, %[[SDEC]] : f32
+func.func @given_decode_batched(%x: memref<3x16x32xbf16>, %din: memref<3xf32>, %q: memref<3x16x32xf4E2M1FN>, %s: memref<3x16x2xf8E4M3FN>, %d: memref<3xf32>) {
+  nvfp4.quantize nvfp4 %x decode_scale %din : memref<3xf32> outs(%q, %s, %d : memref<3x16x32xf4E2M1FN>, memref<3x16x2xf8E4M3FN>, memref<3xf32>) : memref<3x16x32xbf16>
   return
 }
 

@@ -15,7 +15,7 @@ func.func @c1_dynamic_shape(%x: tensor<?x32xbf16>) {
 
 func.func @c2_mixed_tensor_memref(%x: memref<16x32xbf16>) {
   // expected-error @+1 {{expected tensor operands on an op with results, got 'memref<16x32xbf16>'}}
-  %q, %s, %d = "nvfp4.quantize"(%x) <{format = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (memref<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>)
+  %q, %s, %d = "nvfp4.quantize"(%x) <{format = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0>}> : (memref<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>)
   return
 }
 
@@ -208,6 +208,54 @@ func.func @q7_amax_row_scaled(%x: tensor<16x32xbf16>, %amax: tensor<f32>) {
 func.func @q14_row_scaled_block(%x: tensor<2x16x32xbf16>) {
   // expected-error @+1 {{expected block [1, 16] with per-row decode scales, got [16, 16]}}
   %q, %s, %d = nvfp4.quantize nvfp4 %x {block = array<i64: 16, 16>} : tensor<2x16x32xbf16> -> tensor<2x16x32xf4E2M1FN>, tensor<2x16x2xf8E4M3FN>, tensor<2x16xf32>
+  return
+}
+
+// -----
+
+func.func @q15_amax_and_encode_scale(%x: tensor<16x32xbf16>, %amax: tensor<f32>, %e: tensor<f32>) {
+  // expected-error @+1 {{expected at most one of the amax, encode_scale and decode_scale operands}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x amax %amax : tensor<f32> encode_scale %e : tensor<f32> : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q15_encode_and_decode_scale(%x: tensor<16x32xbf16>, %e: tensor<f32>, %sd: tensor<f32>) {
+  // expected-error @+1 {{expected at most one of the amax, encode_scale and decode_scale operands}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x encode_scale %e : tensor<f32> decode_scale %sd : tensor<f32> : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @q15_given_scale_mxfp4(%x: tensor<16x32xbf16>, %sd: tensor<f32>) {
+  // expected-error @+1 {{expected no decode_scale operand for mxfp4 (it has no per-tensor scale)}}
+  %q, %s = nvfp4.quantize mxfp4 %x decode_scale %sd : tensor<f32> : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x1xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @q15_given_scale_shape(%x: tensor<2x16x32xbf16>, %e: tensor<f32>) {
+  // expected-error @+1 {{expected encode_scale operand of type 'tensor<2xf32>', got 'tensor<f32>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x encode_scale %e : tensor<f32> : tensor<2x16x32xbf16> -> tensor<2x16x32xf4E2M1FN>, tensor<2x16x2xf8E4M3FN>, tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @q15_given_scale_row_scaled(%x: tensor<16x32xbf16>, %e: tensor<16xf32>) {
+  // expected-error @+1 {{expected a per-tensor decode_scale result with a given encode_scale operand, got 'tensor<16xf32>'}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x encode_scale %e : tensor<16xf32> : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @q15_given_scale_four_over_six(%x: tensor<16x32xbf16>, %sd: tensor<f32>) {
+  // expected-error @+1 {{expected scale_rule max6 with a given decode_scale operand, got four_over_six}}
+  %q, %s, %d = nvfp4.quantize nvfp4 %x decode_scale %sd : tensor<f32> {scale_rule = #nvfp4.scale_rule<four_over_six>} : tensor<16x32xbf16> -> tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<f32>
   return
 }
 

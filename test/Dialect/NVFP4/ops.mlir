@@ -21,6 +21,23 @@ func.func @quantize_nvfp4_variants(%x: tensor<64x48xf32>, %amax: tensor<f32>, %y
   return
 }
 
+// Calibrated global scales (spec 2.2, Q15): encode_scale (S_enc) or
+// decode_scale (S_dec), one per tensor or batch entry, with the variants
+// that need no amax; and the bufferized form.
+// CHECK-LABEL: func @quantize_given_scales
+// CHECK: nvfp4.quantize nvfp4 %{{.*}} encode_scale %{{.*}} : tensor<f32> : tensor<16x4096xbf16> -> tensor<16x4096xf4E2M1FN>, tensor<1x64x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
+// CHECK: nvfp4.quantize nvfp4 %{{.*}} decode_scale %{{.*}} : tensor<f32> : tensor<16x4096xbf16> -> tensor<16x4096xf4E2M1FN>, tensor<16x256xf8E4M3FN>, tensor<f32>
+// CHECK: nvfp4.quantize nvfp4 %{{.*}} decode_scale %{{.*}} : tensor<4xf32> seed %{{.*}} {block = array<i64: 16, 16>, hadamard, rounding = #nvfp4.rounding<stochastic>} : tensor<4x16x32xf16> -> tensor<4x16x32xf4E2M1FN>, tensor<4x16x2xf8E4M3FN>, tensor<4xf32>
+// CHECK: nvfp4.quantize nvfp4 %{{.*}} encode_scale %{{.*}} : memref<f32> outs(%{{.*}}, %{{.*}}, %{{.*}} : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) : memref<16x32xbf16>{{$}}
+func.func @quantize_given_scales(%x: tensor<16x4096xbf16>, %e: tensor<f32>, %d: tensor<f32>, %y: tensor<4x16x32xf16>, %db: tensor<4xf32>, %seed: i64,
+                                 %bx: memref<16x32xbf16>, %be: memref<f32>, %bq: memref<16x32xf4E2M1FN>, %bs: memref<16x2xf8E4M3FN>, %bd: memref<f32>) {
+  %q, %s, %sd = nvfp4.quantize nvfp4 %x encode_scale %e : tensor<f32> : tensor<16x4096xbf16> -> tensor<16x4096xf4E2M1FN>, tensor<1x64x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
+  %q2, %s2, %sd2 = nvfp4.quantize nvfp4 %x decode_scale %d : tensor<f32> : tensor<16x4096xbf16> -> tensor<16x4096xf4E2M1FN>, tensor<16x256xf8E4M3FN>, tensor<f32>
+  %q3, %s3, %sd3 = nvfp4.quantize nvfp4 %y decode_scale %db : tensor<4xf32> seed %seed {block = array<i64: 16, 16>, rounding = #nvfp4.rounding<stochastic>, hadamard} : tensor<4x16x32xf16> -> tensor<4x16x32xf4E2M1FN>, tensor<4x16x2xf8E4M3FN>, tensor<4xf32>
+  nvfp4.quantize nvfp4 %bx encode_scale %be : memref<f32> outs(%bq, %bs, %bd : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) : memref<16x32xbf16>
+  return
+}
+
 // Row-scaled NVFP4: the decode scale (and amax) per row, [R] or [B, R];
 // dequantize and matmul take per-row decode scales.
 // CHECK-LABEL: func @row_scaled

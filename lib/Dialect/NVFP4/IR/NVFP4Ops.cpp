@@ -322,6 +322,35 @@ LogicalResult QuantizeOp::verify() {
       return failure();
   }
 
+  // [Q15] a calibrated global scale (S_enc or S_dec, used as given) instead
+  // of one derived from the amax.
+  if (Value given = getGivenScale()) {
+    StringRef name =
+        hasGivenEncodeScale() ? "encode_scale operand" : "decode_scale operand";
+    // Each of the three sets S_enc: at most one can.
+    if (getAmax() || (getEncodeScale() && getDecodeScale()))
+      return emitOpError("expected at most one of the amax, encode_scale and "
+                         "decode_scale operands");
+    if (!isNV)
+      return emitOpError("expected no ")
+             << name << " for mxfp4 (it has no per-tensor scale)";
+    // One scale per tensor (batch entry): a row-scaled quantize reports
+    // one decode scale per row, which one given scale cannot be.
+    if (rowScaled)
+      return emitOpError("expected a per-tensor decode_scale result with a "
+                         "given ")
+             << name << ", got " << getDecodeScaleTarget().getType();
+    if (failed(expectType(*this, name, given.getType(),
+                          cloneShaped(input, shape.drop_back(2),
+                                      Float32Type::get(getContext())))))
+      return failure();
+    // four_over_six measures its candidates' errors against the tensor
+    // amax (spec 2.5), which a given scale does not provide.
+    if (rule != ScaleRule::max6)
+      return emitOpError("expected scale_rule max6 with a given ")
+             << name << ", got " << stringifyScaleRule(rule);
+  }
+
   // [Q9] values: the input shape in f4E2M1FN.
   if (failed(expectType(
           *this, "values", getValuesTarget().getType(),

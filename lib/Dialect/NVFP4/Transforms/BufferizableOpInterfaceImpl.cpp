@@ -118,9 +118,10 @@ Operation *createBufferized(RewriterBase &rewriter, QuantizeOp op,
   QuantizeOp::Adaptor adaptor(operands, op);
   return QuantizeOp::create(
       rewriter, op.getLoc(), TypeRange{}, op.getFormatAttr(),
-      adaptor.getInput(), adaptor.getAmax(), adaptor.getSeed(), outs,
-      op.getBlockAttr(), op.getRoundingAttr(), op.getHadamardAttr(),
-      op.getScaleRuleAttr(), op.getErrorMetricAttr(), op.getE4m3MaxAttr());
+      adaptor.getInput(), adaptor.getAmax(), adaptor.getEncodeScale(),
+      adaptor.getDecodeScale(), adaptor.getSeed(), outs, op.getBlockAttr(),
+      op.getRoundingAttr(), op.getHadamardAttr(), op.getScaleRuleAttr(),
+      op.getErrorMetricAttr(), op.getE4m3MaxAttr());
 }
 
 template <>

@@ -86,6 +86,9 @@ QuantizeSpec QuantizeSpec::get(QuantizeOp op) {
   spec.metric = op.getEffectiveErrorMetric();
   spec.e4m3Max = op.getEffectiveE4M3Max();
   spec.rowScaled = op.isRowScaled();
+  if (op.getGivenScale())
+    spec.givenScale =
+        op.hasGivenEncodeScale() ? GivenScale::encode : GivenScale::decode;
   return spec;
 }
 
@@ -172,6 +175,17 @@ TensorScales QuantizeCodegen::tensorScales(Value amax) {
   scales.decodeScale = spec.isFourOverSix()
                            ? nb.div(amax, nb.f32(spec.globalMax()))
                            : scales.sDec;
+  return scales;
+}
+
+TensorScales QuantizeCodegen::givenScales(Value scale) {
+  assert(spec.hasGivenScale() && !spec.isFourOverSix() &&
+         "a given scale is max6 only (Q15)");
+  TensorScales scales;
+  std::tie(scales.sEnc, scales.sDec) = spec.givenScale == GivenScale::encode
+                                           ? nb.givenEncodeScale(scale)
+                                           : nb.givenDecodeScale(scale);
+  scales.decodeScale = scales.sDec;
   return scales;
 }
 

@@ -149,7 +149,10 @@ Value NumericsBuilder::e2m1EncodeRNE(Value x) {
 Value NumericsBuilder::e2m1EncodeStochastic(Value x, Value r) {
   // Spec 2.4: t = fl(a + u*step(a)), q = min(floor(t/step(t))*step(t), 6).
   // u*step, t/step and floor(.)*step are exact (powers of two); only the add
-  // rounds. NaN reaches q = minnum(NaN, 6) = 6 and encodes as +6.
+  // rounds. Every t >= 8 gives q = 6, so t is clamped to 8 before the
+  // integer conversion: a huge t (an element scaled by enc_b = FLT_MAX, a
+  // block whose scale is 0), Inf or NaN (minnum takes 8) would otherwise
+  // overflow fptosi, which gives INT_MIN on x86 and a negative q.
   Value a = abs(x);
   auto step = [&](Value y) {
     return select(cmpF(static_cast<unsigned>(CmpFPredicate::OLT), y, f32(2.0)),
@@ -159,9 +162,9 @@ Value NumericsBuilder::e2m1EncodeStochastic(Value x, Value r) {
                          f32(1.0), f32(2.0)));
   };
   Value u = mul(arith::UIToFPOp::create(b, loc, floatType, r), f32(1.0 / 256));
-  Value t = add(a, mul(u, step(a)));
+  Value t = minNum(add(a, mul(u, step(a))), f32(8.0));
   Value st = step(t);
-  // t/step < 2^24 and >= 0 (or NaN): truncation is floor.
+  // 0 <= t/step <= 4: truncation is floor.
   Value truncated = arith::SIToFPOp::create(
       b, loc, floatType, arith::FPToSIOp::create(b, loc, intType, div(t, st)));
   Value q = minNum(mul(truncated, st), f32(6.0));
@@ -271,6 +274,16 @@ std::pair<Value, Value> NumericsBuilder::globalScales(Value amax,
       cmpF(static_cast<unsigned>(CmpFPredicate::OEQ), sEnc, f32(0.0)));
   sEnc = select(degenerate, f32(1.0), sEnc);
   return {sEnc, div(f32(1.0), sEnc)};
+}
+
+// A calibrated scale is used as given: its reciprocal is the one rounding,
+// and no amax == 0 / S_enc == 0 guard applies (there is no amax to guard).
+std::pair<Value, Value> NumericsBuilder::givenEncodeScale(Value sEnc) {
+  return {sEnc, div(f32(1.0), sEnc)};
+}
+
+std::pair<Value, Value> NumericsBuilder::givenDecodeScale(Value sDec) {
+  return {div(f32(1.0), sDec), sDec};
 }
 
 Value NumericsBuilder::blockScaleInput(Value blockAmax, Value sEnc) {

@@ -86,6 +86,15 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
     * an optional `amax` operand (nvfp4 only) replaces the computed
       absolute maximum; it has the decode scale's shape (one per tensor,
       batch entry or row).
+    * an optional `encode_scale` or `decode_scale` operand (nvfp4, max6,
+      per-tensor decode scale only; at most one of it and `amax`): a
+      calibrated global scale, `tensor<f32>` or `tensor<Bxf32>`, used
+      exactly as given: `encode_scale` e (compressed-tensors'
+      `input_global_scale`) gives `S_enc = e`, `S_dec = fl(1/e)`;
+      `decode_scale` d (ModelOpt's `input_scale`) gives `S_dec = d`,
+      `S_enc = fl(1/d)`. No amax is computed and no guard applies (a zero,
+      infinite, NaN or negative scale goes through the block formulas as it
+      is); the `decode_scale` result is that `S_dec`.
 
     Example:
 
@@ -100,12 +109,18 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
         {rounding = #nvfp4.rounding<stochastic>, hadamard}
         : tensor<128x256xf32> -> tensor<128x256xf4E2M1FN>,
           tensor<128x8xf8E8M0FNU>
+    // A calibrated activation scale (ModelOpt's input_scale): %sd is %d.
+    %sq, %ss, %sd = nvfp4.quantize nvfp4 %a decode_scale %d : tensor<f32>
+        : tensor<16x4096xbf16> -> tensor<16x4096xf4E2M1FN>,
+          tensor<1x64x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<f32>
     ```
   }];
   let arguments = (ins
     NVFP4_FormatAttr:$format,
     NVFP4_HighPrecisionShaped:$input,
     Optional<NVFP4_F32Shaped>:$amax,
+    Optional<NVFP4_F32Shaped>:$encode_scale,
+    Optional<NVFP4_F32Shaped>:$decode_scale,
     Optional<I64>:$seed,
     Variadic<AnyMemRef>:$outs,
     OptionalAttr<DenseI64ArrayAttr>:$block,
@@ -116,7 +131,9 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
     OptionalAttr<I64Attr>:$e4m3_max);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
-    $format $input (`amax` $amax^ `:` type($amax))? (`seed` $seed^)?
+    $format $input (`amax` $amax^ `:` type($amax))?
+    (`encode_scale` $encode_scale^ `:` type($encode_scale))?
+    (`decode_scale` $decode_scale^ `:` type($decode_scale))? (`seed` $seed^)?
     (`outs` `(` $outs^ `:` type($outs) `)`)?
     attr-dict `:` type($input) (`->` type($results)^)?
   }];
@@ -144,6 +161,13 @@ def NVFP4_QuantizeOp : NVFP4_HybridOp<"quantize", [AttrSizedOperandSegments]> {
     bool hasSwizzledScales();
     /// Row-scaled NVFP4: one decode scale (and amax) per row.
     bool isRowScaled();
+    /// The calibrated global scale (`encode_scale` or `decode_scale`
+    /// operand), or null when S_enc comes from the amax.
+    ::mlir::Value getGivenScale() {
+      return getEncodeScale() ? getEncodeScale() : getDecodeScale();
+    }
+    /// Whether the given scale is S_enc (else S_dec, or none).
+    bool hasGivenEncodeScale() { return static_cast<bool>(getEncodeScale()); }
   }];
 }
 

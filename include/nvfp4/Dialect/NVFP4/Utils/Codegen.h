@@ -89,6 +89,10 @@ using E2M1Encoder = std::function<SmallVector<Value>(OpBuilder &b, Location loc,
                                                      ArrayRef<Value> scaled,
                                                      ArrayRef<Value> random)>;
 
+/// Where an NVFP4 quantize's S_enc comes from: the amax (computed or the
+/// caller's), or a calibrated scale used as given (spec 2.2, Q15).
+enum class GivenScale { none, encode, decode };
+
 /// Static description of an nvfp4.quantize.
 struct QuantizeSpec {
   Format format;
@@ -106,10 +110,14 @@ struct QuantizeSpec {
   int64_t e4m3Max = 448;
   /// Row-scaled NVFP4: amax, S_enc and the decode scale per row.
   bool rowScaled = false;
+  /// A calibrated encode or decode scale operand: no amax is computed.
+  GivenScale givenScale = GivenScale::none;
 
   static QuantizeSpec get(QuantizeOp op);
   bool isNVFP4() const { return format == Format::nvfp4; }
   bool isFourOverSix() const { return rule == ScaleRule::four_over_six; }
+  /// Whether S_enc comes from a calibrated scale rather than an amax.
+  bool hasGivenScale() const { return givenScale != GivenScale::none; }
   /// C = 6 * e4m3Max: 2688 or 1536.
   double globalMax() const { return 6.0 * static_cast<double>(e4m3Max); }
   int64_t scaleCols() const { return k / blockWidth; }
@@ -118,7 +126,8 @@ struct QuantizeSpec {
 
 /// The per-tensor (per batch entry) values of an NVFP4 quantize.
 struct TensorScales {
-  /// The tensor amax (or the caller's).
+  /// The tensor amax (or the caller's); null with a given scale (givenScales),
+  /// which has none: only four_over_six reads it, and Q15 excludes that.
   Value amax;
   /// S_enc and S_dec = fl(1/S_enc) (spec 2.2 step 2): what blocks encode with.
   Value sEnc, sDec;
@@ -149,6 +158,10 @@ public:
 
   /// The NVFP4 per-tensor (per-row when row-scaled) scales from the amax.
   TensorScales tensorScales(Value amax);
+  /// The NVFP4 per-tensor scales from the calibrated scale `scale` (f32, the
+  /// spec's givenScale kind says whether it is S_enc or S_dec): S_enc and
+  /// S_dec as given or reciprocated, decodeScale = S_dec, amax null.
+  TensorScales givenScales(Value scale);
 
   /// Quantizes one tile (tileRows x blockWidth elements at tile row
   /// `tileRow`, block column `blockCol`): writes its codes and its scale(s).

@@ -96,6 +96,12 @@ public:
   /// (S_enc, S_dec) from the tensor amax; `globalMax` is C = 6 * E4M3 max
   /// (2688, or 1536 for four_over_six with e4m3_max 256).
   std::pair<Value, Value> globalScales(Value amax, double globalMax);
+  /// (S_enc, S_dec) from a calibrated encode scale: (sEnc, fp32(1 / sEnc)),
+  /// no guard (spec 2.2, given scales).
+  std::pair<Value, Value> givenEncodeScale(Value sEnc);
+  /// (S_enc, S_dec) from a calibrated decode scale: (fp32(1 / sDec), sDec),
+  /// no guard; S_dec stays the given value bit for bit.
+  std::pair<Value, Value> givenDecodeScale(Value sDec);
   /// max6: fp32(amax_b * fp32(S_enc * fp32(1/6))), the value cast to the
   /// E4M3 scale.
   Value blockScaleInput(Value blockAmax, Value sEnc);
