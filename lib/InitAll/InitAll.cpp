@@ -9,6 +9,7 @@
 #include "nvfp4/Conversion/Passes.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Transforms/BufferizableOpInterfaceImpl.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 #include "nvfp4/Pipelines/Pipelines.h"
 
@@ -104,6 +105,7 @@ void mlir::nvfp4::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::nvfp4::registerAllPasses() {
   // Ours.
+  nvfp4::registerNVFP4TransformsPasses();
   nvfp4::registerNVFP4ConversionPasses();
   nvfp4::registerPipelines();
   // Upstream passes the pipelines are built from, so that each stage can be

@@ -7,6 +7,7 @@
 #include "nvfp4/Pipelines/Pipelines.h"
 
 #include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -140,17 +141,18 @@ static FailureOr<GPUTarget> resolve(StringRef chip, StringRef features,
 /// Every GPU pipeline: resolve the chip against what the pipeline needs,
 /// bufferize, run the pipeline's nvfp4 conversion, then the GPU back end.
 template <typename Options>
-static LogicalResult
-buildGPUPipeline(OpPassManager &pm, const Options &options,
-                 const GPUPipelineNeeds &needs,
-                 PipelineErrorHandler errorHandler,
-                 std::unique_ptr<Pass> conversion,
-                 function_ref<void(OpPassManager &)> kernelPasses = {}) {
+static LogicalResult buildGPUPipeline(
+    OpPassManager &pm, const Options &options, const GPUPipelineNeeds &needs,
+    PipelineErrorHandler errorHandler, std::unique_ptr<Pass> conversion,
+    function_ref<void(OpPassManager &)> kernelPasses = {},
+    function_ref<void(OpPassManager &)> beforeConversion = {}) {
   FailureOr<GPUTarget> target =
       resolve(options.chip, options.features, needs, errorHandler);
   if (failed(target))
     return failure();
   buildBufferizationPipeline(pm, /*forGPUKernels=*/true);
+  if (beforeConversion)
+    beforeConversion(pm);
   pm.addPass(std::move(conversion));
   // The chip GEMM kernels are built from nvfp4k ops: down to NVGPU/NVVM
   // before the back end (a no-op for the portable pipeline).
@@ -186,8 +188,11 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.granule = options.granule;
   sm90.schedule = options.schedule;
   sm90.tokens = options.tokens;
-  return buildGPUPipeline(pm, options, needs, errorHandler,
-                          createConvertNVFP4ToSM90(sm90));
+  // The GEMM kernel quantizes the activations it consumes itself
+  // (nvfp4.fused): one kernel sequence instead of quantize + pre-pass + GEMM.
+  return buildGPUPipeline(
+      pm, options, needs, errorHandler, createConvertNVFP4ToSM90(sm90), {},
+      [](OpPassManager &pm) { pm.addPass(createNVFP4FuseQuantizeMatmul()); });
 }
 
 LogicalResult

@@ -43,6 +43,7 @@ __all__ = [
     "RunnerError", "Timing", "run_program", "quantize", "dequantize",
     "swizzle_scales", "unswizzle_scales", "matmul", "grouped_matmul",
     "element_type_of", "quantize_to_fp4", "fp4_matmul", "FP4Tensor", "swizzled_shape",
+    "linear", "grouped_linear",
 ]
 
 
@@ -236,6 +237,93 @@ def _check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, row_sc
     return given[0]
 
 
+class _QuantizeOp:
+    """One nvfp4.quantize of a program: the inputs it takes after x, its
+    arguments and its text. quantize() runs it alone; linear() and
+    grouped_linear() feed it to a matmul in the same program."""
+
+    def __init__(self, x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
+                 hadamard=False, scale_rule=None, error_metric=None, e4m3_max=None,
+                 amax=None, swizzle=True, row_scaled=False, encode_scale=None,
+                 decode_scale=None):
+        self.shape = shape = _shape(x)
+        if len(shape) not in (2, 3):
+            raise ValueError("quantize expects [R, K] or [B, R, K]")
+        self.element = element_type_of(x)
+        self.fmt, self.nv = fmt, fmt == "nvfp4"
+        _scale_element(fmt)
+        self.stochastic = rounding == "stochastic"
+        self.batch = shape[:-2]
+        if row_scaled and not self.nv:
+            raise ValueError("row_scaled applies to nvfp4 only")
+        self.given = _check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule,
+                                        row_scaled)
+        # The shape of the decode scales and the amax: per tensor or per row.
+        self.per = shape[:-1] if row_scaled else self.batch
+        self.inputs = []
+        self.amax = _scalar_f32(amax, self.per)
+        if self.amax is not None:
+            self.inputs.append(self.amax)
+        if self.given is not None:
+            given_arr = _scalar_f32(encode_scale if self.given == "encode_scale"
+                                    else decode_scale, self.per)
+            self.inputs.append(given_arr)
+        if self.stochastic:
+            self.inputs.append(np.asarray(0 if seed is None else seed,
+                                          dtype=np.uint64).astype(np.int64))
+        self.options = (block, rounding, hadamard, scale_rule, error_metric, e4m3_max,
+                        swizzle, row_scaled)
+        self.key = (shape, self.element, fmt, block, rounding, hadamard, scale_rule,
+                    error_metric, e4m3_max, self.amax is not None, self.given, swizzle,
+                    row_scaled)
+
+    def build(self, names="%q, %s, %d"):
+        """(args after x, result types, the op's line) with results `names`
+        (two for MXFP4)."""
+        block, rounding, hadamard, scale_rule, error_metric, e4m3_max, swizzle, _ = self.options
+        rows, k = self.shape[-2:]
+        per_t = _tensor(self.per, "f32")
+        args, operands = [], "%x"
+        if self.amax is not None:
+            args.append(("amax", per_t))
+            operands += f" amax %amax : {per_t}"
+        if self.given is not None:
+            args.append(("scale", per_t))
+            operands += f" {self.given} %scale : {per_t}"
+        if self.stochastic:
+            args.append(("seed", "i64"))
+            operands += " seed %seed"
+        attrs = []
+        if block is not None:
+            blk = {"1x16": (1, 16), "16x16": (16, 16), "1x32": (1, 32)}.get(block, block)
+            attrs.append(f"block = array<i64: {blk[0]}, {blk[1]}>")
+        if self.stochastic:
+            attrs.append("rounding = #nvfp4.rounding<stochastic>")
+        if hadamard:
+            attrs.append("hadamard")
+        if scale_rule:
+            attrs.append(f"scale_rule = #nvfp4.scale_rule<{scale_rule}>")
+        if error_metric:
+            attrs.append(f"error_metric = #nvfp4.error_metric<{error_metric}>")
+        if e4m3_max is not None:
+            attrs.append(f"e4m3_max = {int(e4m3_max)}")
+        cols = k // (16 if self.nv else 32)
+        scale_elt = _scale_element(self.fmt)
+        if swizzle:
+            scale_t = _tensor(swizzled_shape(self.batch, rows, cols), scale_elt, _SWZ)
+        else:
+            scale_t = _tensor(self.batch + (rows, cols), scale_elt)
+        results = [_tensor(self.shape, "f4E2M1FN"), scale_t]
+        if self.nv:
+            results.append(per_t)
+        else:
+            names = ", ".join(names.split(", ")[:2])
+        attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
+        line = (f"  {names} = nvfp4.quantize {self.fmt} {operands}{attr_text} : "
+                f"{_tensor(self.shape, self.element)} -> {', '.join(results)}")
+        return args, results, line
+
+
 def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
              hadamard=False, scale_rule=None, error_metric=None, e4m3_max=None,
              amax=None, swizzle=True, row_scaled=False, encode_scale=None,
@@ -255,77 +343,109 @@ def quantize(x, fmt="nvfp4", *, block=None, rounding="nearest_even", seed=None,
     fp32(1 / e). Not with amax, four_over_six, row_scaled or mxfp4.
     """
     x = _host(x)
-    element = element_type_of(x)
-    shape = _shape(x)
-    if len(shape) not in (2, 3):
-        raise ValueError("quantize expects [R, K] or [B, R, K]")
-    scale_elt = _scale_element(fmt)
-    nv = fmt == "nvfp4"
-    stochastic = rounding == "stochastic"
-    batch = shape[:-2]
-    if row_scaled and not nv:
-        raise ValueError("row_scaled applies to nvfp4 only")
-    given = _check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, row_scaled)
-    # The shape of the decode scales and the amax: per tensor or per row.
-    per = shape[:-1] if row_scaled else batch
-    inputs = [x]
-    amax_arr = _scalar_f32(amax, per)
-    if amax_arr is not None:
-        inputs.append(amax_arr)
-    given_arr = None
-    if given is not None:
-        given_arr = _scalar_f32(encode_scale if given == "encode_scale" else decode_scale, per)
-        inputs.append(given_arr)
-    if stochastic:
-        inputs.append(np.asarray(0 if seed is None else seed,
-                                 dtype=np.uint64).astype(np.int64))
-    key = ("quantize", shape, element, fmt, block, rounding, hadamard, scale_rule,
-           error_metric, e4m3_max, amax_arr is not None, given, swizzle, row_scaled)
+    op = _QuantizeOp(x, fmt, block=block, rounding=rounding, seed=seed, hadamard=hadamard,
+                     scale_rule=scale_rule, error_metric=error_metric, e4m3_max=e4m3_max,
+                     amax=amax, swizzle=swizzle, row_scaled=row_scaled,
+                     encode_scale=encode_scale, decode_scale=decode_scale)
 
     def build():
-        rows, k = shape[-2:]
-        args = [("x", _tensor(shape, element))]
-        operands = "%x"
-        if amax_arr is not None:
-            args.append(("amax", _tensor(per, "f32")))
-            operands += f" amax %amax : {_tensor(per, 'f32')}"
-        if given is not None:
-            args.append(("scale", _tensor(per, "f32")))
-            operands += f" {given} %scale : {_tensor(per, 'f32')}"
-        if stochastic:
-            args.append(("seed", "i64"))
-            operands += " seed %seed"
-        attrs = []
-        if block is not None:
-            blk = {"1x16": (1, 16), "16x16": (16, 16), "1x32": (1, 32)}.get(block, block)
-            attrs.append(f"block = array<i64: {blk[0]}, {blk[1]}>")
-        if stochastic:
-            attrs.append("rounding = #nvfp4.rounding<stochastic>")
-        if hadamard:
-            attrs.append("hadamard")
-        if scale_rule:
-            attrs.append(f"scale_rule = #nvfp4.scale_rule<{scale_rule}>")
-        if error_metric:
-            attrs.append(f"error_metric = #nvfp4.error_metric<{error_metric}>")
-        if e4m3_max is not None:
-            attrs.append(f"e4m3_max = {int(e4m3_max)}")
-        cols = k // (16 if nv else 32)
-        if swizzle:
-            scale_t = _tensor(swizzled_shape(batch, rows, cols), scale_elt, _SWZ)
-        else:
-            scale_t = _tensor(batch + (rows, cols), scale_elt)
-        results = [_tensor(shape, "f4E2M1FN"), scale_t]
-        names = "%q, %s"
-        if nv:
-            results.append(_tensor(per, "f32"))
-            names += ", %d"
-        attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
-        body = (f"  {names} = nvfp4.quantize {fmt} {operands}{attr_text} : "
-                f"{args[0][1]} -> {', '.join(results)}\n"
-                f"  return {names} : {', '.join(results)}")
-        return args, results, body
+        args, results, line = op.build()
+        names = "%q, %s, %d" if op.nv else "%q, %s"
+        body = f"{line}\n  return {names} : {', '.join(results)}"
+        return [("x", _tensor(op.shape, op.element))] + args, results, body
 
-    return _call(key, build, inputs, run_options, tuple)
+    return _call(("quantize",) + op.key, build, [x] + op.inputs, run_options, tuple)
+
+
+_LINEAR_OPTIONS = ("block", "rounding", "seed", "hadamard", "scale_rule", "error_metric",
+                   "e4m3_max", "amax", "encode_scale", "decode_scale")
+
+
+def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_options,
+            run_options):
+    """The program of linear() / grouped_linear(): the activations'
+    nvfp4.quantize feeding the block-scaled matmul, one program."""
+    x = _host(x)
+    options = dict(input_options or {})
+    unknown = set(options) - set(_LINEAR_OPTIONS)
+    if unknown:
+        raise TypeError(f"input_options: unexpected {sorted(unknown)} (the activations' "
+                        f"quantize takes {', '.join(_LINEAR_OPTIONS)})")
+    if len(_shape(x)) != 2:
+        raise ValueError(f"{kind} expects activations [M, K], got shape {_shape(x)}")
+    q = _QuantizeOp(x, fmt, **options)
+    w_q, w_s = _values(w_q), _scales(w_s)
+    nv = fmt == "nvfp4"
+    if not nv and w_decode is not None:
+        raise ValueError("mxfp4 has no decode scales: pass w_decode=None")
+    out_dtype = out_dtype or q.element
+    inputs = [x] + q.inputs + [w_q, w_s]
+    groups = _shape(w_q)[0] if kind == "grouped_linear" else None
+    wd = _scalar_f32(w_decode, (groups,) if groups else ())
+    if wd is not None:
+        inputs.append(wd)
+    if kind == "grouped_linear":
+        if group_offsets is None:
+            raise ValueError("grouped_linear needs group_offsets [E + 1] (int32)")
+        inputs.append(group_offsets)
+    key = (kind, q.key, _sig(w_q), _sig(w_s), None if wd is None else _sig(wd), fmt,
+           out_dtype)
+
+    def build():
+        qargs, qresults, line = q.build()
+        m, k = q.shape
+        lines = [line]
+        tw, vw, sww = _scale_operand("ws", w_s, fmt, 1 if groups else 0, lines)
+        args = [("x", _tensor(q.shape, q.element))] + qargs + [("w", _fp4_type(w_q)),
+                                                               ("ws", tw)]
+        n = _shape(w_q)[-2]
+        result = _tensor((m, n), out_dtype)
+        if wd is not None:
+            args.append(("wd", _tensor(_shape(wd), "f32")))
+        if groups is None:
+            clause = f" a_decode_scale(%d : {qresults[2]})" if nv else ""
+            if wd is not None:
+                clause += f" b_decode_scale(%wd : {args[-1][1]})"
+            lines.append(f"  %y = nvfp4.matmul %q, %s, %w, {vw}{clause} : {qresults[0]}, "
+                         f"{qresults[1]}, {_fp4_type(w_q)}, {sww} -> {result}")
+        else:
+            args.append(("off", _tensor((groups + 1,), "i32")))
+            clause = f" a_decode_scale(%d : {qresults[2]})" if nv else ""
+            if wd is not None:
+                clause += f" b_decode_scale(%wd : {_tensor(_shape(wd), 'f32')})"
+            lines.append(f"  %y = nvfp4.grouped_matmul contiguous a(%q : {qresults[0]}) "
+                         f"a_scales(%s : {qresults[1]}) b(%w : {_fp4_type(w_q)}) "
+                         f"b_scales({vw} : {sww}) group_offsets(%off : "
+                         f"{_tensor((groups + 1,), 'i32')}){clause} -> {result}")
+        lines.append(f"  return %y : {result}")
+        return args, [result], "\n".join(lines)
+
+    return _call(key, build, inputs, run_options, lambda o: o[0])
+
+
+def linear(x, w_q, w_s, w_decode=None, *, fmt="nvfp4", out_dtype=None, input_options=None,
+           **run_options):
+    """y = x W^T for high-precision activations x [M, K] (bf16, f16, f32)
+    and FP4 weights (w_q [N, K/2], w_s their scales, swizzled or row-major,
+    w_decode their decode scale): one program in which the activations'
+    nvfp4.quantize (`input_options`: quantize's options, e.g. decode_scale=
+    for a calibrated activation scale) feeds the nvfp4.matmul. The sm_90a
+    pipeline fuses the two (nvfp4-fuse-quantize-matmul: the GEMM quantizes
+    its tokens itself at decode sizes); other targets run them in turn.
+    out_dtype: x's type by default."""
+    return _linear("linear", x, w_q, w_s, w_decode, None, fmt, out_dtype, input_options,
+                   run_options)
+
+
+def grouped_linear(x, w_q, w_s, w_decode, group_offsets, *, fmt="nvfp4", out_dtype=None,
+                   input_options=None, **run_options):
+    """The experts of an MoE layer as one program: tokens x [S, K] sorted by
+    expert, quantized together (one decode scale; `input_options` as for
+    linear), then the contiguous grouped matmul with the experts' FP4
+    weights w_q [E, N, K/2], w_s, w_decode [E]; group_offsets [E + 1] int32.
+    Returns [S, N]."""
+    return _linear("grouped_linear", x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype,
+                   input_options, run_options)
 
 
 def dequantize(q, scales, s_dec=None, *, fmt="nvfp4", out_dtype="f32", **run_options):

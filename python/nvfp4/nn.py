@@ -42,6 +42,17 @@ def _quantize(x, fmt, options):
     return torch.ops.nvfp4.quantize(x, fmt, **options)
 
 
+# The input options torch.ops.nvfp4.linear takes (the activations' quantize
+# in the same program: fused into the GEMM on sm_90a); others (row_scaled,
+# block, e4m3_max, swizzle) run quantize and matmul as two ops.
+_LINEAR_INPUT_OPTIONS = frozenset(("amax", "encode_scale", "decode_scale", "rounding", "seed",
+                                   "hadamard", "scale_rule", "error_metric"))
+
+
+def _fused_input(options):
+    return set(options) <= _LINEAR_INPUT_OPTIONS
+
+
 def _weight_options(fmt, weight_options):
     options = {"block": "16x16"} if fmt == "nvfp4" else {}
     options.update(weight_options or {})
@@ -109,12 +120,17 @@ class Linear(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         shape = x.shape
         x2 = x.reshape(-1, self.in_features).contiguous()
-        q, s, d = _quantize(x2, self.fmt, self.input_options)
         nv = self.fmt == "nvfp4"  # MXFP4 has no decode scales
-        y = torch.ops.nvfp4.matmul(q, s, self.weight_values, self.weight_scales,
-                                   d if nv else None,
-                                   self.weight_decode.view(torch.float32) if nv else None,
-                                   None, self.fmt, _out_dtype(x.dtype))
+        w_decode = self.weight_decode.view(torch.float32) if nv else None
+        if _fused_input(self.input_options):
+            # One program: on sm_90a the GEMM quantizes x itself.
+            y = torch.ops.nvfp4.linear(x2, self.weight_values, self.weight_scales, w_decode,
+                                       self.fmt, _out_dtype(x.dtype), **self.input_options)
+        else:
+            q, s, d = _quantize(x2, self.fmt, self.input_options)
+            y = torch.ops.nvfp4.matmul(q, s, self.weight_values, self.weight_scales,
+                                       d if nv else None, w_decode, None, self.fmt,
+                                       _out_dtype(x.dtype))
         if self.bias is not None:
             y = y + self.bias.to(y.dtype)
         return y.reshape(*shape[:-1], self.out_features)
@@ -174,12 +190,19 @@ class GroupedExperts(torch.nn.Module):
         return cls.from_weight(torch.stack([lin.weight.detach() for lin in linears]), **kwargs)
 
     def forward(self, x: torch.Tensor, group_offsets: torch.Tensor) -> torch.Tensor:
-        q, s, d = _quantize(x.contiguous(), self.fmt, self.input_options)
         nv = self.fmt == "nvfp4"  # MXFP4 has no decode scales
+        w_decode = self.weight_decode.view(torch.float32) if nv else None
+        if _fused_input(self.input_options):
+            # One program: on sm_90a the GEMM quantizes the tokens itself.
+            return torch.ops.nvfp4.grouped_linear(
+                x.contiguous(), self.weight_values, self.weight_scales, w_decode,
+                group_offsets, self.fmt, _out_dtype(x.dtype),
+                check_tables=self.check_tables, **self.input_options)
+        q, s, d = _quantize(x.contiguous(), self.fmt, self.input_options)
         return torch.ops.nvfp4.grouped_matmul_contiguous(
             q, s, self.weight_values, self.weight_scales, group_offsets,
-            d if nv else None, self.weight_decode.view(torch.float32) if nv else None,
-            None, self.fmt, _out_dtype(x.dtype), self.check_tables)
+            d if nv else None, w_decode, None, self.fmt, _out_dtype(x.dtype),
+            self.check_tables)
 
     def extra_repr(self) -> str:
         return (f"num_experts={self.num_experts}, in_features={self.in_features}, "

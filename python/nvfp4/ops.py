@@ -33,7 +33,7 @@ from .runtime import _TORCH_DTYPES, _torch_module
 
 __all__ = ["quantize", "dequantize", "swizzle_scales", "matmul",
            "grouped_matmul_contiguous", "grouped_matmul_masked",
-           "grouped_matmul_independent"]
+           "grouped_matmul_independent", "linear", "grouped_linear"]
 
 _torch_module()  # the runtime reads torch tensors directly from here on
 
@@ -225,3 +225,89 @@ def _(a, a_scales, b, b_scales, a_decode=None, b_decode=None, alpha=None, fmt="n
       out_dtype="bf16"):
     dtype = _out_dtype(out_dtype)
     return [x.new_empty((x.shape[0], y.shape[0]), dtype=dtype) for x, y in zip(a, b)]
+
+
+# ---------------------------------------------------------------------------
+# Linear layers: the activations' quantize and the matmul as one program
+# ---------------------------------------------------------------------------
+
+_TORCH_OUT = {v: k for k, v in _OUT_DTYPES.items()}
+
+
+def _linear_options(amax, encode_scale, decode_scale, rounding, seed, hadamard, scale_rule,
+                    error_metric):
+    """The activations' quantize options of compiler.linear."""
+    options = dict(rounding=rounding, hadamard=hadamard)
+    if rounding == "stochastic":
+        options["seed"] = seed
+    for name, value in (("amax", amax), ("encode_scale", encode_scale),
+                        ("decode_scale", decode_scale), ("scale_rule", scale_rule),
+                        ("error_metric", error_metric)):
+        if value is not None:
+            options[name] = value
+    return options
+
+
+def _linear_out(x, out_dtype):
+    return _out_dtype(out_dtype) if out_dtype is not None else x.dtype
+
+
+@torch.library.custom_op("nvfp4::linear", mutates_args=())
+def linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
+           w_decode: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
+           out_dtype: Optional[str] = None, amax: Optional[torch.Tensor] = None,
+           encode_scale: Optional[torch.Tensor] = None,
+           decode_scale: Optional[torch.Tensor] = None, rounding: str = "nearest_even",
+           seed: int = 0, hadamard: bool = False, scale_rule: Optional[str] = None,
+           error_metric: Optional[str] = None) -> torch.Tensor:
+    """y [M, N] = x W^T: x [M, K] (f32/f16/bf16) quantized per call (the
+    options: quantize's; a calibrated scale as encode_scale or
+    decode_scale) and the block-scaled matmul with the FP4 weight w_q
+    [N, K/2], its scales w_s and decode scale w_decode, as one program:
+    on sm_90a the GEMM quantizes the activations itself at decode sizes
+    (compiler.linear). out_dtype: x's by default."""
+    _decodes(fmt, w_decode)
+    return compiler.linear(
+        x, w_q, w_s, w_decode, fmt=fmt,
+        out_dtype=out_dtype or _TORCH_OUT[x.dtype],
+        input_options=_linear_options(amax, encode_scale, decode_scale, rounding, seed,
+                                      hadamard, scale_rule, error_metric))
+
+
+@linear.register_fake
+def _(x, w_q, w_s, w_decode=None, fmt="nvfp4", out_dtype=None, amax=None, encode_scale=None,
+      decode_scale=None, rounding="nearest_even", seed=0, hadamard=False, scale_rule=None,
+      error_metric=None):
+    compiler._check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, False)
+    return x.new_empty((x.shape[0], w_q.shape[0]), dtype=_linear_out(x, out_dtype))
+
+
+@torch.library.custom_op("nvfp4::grouped_linear", mutates_args=())
+def grouped_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
+                   w_decode: Optional[torch.Tensor], group_offsets: torch.Tensor,
+                   fmt: str = "nvfp4", out_dtype: Optional[str] = None,
+                   amax: Optional[torch.Tensor] = None,
+                   encode_scale: Optional[torch.Tensor] = None,
+                   decode_scale: Optional[torch.Tensor] = None,
+                   rounding: str = "nearest_even", seed: int = 0, hadamard: bool = False,
+                   scale_rule: Optional[str] = None, error_metric: Optional[str] = None,
+                   check_tables: bool = True) -> torch.Tensor:
+    """The experts of an MoE layer: tokens x [S, K] sorted by expert,
+    quantized together (options as linear's), the contiguous grouped
+    matmul with the experts' w_q [E, N, K/2], w_s, w_decode [E];
+    group_offsets [E+1] int32 -> [S, N]. One program (compiler.grouped_linear)."""
+    _decodes(fmt, w_decode)
+    return compiler.grouped_linear(
+        x, w_q, w_s, w_decode, group_offsets, fmt=fmt,
+        out_dtype=out_dtype or _TORCH_OUT[x.dtype],
+        input_options=_linear_options(amax, encode_scale, decode_scale, rounding, seed,
+                                      hadamard, scale_rule, error_metric),
+        check_tables=_check_tables_now(check_tables, group_offsets))
+
+
+@grouped_linear.register_fake
+def _(x, w_q, w_s, w_decode, group_offsets, fmt="nvfp4", out_dtype=None, amax=None,
+      encode_scale=None, decode_scale=None, rounding="nearest_even", seed=0, hadamard=False,
+      scale_rule=None, error_metric=None, check_tables=True):
+    compiler._check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, False)
+    return x.new_empty((x.shape[0], w_q.shape[1]), dtype=_linear_out(x, out_dtype))

@@ -1,6 +1,6 @@
 """Checks the compiler against the reference on fresh random data.
 
-    python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|matmul|grouped|decode|empty|all
+    python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|matmul|grouped|decode|fused|empty|all
                                [--target cpu|gpu|auto] [--size ci|full]
 
 Every case runs a generated program through the Python API (outputs poisoned
@@ -757,6 +757,92 @@ def check_decode(target, size):
     return rep
 
 
+def check_fused(target, size):
+    """Activation quantize + matmul as one program (compiler.linear /
+    grouped_linear, and a masked program), which the sm_90a pipeline fuses:
+    the GEMM quantizes its tokens itself. The output must be bit for bit
+    that of the quantize and the matmul run as two programs (the same
+    kernel schedule consumes the same values), and within the numerics bar
+    of the fp64 product of the quantized operands."""
+    rep = Report("fused")
+    rng = np.random.default_rng(11)
+    big = size == "full"
+    n, k = (392, 4000) if big else (136, 480)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    wq, ws, wd = compiler.quantize(w, block="16x16", target=target)
+    def activations(m, dtype):
+        return high_precision((m, k), int(rng.integers(1 << 30)), dtype)[0]
+
+    cases = [(1, "bf16", {}), (5, "f16", {}), (16, "f32", {}),
+             (3, "bf16", dict(decode_scale=np.float32(0.0125))),
+             (8, "bf16", dict(encode_scale=np.float32(37.5))),
+             (4, "f32", dict(amax=np.float32(9.0))),
+             (7, "bf16", dict(rounding="stochastic", seed=1234)),
+             (6, "bf16", dict(hadamard=True)),
+             (9, "f16", dict(scale_rule="four_over_six", error_metric="mse")),
+             (12, "bf16", dict(decode_scale=np.float32(0.003), rounding="stochastic", seed=7,
+                               hadamard=True))]
+    for m, dtype, opts in cases:
+        x = activations(m, dtype)
+        out = "f32"
+        label = f"M={m} N={n} K={k} {dtype} {opts or 'amax computed'}"
+        got = compiler.linear(x, wq, ws, wd, input_options=opts, out_dtype=out, target=target)
+        q, sc, d = compiler.quantize(x, target=target, **opts)
+        unfused = compiler.matmul(q, sc, wq, ws, a_decode=d, b_decode=wd, out_dtype=out,
+                                  target=target)
+        rep.exact(f"linear {label}: the unfused quantize + matmul's bits",
+                  [("C", np.asarray(got), np.asarray(unfused))])
+        alpha = ref.alpha_eff(d, wd)
+        kw = dict(a_rows=m, b_rows=n, swizzled=True)
+        want = ref.matmul_reference(q, sc, wq, ws, alpha=alpha, **kw)
+        rep.close(f"linear {label} vs fp64", got, want, out,
+                  summation_bound(q, sc, wq, ws, k, alpha=alpha, **kw))
+    # MoE experts: tokens of many small groups, quantized together.
+    E, ne, ke = (64, 256, 1024) if big else (16, 136, 256)
+    ms = rng.integers(0, 7, E)
+    ms[2] = 0
+    ms[5] = 21
+    offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
+    x = high_precision((int(offsets[-1]), ke), 5, "bf16")[0]
+    We = rng.standard_normal((E, ne, ke)).astype(np.float32)
+    Wq, Ws, Wd = compiler.quantize(We, block="16x16", target=target)
+    for opts in ({}, dict(decode_scale=np.float32(0.02))):
+        got = compiler.grouped_linear(x, Wq, Ws, Wd, offsets, input_options=opts,
+                                      out_dtype="bf16", target=target)
+        q, sc, d = compiler.quantize(x, target=target, **opts)
+        unfused = compiler.grouped_matmul("contiguous", q, sc, Wq, Ws, group_offsets=offsets,
+                                          a_decode=d, b_decode=Wd, out_dtype="bf16",
+                                          target=target)
+        rep.exact(f"grouped_linear E={E} S={offsets[-1]} N={ne} K={ke} {opts or 'amax computed'}"
+                  ": the unfused ops' bits", [("C", np.asarray(got), np.asarray(unfused))])
+    # Masked slots: a 3-D quantize (one decode scale per slot) feeding the
+    # masked grouped matmul, as a program.
+    G, max_m, nm, km = 3, 8, 136, 256
+    xm = high_precision((G, max_m, km), 9, "bf16")[0]
+    Wm = rng.standard_normal((G, nm, km)).astype(np.float32)
+    Wmq, Wms, Wmd = compiler.quantize(Wm, block="16x16", target=target)
+    masked = np.array([5, 0, 8], np.int32)
+    swz = compiler.swizzled_shape((G,), max_m, km // 16)
+    sw_t = "x".join(str(v) for v in swz)
+    wsw_t = "x".join(str(v) for v in Wms.shape)
+    program = f"""func.func @main(%x: tensor<{G}x{max_m}x{km}xbf16>, %w: tensor<{G}x{nm}x{km}xf4E2M1FN>,
+    %ws: tensor<{wsw_t}xf8E4M3FN, #nvfp4.swizzled_128x4>, %wd: tensor<{G}xf32>, %mm: tensor<{G}xi32>)
+    -> tensor<{G}x{max_m}x{nm}xf32> {{
+  %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<{G}x{max_m}x{km}xbf16> -> tensor<{G}x{max_m}x{km}xf4E2M1FN>, tensor<{sw_t}xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<{G}xf32>
+  %y = nvfp4.grouped_matmul masked a(%q : tensor<{G}x{max_m}x{km}xf4E2M1FN>) a_scales(%s : tensor<{sw_t}xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%w : tensor<{G}x{nm}x{km}xf4E2M1FN>) b_scales(%ws : tensor<{wsw_t}xf8E4M3FN, #nvfp4.swizzled_128x4>) masked_m(%mm : tensor<{G}xi32>) a_decode_scale(%d : tensor<{G}xf32>) b_decode_scale(%wd : tensor<{G}xf32>) -> tensor<{G}x{max_m}x{nm}xf32>
+  return %y : tensor<{G}x{max_m}x{nm}xf32>
+}}
+"""
+    got = compiler.run_program(program, [xm, Wmq, Wms, Wmd, masked], 1, target=target)[0]
+    q, sc, d = compiler.quantize(xm, target=target)
+    unfused = compiler.grouped_matmul("masked", q, sc, Wmq, Wms, masked_m=masked, a_decode=d,
+                                      b_decode=Wmd, out_dtype="f32", target=target)
+    rep.exact(f"masked G={G} maxM={max_m} masked_m={masked.tolist()}: the unfused ops' bits",
+              [("C", np.asarray(got), np.asarray(unfused))])
+    rep.summary()
+    return rep
+
+
 def check_empty(target, size):
     """Zero-size dimensions (docs/spec.md 2.6): every op takes them, an empty
     launch where there is nothing to write; what there is (the decode scales
@@ -940,6 +1026,7 @@ FAMILIES = {
     "matmul": check_matmul,
     "grouped": check_grouped,
     "decode": check_decode,
+    "fused": check_fused,
     "empty": check_empty,
     "sanitize": check_sanitize,
 }

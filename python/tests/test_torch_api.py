@@ -86,6 +86,11 @@ def test_ops_match_their_fake_implementations_and_schemas():
          (_u8(mq), _u8(ms), _u8(bq), _u8(bs), masked, md, bd), {"out_dtype": "f16"}),
         (nv.grouped_matmul_independent.default,
          ([_u8(q), _u8(q)], [_u8(s), _u8(s)], [_u8(wq), _u8(wq)], [_u8(ws), _u8(ws)]), {}),
+        (nv.linear.default, (x, _u8(wq), _u8(ws), wd), {}),
+        (nv.linear.default, (x, _u8(wq), _u8(ws), wd),
+         {"decode_scale": torch.tensor(0.02), "out_dtype": "f32"}),
+        (nv.grouped_linear.default,
+         (x[:7].repeat(3, 1)[:20], _u8(bq), _u8(bs), bd, offsets), {"hadamard": True}),
     ]
     for op, args, kwargs in cases:
         torch.library.opcheck(op, args, kwargs)
@@ -340,3 +345,37 @@ def test_mxfp4_matmul_takes_no_decode_scales():
         torch.ops.nvfp4.matmul(q, s, q, s, d, d, fmt="mxfp4")
     c = torch.ops.nvfp4.matmul(q, s, q, s, fmt="mxfp4")
     assert c.shape == (8, 8)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_linear_is_quantize_then_matmul(device):
+    """torch.ops.nvfp4.linear / grouped_linear (one program: the sm_90a
+    pipeline fuses the quantize into the GEMM) give the bits of the
+    quantize and matmul ops, with a computed amax and with a calibrated
+    scale; nvfp4.nn layers take the calibrated scale from input_options."""
+    nv = torch.ops.nvfp4
+    x, w, _, (wq, ws, wd) = _operands()
+    x, wq, ws, wd = (t.to(device) for t in (x, wq, ws, wd))
+    for opts in ({}, {"decode_scale": torch.tensor(0.01, device=device)},
+                 {"encode_scale": torch.tensor(64.0, device=device)},
+                 {"rounding": "stochastic", "seed": 9}):
+        y = nv.linear(x, wq, ws, wd, **opts)
+        q, s, d = nv.quantize(x, **opts)
+        assert torch.equal(y, nv.matmul(q, s, wq, ws, d, wd)), opts
+    (aq, as_, ad), (bq, bs, bd), offsets, _, _ = _grouped_operands()
+    tokens = _bf16((20, 64), 5).to(device)
+    bq, bs, bd, offsets = (t.to(device) for t in (bq, bs, bd, offsets))
+    y = nv.grouped_linear(tokens, bq, bs, bd, offsets)
+    q, s, d = nv.quantize(tokens)
+    assert torch.equal(y, nv.grouped_matmul_contiguous(q, s, bq, bs, offsets, d, bd))
+    # The layers: a static activation scale through input_options.
+    scale = torch.tensor(0.02, device=device)
+    lin = nvnn.Linear.from_linear(torch.nn.Linear(64, 48).to(torch.bfloat16).to(device),
+                                  input_options={"decode_scale": scale})
+    q, s, d = nv.quantize(x, decode_scale=scale)
+    want = nv.matmul(q, s, lin.weight_values, lin.weight_scales, d,
+                     lin.weight_decode.view(torch.float32)) + lin.bias
+    assert float(d) == float(scale)
+    assert torch.equal(lin(x), want)
+    with pytest.raises(ValueError, match="decode_scale replaces the amax"):
+        nv.linear(x, wq, ws, wd, amax=torch.tensor(1.0, device=device), decode_scale=scale)

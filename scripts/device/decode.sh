@@ -7,18 +7,22 @@
 # Results and logs in $OUT.
 set -u
 source "$(dirname "$0")/env.sh"
-status=0
+status=0 hung=0
 for family in ${CHECKS:-decode}; do
   timeout ${CHECK_TIMEOUT:-300} python3 -m nvfp4_testing.selfcheck "$family" --target=gpu \
-      --size=full > "$OUT/selfcheck_$family.log" 2>&1 || status=1
+      --size=full > "$OUT/selfcheck_$family.log" 2>&1
+  rc=$?
+  [ $rc = 0 ] || status=1
+  [ $rc = 124 ] && hung=1 && echo "selfcheck $family: timed out (a hang?)"
   grep -E "^FAIL|SUMMARY|TOTAL" "$OUT/selfcheck_$family.log" | head -20
 done
-if [ "${BENCH:-1}" = 1 ]; then
+# A check that timed out (a hang) skips the benchmark.
+if [ "${BENCH:-1}" = 1 ] && [ $hung = 0 ]; then
   timeout ${BENCH_TIMEOUT:-400} python3 benchmarks/bench_decode.py --out "$OUT" "$@" \
       > "$OUT/bench_decode.log" 2>&1 || status=1
   grep -vE "^\{" "$OUT/bench_decode.log" | tail -40
 fi
-for case in ${PROFILE//,/ }; do
+for case in $(echo "${PROFILE:-}" | tr , " "); do
   timeout 200 ncu --target-processes all -k "regex:${KERNEL:-nvfp4}" -c "${COUNT:-4}" \
       --set full -f -o "$OUT/profile_$case" \
       python3 benchmarks/bench_decode.py --out /tmp/nvfp4/prof --cases "$case" --no-peers \

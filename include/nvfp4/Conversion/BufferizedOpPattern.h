@@ -14,6 +14,8 @@
 #ifndef NVFP4_CONVERSION_BUFFERIZEDOPPATTERN_H
 #define NVFP4_CONVERSION_BUFFERIZEDOPPATTERN_H
 
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
@@ -38,6 +40,19 @@ struct BufferizedOpPattern : OpConversionPattern<OpTy> {
     if (failed(lower(op, adaptor, rewriter)))
       return failure();
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// nvfp4.fused where a lowering runs the quantize and the matmul as they
+/// are: the body is inlined and each op lowered on its own (lowerings that
+/// fuse add a pattern of a higher benefit).
+struct InlineFusedPattern : OpConversionPattern<FusedOp> {
+  using OpConversionPattern<FusedOp>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FusedOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    op.inlineBody(rewriter);
     return success();
   }
 };

@@ -158,6 +158,51 @@ static SmallVector<Value> loadChunkAt(KernelIndexing &ix, QuantizeCodegen &cg,
   return cg.loadChunk(batch, row, k0);
 }
 
+} // namespace
+
+void mlir::nvfp4::emitTensorAmaxKernel(OpBuilder &b, Location loc,
+                                       const QuantizeSpec &spec, Value input,
+                                       Value amaxBits) {
+  KernelIndexing ix(b, loc);
+  int64_t chunksPerRow = spec.k / kChunk;
+  int64_t chunks = spec.rows * chunksPerRow;
+  int64_t blocks =
+      std::min<int64_t>(ceilDiv(chunks, kThreadsPerBlock), kGridStrideBlocks);
+  launchGrid(
+      b, loc, {blocks, spec.batch, 1}, {kThreadsPerBlock, 1, 1},
+      [&](gpu::LaunchOp launch) {
+        NumericsBuilder nb(b, loc, b.getF32Type());
+        QuantizeCodegen cg(b, loc, spec, input, Value(), Value(), Value());
+        Value batch = launch.getBlockIds().y;
+        Value first =
+            ix.add(ix.mul(launch.getBlockIds().x, ix.c(kThreadsPerBlock)),
+                   launch.getThreadIds().x);
+        Value stride = ix.mul(launch.getGridSize().x, ix.c(kThreadsPerBlock));
+        auto loop = scf::ForOp::create(
+            b, loc, first, ix.c(chunks), stride, ValueRange{nb.f32(0.0)},
+            [&](OpBuilder &, Location, Value chunk, ValueRange acc) {
+              Value next = cg.chunkAbsMax(
+                  loadChunkAt(ix, cg, spec.batched ? batch : Value(), chunk,
+                              chunksPerRow),
+                  acc[0]);
+              scf::YieldOp::create(b, loc, next);
+            });
+        Value amax =
+            warpReduce(b, loc, loop.getResult(0),
+                       [&](Value x, Value y) { return nb.maxNum(x, y); });
+        Value lane = ix.rem(launch.getThreadIds().x, ix.c(32));
+        scf::IfOp::create(
+            b, loc, ix.eq(lane, ix.c(0)), [&](OpBuilder &, Location) {
+              memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu,
+                                          nb.bitsOf(amax), amaxBits,
+                                          ValueRange{batch});
+              scf::YieldOp::create(b, loc);
+            });
+      });
+}
+
+namespace {
+
 /// The one-kernel quantize of small batch entries
 /// (GPUKernelOptions::fusedQuantizeMaxElements): blocks of this many
 /// threads (4/6's candidates take up to 128 registers each), one tile per
@@ -272,7 +317,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
       gpu::MemsetOp::create(
           b, loc, Type(), ValueRange{}, amaxBits,
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
-      emitAmaxKernel(b, loc, spec, adaptor.getInput(), amaxBits);
+      emitTensorAmaxKernel(b, loc, spec, adaptor.getInput(), amaxBits);
     }
 
     SmallVector<int64_t> space = {spec.batch, tileRowsPadded, colsPadded};
@@ -340,7 +385,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
 
   /// Small inputs in one kernel: blocks of kFusedQuantizeThreads threads,
   /// one tile each, grid (tile blocks, batch). Every block reduces its
-  /// entry's amax as emitAmaxKernel does (per thread and per warp with
+  /// entry's amax as emitTensorAmaxKernel does (per thread and per warp with
   /// maxNum, then across warps as unsigned fp32 bits, the order-free max
   /// the two-kernel path's atomics take, from 0); the first stores S_dec;
   /// each quantizes its tiles (`emitTile`).
@@ -491,46 +536,6 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
 
   /// amaxBits[b] = bits of the tensor amax of batch entry b: a grid-stride
   /// loop over 16-element chunks, a warp reduction, one atomic per warp.
-  static void emitAmaxKernel(OpBuilder &b, Location loc,
-                             const QuantizeSpec &spec, Value input,
-                             Value amaxBits) {
-    KernelIndexing ix(b, loc);
-    int64_t chunksPerRow = spec.k / kChunk;
-    int64_t chunks = spec.rows * chunksPerRow;
-    int64_t blocks =
-        std::min<int64_t>(ceilDiv(chunks, kThreadsPerBlock), kGridStrideBlocks);
-    launchGrid(
-        b, loc, {blocks, spec.batch, 1}, {kThreadsPerBlock, 1, 1},
-        [&](gpu::LaunchOp launch) {
-          NumericsBuilder nb(b, loc, b.getF32Type());
-          QuantizeCodegen cg(b, loc, spec, input, Value(), Value(), Value());
-          Value batch = launch.getBlockIds().y;
-          Value first =
-              ix.add(ix.mul(launch.getBlockIds().x, ix.c(kThreadsPerBlock)),
-                     launch.getThreadIds().x);
-          Value stride = ix.mul(launch.getGridSize().x, ix.c(kThreadsPerBlock));
-          auto loop = scf::ForOp::create(
-              b, loc, first, ix.c(chunks), stride, ValueRange{nb.f32(0.0)},
-              [&](OpBuilder &, Location, Value chunk, ValueRange acc) {
-                Value next = cg.chunkAbsMax(
-                    loadChunkAt(ix, cg, spec.batched ? batch : Value(), chunk,
-                                chunksPerRow),
-                    acc[0]);
-                scf::YieldOp::create(b, loc, next);
-              });
-          Value amax =
-              warpReduce(b, loc, loop.getResult(0),
-                         [&](Value x, Value y) { return nb.maxNum(x, y); });
-          Value lane = ix.rem(launch.getThreadIds().x, ix.c(32));
-          scf::IfOp::create(
-              b, loc, ix.eq(lane, ix.c(0)), [&](OpBuilder &, Location) {
-                memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu,
-                                            nb.bitsOf(amax), amaxBits,
-                                            ValueRange{batch});
-                scf::YieldOp::create(b, loc);
-              });
-        });
-  }
 };
 
 struct DequantizeToGPU : BufferizedOpPattern<DequantizeOp> {
@@ -931,7 +936,8 @@ void mlir::nvfp4::populateNVFP4ToGPUConversionPatterns(
                                                     /*benefit=*/2);
   patterns.add<QuantizeToGPU>(converter, patterns.getContext(), options);
   patterns.add<DequantizeToGPU, SwizzleToGPU, UnswizzleToGPU, MatmulToGPU,
-               GroupedMatmulToGPU>(converter, patterns.getContext());
+               GroupedMatmulToGPU, InlineFusedPattern>(converter,
+                                                       patterns.getContext());
 }
 
 void mlir::nvfp4::configureNVFP4ToGPULegality(ConversionTarget &target,

@@ -553,6 +553,6 @@ struct ConvertNVFP4ToSCFPass
 void mlir::nvfp4::populateNVFP4ToSCFConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<QuantizeLowering, DequantizeLowering, SwizzleLowering,
-               UnswizzleLowering, MatmulLowering, GroupedMatmulLowering>(
-      converter, patterns.getContext());
+               UnswizzleLowering, MatmulLowering, GroupedMatmulLowering,
+               InlineFusedPattern>(converter, patterns.getContext());
 }

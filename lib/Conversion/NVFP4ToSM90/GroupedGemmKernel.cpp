@@ -117,8 +117,16 @@ private:
   void emitIssuer();
   void emitConverter(Value thread);
   /// The 16 f16 token values of chunk q of row r of the stage (r inside
-  /// the tile's rows, the chunk inside K).
-  Value convertChunk(const Unit &u, Value stage, Value kb, Value r, Value q);
+  /// the tile's rows, the chunk inside K); `scales` are the fused
+  /// quantize's per-tensor values for the unit's group (quantized tokens).
+  Value convertChunk(const Unit &u, Value stage, Value kb, Value r, Value q,
+                     const TensorScales *scales);
+  /// Quantized tokens: the fused quantize's S_enc, S_dec and decode scale
+  /// of group g's batch entry (masked groups; the one tensor's otherwise),
+  /// from the scale source.
+  TensorScales tokenScales(Value g);
+  Value emitQuantizedChunk(const Unit &u, Value stage, Value kb, Value r,
+                           Value q, const TensorScales &scales);
 
   void emitConsumer(Value warpgroup);
   void emitEpilogue(Value acc, ValueRange tile, Value warpgroup, Value warp,
@@ -295,6 +303,14 @@ void KernelBuilder::emitConverter(Value thread) {
       b, DenseElementsAttr::get(f16x16, APFloat(APFloat::IEEEhalf(), "0")));
   forEachUnit([&](const Unit &u) {
     Value rows = sub(u.tileEnd(), u.rowStart());
+    std::optional<TensorScales> scales;
+    if (cfg.tokens == SM90TokenSource::quantize)
+      scales = tokenScales(u.group());
+    // The rows the MMA reads: the tile's, rounded up to the granule (the
+    // wgmma N the consumers pick).
+    Value width = mul(divu(add(rows, c(cfg.granule - 1)), c(cfg.granule)),
+                      c(cfg.granule));
+    Value widthItems = minsi(mul(width, c(kSM90StageK / 16)), c(items));
     forEachBlock(u, [&](Value kb, Value i) {
       nvfp4k::RingWaitFullOp::create(b, ring, i);
       Value s = nvfp4k::RingStageOp::create(b, ring, i);
@@ -302,7 +318,7 @@ void KernelBuilder::emitConverter(Value thread) {
       // Item = (row r, chunk q of the K block); rows past the tile and
       // chunks past K are zero (a chunk past K may have no scale copied).
       scf::ForOp::create(
-          b, thread, c(items), c(kSM90ConverterThreads), ValueRange{},
+          b, thread, widthItems, c(kSM90ConverterThreads), ValueRange{},
           [&](OpBuilder &, Location, Value item, ValueRange) {
             Value r = divu(item, c(8)), q = remu(item, c(8));
             Value valid = arith::AndIOp::create(
@@ -312,7 +328,8 @@ void KernelBuilder::emitConverter(Value thread) {
             {
               OpBuilder::InsertionGuard guard(b);
               b.setInsertionPointToStart(&values.getThenRegion().front());
-              scf::YieldOp::create(b, convertChunk(u, s, kb, r, q));
+              scf::YieldOp::create(
+                  b, convertChunk(u, s, kb, r, q, scales ? &*scales : nullptr));
               b.setInsertionPointToStart(&values.getElseRegion().front());
               scf::YieldOp::create(b, zeros);
             }
@@ -328,8 +345,82 @@ void KernelBuilder::emitConverter(Value thread) {
   });
 }
 
+TensorScales KernelBuilder::tokenScales(Value g) {
+  const SM90TokenQuantize &fused = cfg.quantize;
+  QuantizeCodegen cg(b, b.getLoc(), fused.spec, Value(), Value(), Value(),
+                     args.seed);
+  Value entry = cfg.mode == Grouping::masked ? g : c(0);
+  auto global = LLVM::LLVMPointerType::get(ctx, 1);
+  Value ptr =
+      LLVM::GEPOp::create(b, global, b.getI8Type(),
+                          LLVM::IntToPtrOp::create(b, global, args.scaleSource),
+                          ValueRange{toI64(mul(entry, c(4)))});
+  // Written before the launch (the amax kernel, the caller): invariant.
+  Value value = LLVM::LoadOp::create(b, b.getF32Type(), ptr, /*alignment=*/4,
+                                     /*isVolatile=*/false,
+                                     /*isNonTemporal=*/false,
+                                     /*isInvariant=*/true);
+  switch (fused.scale) {
+  case SM90TokenQuantize::Scale::amaxBits: // the same bits, read as fp32
+  case SM90TokenQuantize::Scale::amax:
+    return cg.tensorScales(value);
+  case SM90TokenQuantize::Scale::encode:
+  case SM90TokenQuantize::Scale::decode:
+    return cg.givenScales(value);
+  }
+  llvm_unreachable("scale source");
+}
+
+Value KernelBuilder::emitQuantizedChunk(const Unit &u, Value stage, Value kb,
+                                        Value r, Value q,
+                                        const TensorScales &scales) {
+  const SM90TokenQuantize &fused = cfg.quantize;
+  Location loc = b.getLoc();
+  NumericsBuilder nb(b, loc, b.getF32Type());
+  QuantizeCodegen cg(b, loc, fused.spec, Value(), Value(), Value(), args.seed);
+  // The 16 input values of the chunk, from the raw [tokenTile, 128] box.
+  auto box = shared({cfg.tokenTile * kSM90StageK}, fused.element);
+  Value loaded = vector::LoadOp::create(
+      b, VectorType::get({16}, fused.element),
+      stageView(stage, rawOffset(), box),
+      ValueRange{add(mul(r, c(kSM90StageK)), mul(q, c(16)))},
+      /*nontemporal=*/false, llvm::Align(16));
+  if (!fused.element.isF32())
+    loaded =
+        arith::ExtFOp::create(b, VectorType::get({16}, b.getF32Type()), loaded);
+  SmallVector<Value> x;
+  for (int64_t i = 0; i < 16; ++i)
+    x.push_back(vector::ExtractOp::create(b, loaded, i));
+  SmallVector<Value> chunk = cg.transformChunk(x, fused.element);
+  // Stochastic rounding draws by the element's index in the quantize's
+  // input: its batch entry and row there (masked groups are batch entries
+  // of maxRows rows; otherwise the token-matrix row), and its K.
+  SmallVector<Value> random;
+  if (fused.spec.stochastic) {
+    Value row = add(u.rowStart(), r);
+    Value batch;
+    if (cfg.mode == Grouping::masked) {
+      batch = u.group();
+      row = sub(row, mul(batch, c(cfg.maxRows)));
+    }
+    random =
+        cg.randomBytes(batch, row, add(mul(kb, c(kSM90StageK)), mul(q, c(16))));
+  }
+  auto [scaleByte, codes] = cg.quantizeBlock(chunk, scales, random);
+  // What the MMA reads: e2m1 x the block scale, exact in f16 (S_dec is in
+  // alpha).
+  Value scale = nb.e4m3Decode(scaleByte);
+  SmallVector<Value> values;
+  for (Value code : codes)
+    values.push_back(nb.mul(nb.e2m1Decode(code), scale));
+  Value f32s = vector::FromElementsOp::create(
+      b, VectorType::get({16}, b.getF32Type()), values);
+  return arith::TruncFOp::create(b, VectorType::get({16}, b.getF16Type()),
+                                 f32s);
+}
+
 Value KernelBuilder::convertChunk(const Unit &u, Value stage, Value kb, Value r,
-                                  Value q) {
+                                  Value q, const TensorScales *scales) {
   Type i32 = b.getI32Type();
   auto f16x16 = VectorType::get({16}, b.getF16Type());
   if (cfg.tokens == SM90TokenSource::fp4) {
@@ -365,7 +456,7 @@ Value KernelBuilder::convertChunk(const Unit &u, Value stage, Value kb, Value r,
     SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, 16));
     return vector::ShuffleOp::create(b, f16x16, lo, hi, all);
   }
-  llvm_unreachable("no lowering makes quantized tokens yet");
+  return emitQuantizedChunk(u, stage, kb, r, q, *scales);
 }
 
 //===----------------------------------------------------------------------===//
@@ -625,9 +716,14 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
   Value rho = add(add(mul(warpgroup, c(64)), mul(warp, c(8))), g8);
   Value nBase = add(mul(weightTile, c(kSM90TileRows)), sub(rho, oddIdx));
   bool perElement = cfg.alphaPerOutput();
+  // A fused quantize's decode scale is the kernel's own (per group for
+  // masked groups), not an operand.
+  EpilogueArgs epilogue = args;
+  if (cfg.tokens == SM90TokenSource::quantize)
+    epilogue.aDecode = tokenScales(g).decodeScale;
   Value alpha = perElement ? Value()
-                           : args.alphaAt(b, b.getLoc(), cfg, g, Value(),
-                                          Value(), Value());
+                           : epilogue.alphaAt(b, b.getLoc(), cfg, g, Value(),
+                                              Value(), Value());
   Value out = pick(args.outputs, g);
   Value accIn = cfg.hasAcc ? pick(args.accs, g) : Value();
   // Output rows are token-matrix rows, from the group's first row for
@@ -655,9 +751,9 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
         pairAlpha = vector::FromElementsOp::create(
             b, pair,
             ValueRange{
-                args.alphaAt(b, b.getLoc(), cfg, g, row, rows, column),
-                args.alphaAt(b, b.getLoc(), cfg, g, row, rows,
-                             add(column, c(1)))});
+                epilogue.alphaAt(b, b.getLoc(), cfg, g, row, rows, column),
+                epilogue.alphaAt(b, b.getLoc(), cfg, g, row, rows,
+                                 add(column, c(1)))});
       nvfp4k::StoreOp::create(
           b, vector::FromElementsOp::create(b, pair, ValueRange{lo, hi}), out,
           row, column, rows, c(cfg.n), pairAlpha, accIn,
@@ -680,7 +776,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     argTypes.push_back(i64);
   if (cfg.tokens == SM90TokenSource::quantize) {
     argTypes.push_back(i64);
-    if (cfg.quantize.stochastic)
+    if (cfg.quantize.spec.stochastic)
       argTypes.push_back(i64);
   }
   argTypes.append(cfg.operandPointers(), ptrType);
@@ -693,7 +789,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr("nvvm.maxntid",
                 b.getDenseI32ArrayAttr({int32_t(cfg.threads()), 1, 1}));
-  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(cfg.ctasPerSM));
 
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -703,7 +799,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     args.tokenScales = *argIt++;
   if (cfg.tokens == SM90TokenSource::quantize) {
     args.scaleSource = *argIt++;
-    if (cfg.quantize.stochastic)
+    if (cfg.quantize.spec.stochastic)
       args.seed = *argIt++;
   }
   for (int64_t i = 0; i < cfg.operandPointers(); ++i)

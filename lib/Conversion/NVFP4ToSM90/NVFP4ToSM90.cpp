@@ -108,28 +108,30 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   static_cast<GemmShape &>(cfg) = shape;
   cfg.ctas = options.ctas;
   cfg.promoteEvery = options.promoteEvery;
-  // In-kernel tokens: narrow token tiles (decode), where a pre-pass launch
-  // costs as much as the GEMM and each CTA's conversions are few. Contiguous
-  // groups get the widest converted tile, so that a group whose tokens
-  // exceed the mean still streams its weights once.
+  // In-kernel tokens (auto): groups of at most 16 tokens (decode), where a
+  // pre-pass launch costs as much as the GEMM and each CTA's conversions
+  // are few; wider token tiles keep the pre-pass (measured on an H100,
+  // 2026-11-26: at 64 tokens the three converter warps halve the kernel's
+  // rate). Contiguous groups vary at run time: a tile of 16 for a mean of
+  // at most 8 (a group of more tokens takes several tiles).
   int64_t rows = expectedGroupRows(shape);
   bool inKernel =
       converted != SM90TokenSource::prepass && options.tokens != "prepass" &&
-      (options.tokens == "in-kernel" || rows <= kSM90MaxConvertedTokenTile) &&
+      (options.tokens == "in-kernel" || rows <= kSM90MaxPairedTokenTile) &&
       options.tokenTile <= kSM90MaxConvertedTokenTile;
   if (inKernel) {
     cfg.tokens = converted;
-    cfg.tokenTile =
-        options.tokenTile
-            ? options.tokenTile
-            : (shape.mode == Grouping::contiguous
-                   ? kSM90MaxConvertedTokenTile
-                   : std::min<int64_t>(
-                         kSM90MaxConvertedTokenTile,
-                         std::max<int64_t>(8, ceilDiv(rows, 8) * 8)));
+    int64_t fit = std::max<int64_t>(8, ceilDiv(rows, 8) * 8);
+    if (shape.mode == Grouping::contiguous)
+      fit = rows <= 8 ? kSM90MaxPairedTokenTile : kSM90MaxConvertedTokenTile;
+    cfg.tokenTile = options.tokenTile
+                        ? options.tokenTile
+                        : std::min<int64_t>(kSM90MaxConvertedTokenTile, fit);
   } else {
     cfg.tokenTile = chooseTokenTile(options, cfg);
   }
+  // Narrow tiles: two CTAs per SM, twice the warps in flight.
+  cfg.ctasPerSM = cfg.tokenTile <= kSM90MaxPairedTokenTile ? 2 : 1;
   int64_t granule = options.granule ? options.granule : inKernel ? 8 : 32;
   cfg.granule = std::min(granule, cfg.tokenTile);
   // Stream-K when the kernel converts its tokens (decode: every SM must
@@ -141,8 +143,9 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   else
     tokenTiles = cfg.groups * ceilDiv(cfg.typicalRows(), cfg.tokenTile);
   int64_t tiles = tokenTiles * cfg.nTiles();
-  cfg.streamK = options.schedule == "stream-k" ||
-                (options.schedule == "auto" && (inKernel || tiles < cfg.ctas));
+  cfg.streamK =
+      options.schedule == "stream-k" ||
+      (options.schedule == "auto" && (inKernel || tiles < cfg.gridSize()));
   cfg.stages = options.stages ? std::min(options.stages, cfg.maxStages())
                               : cfg.maxStages();
   return cfg;
@@ -263,10 +266,18 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
   });
 }
 
+/// A fused quantize's operands (converted): its input, the i64 address of
+/// its scale source, its seed (null without stochastic rounding).
+struct FusedTokens {
+  Value input, scaleSource, seed;
+};
+
 /// The matmul, described for the kernel: operands in device memory.
-/// Emits the pre-pass, the descriptor and the kernel launch.
+/// Emits the pre-pass, the descriptor and the kernel launch; `fused` gives
+/// the activations of quantized tokens.
 void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
-                  const SM90GemmConfig &cfg, const GemmProblem &ops) {
+                  const SM90GemmConfig &cfg, const GemmProblem &ops,
+                  const FusedTokens *fused = nullptr) {
   Location loc = op->getLoc();
   OpBuilder &b = rewriter;
   MLIRContext *ctx = b.getContext();
@@ -310,8 +321,26 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
                                              sm90TokenMapType(ctx, cfg)));
     kernelArgs.push_back(deviceAddress(b, loc, ops.aScales.front()));
     break;
-  case SM90TokenSource::quantize:
-    llvm_unreachable("quantized tokens come from emitFusedSM90Gemm");
+  case SM90TokenSource::quantize: {
+    // The high-precision activations as [rows, K] ([tokenTile, 128] boxes,
+    // unswizzled), the scale source, the seed.
+    Type element = cfg.quantize.element;
+    Value flat = memref::ReinterpretCastOp::create(
+        b, loc, MemRefType::get({totalRows, cfg.k}, element), fused->input,
+        /*offset=*/0, ArrayRef<int64_t>{totalRows, cfg.k},
+        ArrayRef<int64_t>{cfg.k, 1});
+    Value unranked = memref::CastOp::create(
+        b, loc, UnrankedMemRefType::get(element, Attribute()), flat);
+    Value desc = nvgpu::TmaCreateDescriptorOp::create(
+        b, loc, sm90TokenMapType(ctx, cfg), unranked,
+        ValueRange{ix.c(cfg.tokenTile), ix.c(kSM90StageK)});
+    kernelArgs.push_back(
+        UnrealizedConversionCastOp::create(b, loc, ptr, desc).getResult(0));
+    kernelArgs.push_back(fused->scaleSource);
+    if (cfg.quantize.spec.stochastic)
+      kernelArgs.push_back(fused->seed);
+    break;
+  }
   }
   // The weights' raw FP4 bytes: stacked [G, N, K] operands are one map of
   // G * N rows.
@@ -333,7 +362,7 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     };
     Value partials =
         alloc(MemRefType::get({cfg.partialFloats()}, b.getF32Type()));
-    Value flags = alloc(MemRefType::get({cfg.ctas}, b.getI32Type()));
+    Value flags = alloc(MemRefType::get({cfg.gridSize()}, b.getI32Type()));
     gpu::MemsetOp::create(
         b, loc, Type(), ValueRange{}, flags,
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
@@ -355,7 +384,7 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
       b, loc, b.getI32Type(),
       nvfp4k::sharedMemoryLaunchBytes(cfg.bufferBytes()));
   gpu::LaunchFuncOp::create(
-      b, loc, kernel, gpu::KernelDim3{ix.c(cfg.ctas), ix.c(1), ix.c(1)},
+      b, loc, kernel, gpu::KernelDim3{ix.c(cfg.gridSize()), ix.c(1), ix.c(1)},
       gpu::KernelDim3{ix.c(cfg.threads()), ix.c(1), ix.c(1)}, smem, kernelArgs);
   for (Value buffer : temporaries)
     gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, buffer);
@@ -391,6 +420,113 @@ template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
                   canConvertTokens(problem.shape) ? SM90TokenSource::fp4
                                                   : SM90TokenSource::prepass);
     emitSM90Gemm(rewriter, op, cfg, problem);
+    return success();
+  }
+  SM90KernelOptions options;
+};
+
+/// nvfp4.fused (an activation quantize feeding a matmul) as one kernel
+/// sequence: the GEMM quantizes its tokens itself (decode shapes), after an
+/// amax kernel when the quantize computes its amax. Shapes the in-kernel
+/// tokens do not take (wide token tiles) and what the kernel does not cover
+/// run unfused: the body is inlined and lowered op by op.
+struct FusedToSM90 : OpConversionPattern<FusedOp> {
+  FusedToSM90(const TypeConverter &converter, MLIRContext *ctx,
+              SM90KernelOptions options)
+      : OpConversionPattern<FusedOp>(converter, ctx, /*benefit=*/2),
+        options(options) {}
+
+  LogicalResult
+  matchAndRewrite(FusedOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    QuantizeOp quantize = op.getQuantize();
+    Operation *consumer = op.getMatmul();
+    // What comes from outside the region is converted already; the
+    // intermediates inside are never read by the fused kernels.
+    auto remapped = [&](ValueRange values) -> FailureOr<SmallVector<Value>> {
+      SmallVector<Value> out;
+      for (Value v : values) {
+        Operation *def = v.getDefiningOp();
+        Value mapped =
+            def && op->isAncestor(def) ? v : rewriter.getRemappedValue(v);
+        if (!mapped)
+          return failure();
+        out.push_back(mapped);
+      }
+      return out;
+    };
+    FailureOr<SmallVector<Value>> operands = remapped(consumer->getOperands());
+    FailureOr<SmallVector<Value>> qOperands = remapped(quantize->getOperands());
+    if (failed(operands) || failed(qOperands))
+      return rewriter.notifyMatchFailure(op, "operands not converted");
+    std::string why;
+    FailureOr<GemmProblem> problem =
+        isa<MatmulOp>(consumer)
+            ? GemmProblem::get(
+                  cast<MatmulOp>(consumer),
+                  MatmulOp::Adaptor(*operands, cast<MatmulOp>(consumer)), why)
+            : GemmProblem::get(cast<GroupedMatmulOp>(consumer),
+                               GroupedMatmulOp::Adaptor(
+                                   *operands, cast<GroupedMatmulOp>(consumer)),
+                               why);
+    auto unfused = [&] {
+      op.inlineBody(rewriter);
+      return success();
+    };
+    if (failed(problem))
+      return unfused();
+    // The kernel forms a_decode (the quantize's decode scale) itself.
+    problem->aDecode = Value();
+    GemmShape &shape = problem->shape;
+    shape.aDecode = shape.aDecodePerGroup = false;
+    // Zero sizes, K = 0 and what the kernel does not cover: the ops'
+    // own lowerings.
+    if (shape.n == 0 || shape.empty() || shape.k == 0 || shape.n % 2 ||
+        shape.k % 32)
+      return unfused();
+    SM90GemmConfig cfg = configure(options, shape, SM90TokenSource::quantize);
+    if (!cfg.convertsTokens())
+      return unfused();
+    QuantizeOp::Adaptor q(*qOperands, quantize);
+    cfg.quantize.spec = QuantizeSpec::get(quantize);
+    cfg.quantize.element =
+        cast<ShapedType>(quantize.getInput().getType()).getElementType();
+
+    Location loc = op.getLoc();
+    FusedTokens fused{q.getInput(), Value(), q.getSeed()};
+    Value amaxBits;
+    if (Value amax = q.getAmax()) {
+      cfg.quantize.scale = SM90TokenQuantize::Scale::amax;
+      fused.scaleSource = deviceAddress(rewriter, loc, amax);
+    } else if (Value scale = quantize.hasGivenEncodeScale()
+                                 ? q.getEncodeScale()
+                                 : q.getDecodeScale()) {
+      cfg.quantize.scale = quantize.hasGivenEncodeScale()
+                               ? SM90TokenQuantize::Scale::encode
+                               : SM90TokenQuantize::Scale::decode;
+      fused.scaleSource = deviceAddress(rewriter, loc, scale);
+    } else {
+      // The tensor amax first (per batch entry): a grid-wide reduction.
+      cfg.quantize.scale = SM90TokenQuantize::Scale::amaxBits;
+      auto bitsType =
+          MemRefType::get({cfg.quantize.spec.batch}, rewriter.getI32Type());
+      amaxBits = gpu::AllocOp::create(rewriter, loc, bitsType, Type(),
+                                      ValueRange{}, ValueRange{}, ValueRange{},
+                                      /*hostShared=*/false)
+                     .getMemref();
+      gpu::MemsetOp::create(rewriter, loc, Type(), ValueRange{}, amaxBits,
+                            arith::ConstantIntOp::create(
+                                rewriter, loc, rewriter.getI32Type(), 0));
+      emitTensorAmaxKernel(rewriter, loc, cfg.quantize.spec, q.getInput(),
+                           amaxBits);
+      fused.scaleSource = deviceAddress(rewriter, loc, amaxBits);
+    }
+    emitSM90Gemm(rewriter, op, cfg, *problem, &fused);
+    if (shape.mode == Grouping::masked)
+      emitMaskedRowsFill(rewriter, loc, *problem);
+    if (amaxBits)
+      gpu::DeallocOp::create(rewriter, loc, Type(), ValueRange{}, amaxBits);
+    rewriter.eraseOp(op);
     return success();
   }
   SM90KernelOptions options;
@@ -456,6 +592,6 @@ struct ConvertNVFP4ToSM90Pass
 void mlir::nvfp4::populateNVFP4ToSM90ConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const SM90KernelOptions &options) {
-  patterns.add<GemmToSM90<MatmulOp>, GemmToSM90<GroupedMatmulOp>>(
+  patterns.add<GemmToSM90<MatmulOp>, GemmToSM90<GroupedMatmulOp>, FusedToSM90>(
       converter, patterns.getContext(), options);
 }

@@ -14,26 +14,28 @@
 // CHECK:         %[[CODES:.*]] = nvgpu.tma.create.descriptor {{.*}} box[%c8, %c64] : memref<*xui8> -> <tensor = memref<8x64xui8, #gpu.address_space<workgroup>>, swizzle = none
 // CHECK:         memref.extract_aligned_pointer_as_index %[[SA]]
 // Stream-K's workspace: 2 partial 128 x 8 slots per CTA, a flag per CTA
-// that starts at 0.
-// CHECK:         %[[PARTIALS:.*]] = gpu.alloc () : memref<270336xf32>
-// CHECK:         %[[FLAGS:.*]] = gpu.alloc () : memref<132xi32>
+// that starts at 0; two CTAs per SM (an 8-token tile): 264 of them.
+// CHECK:         %[[PARTIALS:.*]] = gpu.alloc () : memref<540672xf32>
+// CHECK:         %[[FLAGS:.*]] = gpu.alloc () : memref<264xi32>
 // CHECK:         gpu.memset %[[FLAGS]], %c0_i32
-// 8 stages of 14336 bytes (2 KiB of f16 tokens, 8 KiB of weights, 1 KiB of
+// 7 stages of 14336 bytes (2 KiB of f16 tokens, 8 KiB of weights, 1 KiB of
 // their scales, 512 bytes of FP4 tokens, 2 KiB of token scales; padded to
-// 1 KiB), the fixup's word, 1 KiB of alignment slack.
-// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} dynamic_shared_memory_size %c115728_i32
+// 1 KiB), the fixup's word, 1 KiB of alignment slack: what half an SM
+// holds.
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in (%c264, %c1, %c1) {{.*}} dynamic_shared_memory_size %c101392_i32
 // CHECK:         gpu.dealloc %[[PARTIALS]]
 // CHECK:         gpu.dealloc %[[FLAGS]]
 // CHECK-NOT:     gpu.launch
 
 // CHECK:       gpu.func @nvfp4_sm90_gemm_0
-// CHECK:         %[[RING:.*]] = nvfp4k.ring.create : <8, consumers = 8>
-// CHECK:         %[[CONV:.*]] = nvfp4k.ring.create : <8, consumers = 8, producers = 96>
+// CHECK:         nvvm.minctasm = 2
+// CHECK:         %[[RING:.*]] = nvfp4k.ring.create : <7, consumers = 8>
+// CHECK:         %[[CONV:.*]] = nvfp4k.ring.create : <7, consumers = 8, producers = 96>
 // CHECK:         %[[S:.*]] = nvfp4k.scheduler.create : <mode = independent, groups = 1, rows = 5, weight_tiles = 2, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [5], k_blocks = 4, stream_k = true>
 // The issuer: per K block of each unit, the tile's FP4 tokens (codes box,
 // the scale units of the 128-row tile of its first row, and of its last
 // row's when that is another), the weights and their scales.
-// CHECK:         nvvm.setmaxregister decrease 96
+// CHECK:         nvvm.setmaxregister decrease 48
 // CHECK:         nvvm.elect.sync
 // CHECK:         nvfp4k.scheduler.units %[[S]]
 // CHECK:         %[[T:.*]], %[[K0:.*]], %[[K1:.*]], %[[POS:.*]] = nvfp4k.scheduler.unit %[[S]]
@@ -49,15 +51,17 @@
 // CHECK-NEXT:      }
 // CHECK:           nvfp4k.tma.load {{.*}} memref<128x64xui8, #gpu.address_space<workgroup>>
 // CHECK:           nvfp4k.bulk.load
-// The converters (warps 1-3): once the stage is full, each of the 64
-// (row, chunk) items of the 8 x 128 token tile: codes and the block scale
-// to exact f16 (zero past the tile's rows and K), stored into the B tile;
-// then fenced for the tensor cores and counted on the second ring.
+// The converters (warps 1-3): once the stage is full, each (row, chunk)
+// item of the rows the MMA reads (the tile's, rounded up to the granule)
+// of the 128-wide K block: codes and the block scale to exact f16 (zero
+// past the tile's rows and K), stored into the B tile; then fenced for the
+// tensor cores and counted on the second ring.
 // CHECK:         nvfp4k.scheduler.units %[[S]]
 // CHECK:         scf.for
+// CHECK:           %[[ITEMS:.*]] = arith.minsi %{{.*}}, %c64
 // CHECK:           nvfp4k.ring.wait_full %[[RING]]
 // CHECK:           %[[TILE:.*]] = memref.view {{.*}} to memref<8x128xf16, #gpu.address_space<workgroup>>
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %c64 step %c96
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %[[ITEMS]] step %c96
 // CHECK:             nvfp4k.dequant.codes
 // CHECK:             nvfp4k.dequant.codes
 // CHECK:             nvfp4k.store_tokens %{{.*}}, %[[TILE]]
@@ -65,7 +69,7 @@
 // CHECK:           nvfp4k.ring.arrive %[[CONV]]
 // The consumers: wait for both rings, the MMA step (8 wide), release; after
 // a unit, the fixup, and the epilogue in the CTA that completes the tile.
-// CHECK:         nvvm.setmaxregister increase 208
+// CHECK:         nvvm.setmaxregister increase 96
 // CHECK:         nvfp4k.scheduler.units %[[S]]
 // CHECK:           nvfp4k.ring.wait_full %[[RING]]
 // CHECK:           nvfp4k.ring.wait_full %[[CONV]]

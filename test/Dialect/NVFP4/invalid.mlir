@@ -658,3 +658,72 @@ func.func @g_no_groups() {
   "nvfp4.grouped_matmul"() <{grouping = 0 : i32, beta = 1.0 : f32, operandSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : () -> ()
   return
 }
+
+// -----
+
+func.func @f1_other_op(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>, %z: memref<16x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F1] expected only an nvfp4.quantize, the matmul that consumes it and the allocations and deallocations of their intermediates, got memref.copy}}
+  nvfp4.fused {
+    %q = memref.alloc() : memref<16x256xf4E2M1FN>
+    %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<f32>) : memref<16x256xbf16>
+    nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    memref.copy %y, %z : memref<16x64xbf16> to memref<16x64xbf16>
+  }
+  return
+}
+
+// -----
+
+func.func @f1_no_matmul(%x: memref<16x256xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F1] expected an nvfp4.quantize and a matmul}}
+  nvfp4.fused {
+    %q = memref.alloc() : memref<16x256xf4E2M1FN>
+    %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<f32>) : memref<16x256xbf16>
+  }
+  return
+}
+
+// -----
+
+func.func @f2_other_a(%x: memref<16x256xbf16>, %a: memref<16x256xf4E2M1FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F2] expected the matmul's a, a_scales and a_decode_scale to be the quantize's values, scales and decode scale}}
+  nvfp4.fused {
+    %q = memref.alloc() : memref<16x256xf4E2M1FN>
+    %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<f32>) : memref<16x256xbf16>
+    nvfp4.matmul %a, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+  }
+  return
+}
+
+// -----
+
+func.func @f3_outside_buffer(%x: memref<16x256xbf16>, %q: memref<16x256xf4E2M1FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F3] expected the quantize's outputs to be allocated inside the region}}
+  nvfp4.fused {
+    %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<f32>) : memref<16x256xbf16>
+    nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+  }
+  return
+}
+
+// -----
+
+func.func @f4_tile_blocks(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F4] expected an nvfp4 quantize with 1x16 blocks and one decode scale per tensor (batch entry)}}
+  nvfp4.fused {
+    %q = memref.alloc() : memref<16x256xf4E2M1FN>
+    %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<f32>) {block = array<i64: 16, 16>} : memref<16x256xbf16>
+    nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+  }
+  return
+}

@@ -9,6 +9,7 @@
 
 #include "nvfp4/Conversion/BufferizedOpPattern.h"
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -57,6 +58,13 @@ struct GPUKernelOptions {
 void populateNVFP4ToGPUConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const GPUKernelOptions &options = GPUKernelOptions());
+
+/// A grid-stride kernel reducing the amax of each batch entry of an NVFP4
+/// quantize's input (after the Hadamard transform, if any) into
+/// `amaxBits` (i32 [batch], the fp32 bits: |x| orders like its bits, so an
+/// integer atomic max works), which must be zero before it runs.
+void emitTensorAmaxKernel(OpBuilder &b, Location loc, const QuantizeSpec &spec,
+                          Value input, Value amaxBits);
 
 /// A kernel writing beta * acc (0 without `acc`) to the rows of a masked
 /// grouped matmul's output [groups, maxRows, n] at or past masked_m[g]:

@@ -35,6 +35,7 @@
 
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -47,23 +48,54 @@ constexpr int64_t kSM90WarpgroupRows = 64;
 constexpr int64_t kSM90ConsumerWarpgroups = 2;
 constexpr int64_t kSM90TileRows = kSM90WarpgroupRows * kSM90ConsumerWarpgroups;
 /// setmaxnreg budgets: 2 x 128 consumer threads and 128 producer threads
-/// within the 64K registers of an SM (the producer's tile walk and four
-/// copies per stage spill with 24).
+/// (the producer's tile walk and four copies per stage spill with 24). The
+/// consumers' setmaxnreg.inc takes only what the producer's .dec released
+/// from the launch's allocation, 168 registers a thread (65536 / 384,
+/// rounded down to a multiple of 8): a split that asks for more waits
+/// forever (kSM90RegisterSplitFits).
+constexpr int64_t kSM90LaunchRegisters = 168;
 constexpr int64_t kSM90ConsumerRegisters = 232;
 constexpr int64_t kSM90ProducerRegisters = 40;
+constexpr bool kSM90RegisterSplitFits(int64_t producer, int64_t consumer,
+                                      int64_t launch = kSM90LaunchRegisters) {
+  return 128 * producer + 256 * consumer <= 384 * launch && producer % 8 == 0 &&
+         consumer % 8 == 0;
+}
+static_assert(kSM90RegisterSplitFits(kSM90ProducerRegisters,
+                                     kSM90ConsumerRegisters));
+/// Two CTAs per SM (narrow token tiles, decode): twice the warps to hide
+/// the latency of the dequantization chain; each CTA gets 80 registers a
+/// thread at launch (65536 / 768, a multiple of 8) and half the shared
+/// memory. The consumers' accumulators of at most 16 tokens fit in 96.
+constexpr int64_t kSM90PairLaunchRegisters = 80;
+constexpr int64_t kSM90PairProducerRegisters = 48;
+constexpr int64_t kSM90PairConsumerRegisters = 96;
+static_assert(kSM90RegisterSplitFits(kSM90PairProducerRegisters,
+                                     kSM90PairConsumerRegisters,
+                                     kSM90PairLaunchRegisters));
+/// The widest token tile that runs two CTAs per SM.
+constexpr int64_t kSM90MaxPairedTokenTile = 16;
 /// K per ring stage: two 128-byte swizzle atoms of f16 tokens, 64 bytes of
 /// each weight row, two scale units; 8 k16 steps.
 constexpr int64_t kSM90StageK = 128;
 /// The largest ring that fits the 227 KiB of shared memory per block, less
 /// the launch's alignment slack and the barriers.
 constexpr int64_t kSM90MaxSharedBytes = 227 * 1024 - 2048;
+/// With two CTAs per SM: half of the SM's 228 KiB, less the 1 KiB each CTA
+/// reserves and the launch's alignment slack.
+constexpr int64_t kSM90PairMaxSharedBytes = 113 * 1024 - 1024;
 
 /// setmaxnreg budgets of kernels whose producer warpgroup also converts the
 /// token operand (three of its warps): the converters' dequantization or
 /// quantization needs more than the TMA issuer's 40; the consumers' token
-/// tiles (at most 64 wide) need less than 232. 128 x 96 + 256 x 208 = 64K.
-constexpr int64_t kSM90ConverterRegisters = 96;
+/// tiles (at most 64 wide) need less than 232. 128 x 88 + 256 x 208 =
+/// 384 x 168. (The first decode kernel asked for 96 and 208, 1024
+/// registers more than the producer released, and hung in its consumers'
+/// setmaxnreg.inc on the H100.)
+constexpr int64_t kSM90ConverterRegisters = 88;
 constexpr int64_t kSM90ConverterConsumerRegisters = 208;
+static_assert(kSM90RegisterSplitFits(kSM90ConverterRegisters,
+                                     kSM90ConverterConsumerRegisters));
 /// The named barrier the 256 consumer threads synchronise on in the
 /// stream-K fixup (0 is the CTA's).
 constexpr int64_t kSM90FixupBarrier = 1;
@@ -89,18 +121,17 @@ enum class SM90TokenSource {
 };
 
 /// The fused activation quantization of SM90TokenSource::quantize: an
-/// NVFP4 quantize with 1x16 blocks and one per-tensor scale (spec 2.2).
+/// NVFP4 quantize with 1x16 blocks and one decode scale per tensor (per
+/// batch entry: masked groups), as nvfp4.fused holds it (spec F4).
 struct SM90TokenQuantize {
-  /// bf16, f16 or f32.
+  /// The quantize (its shape, rounding, transform, scale rule).
+  QuantizeSpec spec;
+  /// bf16, f16 or f32: the element type of its input.
   Type element;
-  bool hadamard = false, stochastic = false;
-  ScaleRule rule = ScaleRule::max6;
-  ErrorMetric metric = ErrorMetric::mae;
-  int64_t e4m3Max = 448;
-  /// Where S_enc / S_dec come from: a tensor amax (the i64 address of its
-  /// fp32 bits, written by an amax kernel before the GEMM), or a given
-  /// encode or decode scale (the address of the f32).
-  enum class Scale { amax, encode, decode } scale = Scale::amax;
+  /// Where S_enc / S_dec come from, an i64 address the kernel reads per
+  /// batch entry: the amax bits an amax kernel reduced before the GEMM, the
+  /// caller's amax (f32), or a given encode or decode scale (f32).
+  enum class Scale { amaxBits, amax, encode, decode } scale = Scale::amaxBits;
 };
 
 /// Everything that is static about one GEMM kernel instance.
@@ -112,7 +143,11 @@ struct SM90GemmConfig : GemmShape {
   /// narrowest wgmma N, in steps of this granule, that covers its tokens.
   int64_t granule = 0;
   int64_t stages = 0;
+  /// CTAs per SM (the launch has ctas x ctasPerSM): 2 for token tiles of
+  /// at most kSM90MaxPairedTokenTile.
   int64_t ctas = 0;
+  int64_t ctasPerSM = 1;
+  int64_t gridSize() const { return ctas * ctasPerSM; }
   /// K blocks of 64 summed in the tensor core before the partial sum is
   /// added to an fp32 total in registers (0: all of K in the tensor core).
   /// Even: a whole number of stages. The tensor core's fp32 accumulation
@@ -182,19 +217,27 @@ struct SM90GemmConfig : GemmShape {
   }
   /// The deepest ring (at most 8 stages) that fits.
   int64_t maxStages() const {
-    return std::min<int64_t>(8, (kSM90MaxSharedBytes - 16) / stageBytes());
+    int64_t shared =
+        ctasPerSM == 2 ? kSM90PairMaxSharedBytes : kSM90MaxSharedBytes;
+    return std::min<int64_t>(8, (shared - 16) / stageBytes());
   }
   int64_t threads() const { return 128 * (kSM90ConsumerWarpgroups + 1); }
   int64_t producerRegisters() const {
+    if (ctasPerSM == 2)
+      return kSM90PairProducerRegisters;
     return convertsTokens() ? kSM90ConverterRegisters : kSM90ProducerRegisters;
   }
   int64_t consumerRegisters() const {
+    if (ctasPerSM == 2)
+      return kSM90PairConsumerRegisters;
     return convertsTokens() ? kSM90ConverterConsumerRegisters
                             : kSM90ConsumerRegisters;
   }
   /// The stream-K workspace: two partial accumulator slots per CTA, of
   /// 128 x tokenTile f32 each (nvfp4k.scheduler.fixup), and a flag per CTA.
-  int64_t partialFloats() const { return 2 * ctas * kSM90TileRows * tokenTile; }
+  int64_t partialFloats() const {
+    return 2 * gridSize() * kSM90TileRows * tokenTile;
+  }
 };
 
 /// Kernel arguments, in order: the token tensor map (!llvm.ptr: the f16

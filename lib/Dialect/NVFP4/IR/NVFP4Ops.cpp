@@ -835,5 +835,117 @@ LogicalResult GroupedMatmulOp::verify() {
   return verifyBeta(*this, !getAcc().empty(), getBeta().convertToFloat());
 }
 
+//===----------------------------------------------------------------------===//
+// FusedOp
+//===----------------------------------------------------------------------===//
+
+QuantizeOp FusedOp::getQuantize() {
+  for (Operation &op : getBody().front())
+    if (auto quantize = dyn_cast<QuantizeOp>(op))
+      return quantize;
+  return QuantizeOp();
+}
+
+Operation *FusedOp::getMatmul() {
+  for (Operation &op : getBody().front())
+    if (isa<MatmulOp, GroupedMatmulOp>(op))
+      return &op;
+  return nullptr;
+}
+
+void FusedOp::inlineBody(RewriterBase &rewriter) {
+  rewriter.inlineBlockBefore(&getBody().front(), *this);
+  rewriter.eraseOp(*this);
+}
+
+/// An allocation or a deallocation of a buffer (memref.alloc / dealloc, by
+/// their memory effects: the dialect does not depend on memref).
+static bool isAllocation(Operation *op) {
+  return op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+         hasSingleEffect<MemoryEffects::Allocate>(op);
+}
+static bool isDeallocation(Operation *op) {
+  return op->getNumRegions() == 0 && op->getNumResults() == 0 &&
+         hasSingleEffect<MemoryEffects::Free>(op);
+}
+
+LogicalResult FusedOp::verify() {
+  // [F1] one quantize, then one matmul, between the allocations and
+  // deallocations of their intermediates; bufferized form.
+  QuantizeOp quantize;
+  Operation *matmul = nullptr;
+  for (Operation &op : getBody().front()) {
+    if (auto q = dyn_cast<QuantizeOp>(op)) {
+      if (quantize || matmul)
+        return emitOpError("[F1] expected one nvfp4.quantize, before the "
+                           "matmul that consumes it");
+      quantize = q;
+      continue;
+    }
+    if (isa<MatmulOp, GroupedMatmulOp>(op)) {
+      if (matmul || !quantize)
+        return emitOpError("[F1] expected one matmul, after the "
+                           "nvfp4.quantize it consumes");
+      matmul = &op;
+      continue;
+    }
+    if (isAllocation(&op) || isDeallocation(&op))
+      continue;
+    return emitOpError("[F1] expected only an nvfp4.quantize, the matmul "
+                       "that consumes it and the allocations and "
+                       "deallocations of their intermediates, got ")
+           << op.getName();
+  }
+  if (!quantize || !matmul)
+    return emitOpError("[F1] expected an nvfp4.quantize and a matmul");
+  if (!quantize.hasBufferSemantics() || matmul->getNumResults() != 0)
+    return emitOpError("[F1] expected the bufferized form (outs, no "
+                       "results)");
+  // [F2] the matmul's A operand is the quantize's output.
+  Value a, aScales, aDecode;
+  if (auto dense = dyn_cast<MatmulOp>(matmul)) {
+    a = dense.getA();
+    aScales = dense.getAScales();
+    aDecode = dense.getADecodeScale();
+  } else {
+    auto grouped = cast<GroupedMatmulOp>(matmul);
+    if (grouped.getGrouping() == Grouping::independent)
+      return emitOpError("[F2] expected a contiguous or masked grouped "
+                         "matmul (independent groups have one A each)");
+    a = grouped.getA().front();
+    aScales = grouped.getAScales().front();
+    aDecode = grouped.getADecodeScale();
+  }
+  Value values = quantize.getValuesTarget(),
+        scales = quantize.getScalesTarget(),
+        decode = quantize.getDecodeScaleTarget();
+  if (a != values || aScales != scales || aDecode != decode)
+    return emitOpError("[F2] expected the matmul's a, a_scales and "
+                       "a_decode_scale to be the quantize's values, scales "
+                       "and decode scale");
+  // [F3] the intermediates live in the region and nothing else reads them.
+  for (Value buffer : {values, scales, decode}) {
+    if (!buffer)
+      continue;
+    Operation *def = buffer.getDefiningOp();
+    if (!def || def->getParentOp() != getOperation() || !isAllocation(def))
+      return emitOpError("[F3] expected the quantize's outputs to be "
+                         "allocated inside the region");
+    for (Operation *user : buffer.getUsers())
+      if (user != quantize.getOperation() && user != matmul &&
+          !(user->getParentOp() == getOperation() && isDeallocation(user)))
+        return emitOpError("[F3] expected the quantize's outputs to be used "
+                           "only by the matmul (and deallocated), got a use "
+                           "by ")
+               << user->getName();
+  }
+  // [F4] what fuses: NVFP4 1x16 blocks with one decode scale per tensor.
+  if (quantize.getFormat() != Format::nvfp4 ||
+      quantize.getEffectiveBlock()[0] != 1 || quantize.isRowScaled())
+    return emitOpError("[F4] expected an nvfp4 quantize with 1x16 blocks "
+                       "and one decode scale per tensor (batch entry)");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.cpp.inc"

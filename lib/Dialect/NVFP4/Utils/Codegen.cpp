@@ -116,8 +116,13 @@ SmallVector<Value> QuantizeCodegen::loadChunk(Value batch, Value row,
   SmallVector<Value> x;
   for (int64_t i = 0; i < kChunk; ++i)
     x.push_back(vector::ExtractOp::create(b, loc, vec, i));
+  return transformChunk(x, element);
+}
+
+SmallVector<Value> QuantizeCodegen::transformChunk(ArrayRef<Value> x,
+                                                   Type element) {
   if (!spec.hadamard)
-    return x;
+    return SmallVector<Value>(x);
   // x'_j = sum_i x_i * M[i][j] in increasing i (spec 2.2). M[i][j] = +-1/4,
   // so fl(x_i * M[i][j]) = +-fl(x_i / 4): scale once, then add or subtract.
   SmallVector<Value> quarter;
@@ -323,8 +328,6 @@ void QuantizeCodegen::emitTile(Value batch, Value tileRow, Value blockCol,
     return spec.stochastic ? randomBytes(batch, row, chunkK(c))
                            : SmallVector<Value>();
   };
-  bool fourSix = spec.rule == ScaleRule::four_over_six;
-
   // A tile is one row (1x16, 1x32) or up to 16 rows (16x16); rows of a tile
   // are visited once per pass (amax, 4/6 errors, encode) and re-loaded each
   // time rather than kept live.
@@ -366,79 +369,61 @@ void QuantizeCodegen::emitTile(Value batch, Value tileRow, Value blockCol,
     return SmallVector<Value>{m};
   })[0];
 
-  // The scale byte and the multiplier applied before encoding.
+  // The scale byte and the multiplier applied before encoding; 4/6 sums
+  // each candidate's error over the tile's rows.
   Value scaleByte, multiplier;
-  if (spec.isNVFP4() && !fourSix) {
-    Value sf = nb.e4m3EncodeSatFinite(nb.blockScaleInput(amax, ts.sEnc));
-    scaleByte = sf;
-    multiplier = nb.blockEncodeScale(nb.e4m3Decode(sf), ts.sDec);
-  } else if (fourSix) {
-    // TransformerEngine's 4over6 (spec 2.5): the map-to-6 scale and the
-    // map-to-4 one, 1.5 times its input.
-    Value base = nb.fourOverSixBlockScaleInput(amax, ts.sEnc);
-    Value sf6 = nb.e4m3EncodeSatFinite(base);
-    Value sf4 = nb.e4m3EncodeSatFinite(nb.mul(base, nb.f32(1.5)));
-    Value sfv6 = nb.e4m3Decode(sf6), sfv4 = nb.e4m3Decode(sf4);
-    Value enc6 = nb.blockEncodeScale(sfv6, ts.sDec);
-    Value enc4 = nb.blockEncodeScale(sfv4, ts.sDec);
-    // Pass 2: each row's error per candidate, summed from +0 in element
-    // order (one thread's loop in TE's kernel).
-    auto rowErrors = [&](Value row) {
-      Value e6 = nb.f32(0.0), e4 = nb.f32(0.0);
-      for (auto [c, chunk] : llvm::enumerate(loadRow(row))) {
-        SmallVector<Value> r = random(row, c);
-        e6 = accumulateError(chunk, encodeChunk(chunk, enc6, r), sfv6,
-                             ts.amax, e6);
-        e4 = accumulateError(chunk, encodeChunk(chunk, enc4, r), sfv4,
-                             ts.amax, e4);
-      }
-      return std::make_pair(e6, e4);
-    };
-    Value err6, err4;
-    if (spec.tileRows == 1) {
-      std::tie(err6, err4) = rowErrors(first);
-    } else {
-      // A 16x16 tile: keep the 16 row errors of each candidate (rows past
-      // the matrix stay +0), then reduce them as TE's __shfl_down tree over
-      // offsets 8, 4, 2, 1: a_l = r_l + r_(l+8), b_l = a_l + a_(l+4), ...
-      int64_t n = spec.tileRows;
-      SmallVector<Value> init(2 * n, nb.f32(0.0));
-      SmallVector<Value> rows = overRows(init, [&](Value row,
-                                                   ValueRange acc) {
-        auto [e6, e4] = rowErrors(row);
-        Value local = arith::SubIOp::create(b, loc, row, first);
-        SmallVector<Value> next(acc);
-        for (int64_t j = 0; j < n; ++j) {
-          Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                             local, indexConst(b, loc, j));
-          next[j] = nb.select(here, e6, acc[j]);
-          next[n + j] = nb.select(here, e4, acc[n + j]);
-        }
-        return next;
+  std::tie(scaleByte, multiplier) = chooseBlockScale(
+      amax, ts, [&](Value enc6, Value enc4, Value sfv6, Value sfv4) {
+        // Pass 2: each row's error per candidate, summed from +0 in element
+        // order (one thread's loop in TE's kernel).
+        auto rowErrors = [&](Value row) {
+          Value e6 = nb.f32(0.0), e4 = nb.f32(0.0);
+          for (auto [c, chunk] : llvm::enumerate(loadRow(row))) {
+            SmallVector<Value> r = random(row, c);
+            e6 = accumulateError(chunk, encodeChunk(chunk, enc6, r), sfv6,
+                                 ts.amax, e6);
+            e4 = accumulateError(chunk, encodeChunk(chunk, enc4, r), sfv4,
+                                 ts.amax, e4);
+          }
+          return std::make_pair(e6, e4);
+        };
+        if (spec.tileRows == 1)
+          return rowErrors(first);
+        // A 16x16 tile: keep the 16 row errors of each candidate (rows past
+        // the matrix stay +0), then reduce them as TE's __shfl_down tree
+        // over offsets 8, 4, 2, 1: a_l = r_l + r_(l+8), b_l = a_l + a_(l+4),
+        // ...
+        int64_t n = spec.tileRows;
+        SmallVector<Value> init(2 * n, nb.f32(0.0));
+        SmallVector<Value> rows =
+            overRows(init, [&](Value row, ValueRange acc) {
+              auto [e6, e4] = rowErrors(row);
+              Value local = arith::SubIOp::create(b, loc, row, first);
+              SmallVector<Value> next(acc);
+              for (int64_t j = 0; j < n; ++j) {
+                Value here =
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          local, indexConst(b, loc, j));
+                next[j] = nb.select(here, e6, acc[j]);
+                next[n + j] = nb.select(here, e4, acc[n + j]);
+              }
+              return next;
+            });
+        auto tree = [&](ArrayRef<Value> r) {
+          SmallVector<Value> level(r);
+          while (level.size() > 1) {
+            size_t half = level.size() / 2;
+            for (size_t l = 0; l < half; ++l)
+              level[l] = combineErrors(level[l], level[l + half]);
+            level.resize(half);
+          }
+          return level.front();
+        };
+        // In this order (argument evaluation order is unspecified).
+        Value err6 = tree(ArrayRef<Value>(rows).take_front(n));
+        Value err4 = tree(ArrayRef<Value>(rows).drop_front(n));
+        return std::make_pair(err6, err4);
       });
-      auto tree = [&](ArrayRef<Value> r) {
-        SmallVector<Value> level(r);
-        while (level.size() > 1) {
-          size_t half = level.size() / 2;
-          for (size_t l = 0; l < half; ++l)
-            level[l] = combineErrors(level[l], level[l + half]);
-          level.resize(half);
-        }
-        return level.front();
-      };
-      err6 = tree(ArrayRef<Value>(rows).take_front(n));
-      err4 = tree(ArrayRef<Value>(rows).drop_front(n));
-    }
-    // Candidate 4 only when strictly better (ties and NaN keep 6).
-    Value pick4 = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                        err4, err6);
-    scaleByte = nb.select(pick4, sf4, sf6);
-    multiplier = nb.select(pick4, enc4, enc6);
-  } else {
-    scaleByte = spec.rule == ScaleRule::floor ? nb.mxScaleCodeFloor(amax)
-                                              : nb.mxScaleCodeRceil(amax);
-    multiplier = nb.e8m0Inverse(scaleByte);
-  }
 
   // Pass 3: encode, store codes and the (repeated) scale.
   overRows(ValueRange{}, [&](Value row, ValueRange) {
@@ -448,6 +433,50 @@ void QuantizeCodegen::emitTile(Value batch, Value tileRow, Value blockCol,
     storeScale(batch, row, blockCol, scaleByte);
     return SmallVector<Value>{};
   });
+}
+
+std::pair<Value, Value> QuantizeCodegen::chooseBlockScale(
+    Value amax, const TensorScales &ts,
+    function_ref<std::pair<Value, Value>(Value, Value, Value, Value)> errors) {
+  if (spec.isNVFP4() && !spec.isFourOverSix()) {
+    Value sf = nb.e4m3EncodeSatFinite(nb.blockScaleInput(amax, ts.sEnc));
+    return {sf, nb.blockEncodeScale(nb.e4m3Decode(sf), ts.sDec)};
+  }
+  if (spec.isFourOverSix()) {
+    // TransformerEngine's 4over6 (spec 2.5): the map-to-6 scale and the
+    // map-to-4 one, 1.5 times its input.
+    Value base = nb.fourOverSixBlockScaleInput(amax, ts.sEnc);
+    Value sf6 = nb.e4m3EncodeSatFinite(base);
+    Value sf4 = nb.e4m3EncodeSatFinite(nb.mul(base, nb.f32(1.5)));
+    Value sfv6 = nb.e4m3Decode(sf6), sfv4 = nb.e4m3Decode(sf4);
+    Value enc6 = nb.blockEncodeScale(sfv6, ts.sDec);
+    Value enc4 = nb.blockEncodeScale(sfv4, ts.sDec);
+    auto [err6, err4] = errors(enc6, enc4, sfv6, sfv4);
+    // Candidate 4 only when strictly better (ties and NaN keep 6).
+    Value pick4 = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                        err4, err6);
+    return {nb.select(pick4, sf4, sf6), nb.select(pick4, enc4, enc6)};
+  }
+  Value code = spec.rule == ScaleRule::floor ? nb.mxScaleCodeFloor(amax)
+                                             : nb.mxScaleCodeRceil(amax);
+  return {code, nb.e8m0Inverse(code)};
+}
+
+std::pair<Value, SmallVector<Value>>
+QuantizeCodegen::quantizeBlock(ArrayRef<Value> chunk, const TensorScales &ts,
+                               ArrayRef<Value> random) {
+  assert(spec.isNVFP4() && spec.blockWidth == kChunk && spec.tileRows == 1 &&
+         "one 1x16 NVFP4 block");
+  auto [scaleByte, multiplier] = chooseBlockScale(
+      chunkAbsMax(chunk, nb.f32(0.0)), ts,
+      [&](Value enc6, Value enc4, Value sfv6, Value sfv4) {
+        Value e6 = accumulateError(chunk, encodeChunk(chunk, enc6, random),
+                                   sfv6, ts.amax, nb.f32(0.0));
+        Value e4 = accumulateError(chunk, encodeChunk(chunk, enc4, random),
+                                   sfv4, ts.amax, nb.f32(0.0));
+        return std::make_pair(e6, e4);
+      });
+  return {scaleByte, encodeChunk(chunk, multiplier, random)};
 }
 
 Value mlir::nvfp4::combineAlpha(OpBuilder &b, Location loc, Value aDecode,

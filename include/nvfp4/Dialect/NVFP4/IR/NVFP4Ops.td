@@ -437,4 +437,54 @@ def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// nvfp4.fused
+//===----------------------------------------------------------------------===//
+
+def NVFP4_FusedOp : NVFP4_Op<"fused", [NoTerminator, SingleBlock,
+                                       RecursiveMemoryEffects]> {
+  let summary = "an activation quantize and the matmul that consumes it";
+  let description = [{
+    A producer-consumer group (bufferized form) that a lowering may run as
+    one kernel sequence: an `nvfp4.quantize` whose values, scales and decode
+    scale are read by exactly one `nvfp4.matmul` or `nvfp4.grouped_matmul`
+    (`contiguous` or `masked`) as its A operand, and by nothing else. The
+    intermediate buffers are allocated (and freed) inside the region, so no
+    op outside sees them; a lowering that fuses never writes them. The
+    semantics are those of the ops inside, in order (docs/spec.md 2.2,
+    2.7): a fused lowering must produce exactly the quantized activations
+    the quantize defines, bit for bit. `nvfp4-fuse-quantize-matmul` forms
+    it; the lowerings that do not fuse inline the body.
+
+    Example:
+
+    ```mlir
+    nvfp4.fused {
+      %q = memref.alloc() : memref<16x4096xf4E2M1FN>
+      %s = memref.alloc() : memref<1x64x32x4x4xf8E4M3FN>
+      %d = memref.alloc() : memref<f32>
+      nvfp4.quantize nvfp4 %x outs(%q, %s, %d : ...) : memref<16x4096xbf16>
+      nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>)
+          b_decode_scale(%dw : memref<f32>) outs(%y : memref<16x4096xbf16>)
+          : ...
+      memref.dealloc %q : memref<16x4096xf4E2M1FN>
+      memref.dealloc %s : memref<1x64x32x4x4xf8E4M3FN>
+      memref.dealloc %d : memref<f32>
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$body attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The producer and the consumer (an nvfp4.matmul or a contiguous or
+    /// masked nvfp4.grouped_matmul) of a verified op.
+    QuantizeOp getQuantize();
+    ::mlir::Operation *getMatmul();
+    /// Moves the body's ops before this op and erases it (the unfused
+    /// program).
+    void inlineBody(::mlir::RewriterBase &rewriter);
+  }];
+}
+
 #endif // NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD

@@ -147,6 +147,12 @@ public:
   /// The 16 elements [batch, row, k0 .. k0+15] as f32, after the Hadamard
   /// transform when enabled (rounded to the input's element type).
   SmallVector<Value> loadChunk(Value batch, Value row, Value k0);
+  /// The Hadamard transform of 16 loaded values (f32; `element`, the
+  /// input's element type, is what the sums round to), or the values as
+  /// they are without it: what loadChunk applies after loading.
+  SmallVector<Value> transformChunk(ArrayRef<Value> x, Type element);
+  /// Random bytes (i32) of the chunk at [batch, row, k0] (spec 2.4).
+  SmallVector<Value> randomBytes(Value batch, Value row, Value k0);
 
   /// max(acc, |x_i|) over a chunk, NaN ignored.
   Value chunkAbsMax(ArrayRef<Value> chunk, Value acc);
@@ -168,11 +174,21 @@ public:
   /// `scales` are the NVFP4 per-tensor values (empty for MXFP4).
   void emitTile(Value batch, Value tileRow, Value blockCol,
                 const TensorScales &scales);
-
+  /// Quantizes one NVFP4 1x16 block held in registers (transformChunk's
+  /// values): its E4M3 scale byte and its 16 codes (i32), exactly as
+  /// emitTile would write them; `random` as randomBytes gives them (empty
+  /// unless stochastic). For kernels that quantize where they consume.
+  std::pair<Value, SmallVector<Value>> quantizeBlock(ArrayRef<Value> chunk,
+                                                     const TensorScales &scales,
+                                                     ArrayRef<Value> random);
 
 private:
-  /// Random bytes (i32) of the chunk at [batch, row, k0] (spec 2.4).
-  SmallVector<Value> randomBytes(Value batch, Value row, Value k0);
+  /// A block's scale byte and the multiplier its values are encoded with,
+  /// from its amax: max6, MXFP4, or 4/6 with `errors(enc6, enc4, sf6, sf4)`
+  /// giving the block's error for each candidate (spec 2.5).
+  std::pair<Value, Value> chooseBlockScale(
+      Value amax, const TensorScales &scales,
+      function_ref<std::pair<Value, Value>(Value, Value, Value, Value)> errors);
   /// Codes of a chunk scaled by `enc`.
   SmallVector<Value> encodeChunk(ArrayRef<Value> chunk, Value enc,
                                  ArrayRef<Value> random);

@@ -1,0 +1,51 @@
+//===- Passes.td - nvfp4 transformation passes -------------*- tablegen -*-===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Passes that rewrite nvfp4 programs within the dialect (the lowerings are
+// in nvfp4/Conversion/Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES
+#define NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def NVFP4FuseQuantizeMatmul : Pass<"nvfp4-fuse-quantize-matmul"> {
+  let summary = "Group an activation quantize with the matmul consuming it";
+  let description = [{
+    Producer-consumer fusion on the bufferized form: an `nvfp4.quantize`
+    whose values, scales and decode scale are consumed by exactly one
+    `nvfp4.matmul` (or contiguous / masked `nvfp4.grouped_matmul`) as its A
+    operand, and by nothing else but their deallocations, is moved with
+    that matmul and the intermediate buffers into one `nvfp4.fused` op
+    (docs/spec.md section 3: F1-F4). The sm_90a lowering then quantizes the
+    activations inside the GEMM kernel (decode shapes: no quantize launch,
+    no pre-pass; with a computed amax, an amax kernel first); the other
+    lowerings run the two ops as before.
+
+    Fuses when the quantize is NVFP4 with 1x16 blocks and one decode scale
+    per tensor (or per batch entry), any rounding, Hadamard transform, scale
+    rule and scale source (amax computed, the caller's amax, a given encode
+    or decode scale), and nothing between the two ops may write what the
+    quantize reads. Everything else is left as it is.
+
+    Example: the bufferized
+
+    ```mlir
+    %q = memref.alloc() : memref<16x4096xf4E2M1FN>
+    %s = memref.alloc() : memref<1x64x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x outs(%q, %s, %d : ...) : memref<16x4096xbf16>
+    nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : ...) : ...
+    memref.dealloc %q : ...
+    ...
+    ```
+
+    becomes `nvfp4.fused { <the same ops> }`.
+  }];
+  let dependentDialects = ["::mlir::nvfp4::NVFP4Dialect"];
+}
+
+#endif // NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES

@@ -1,0 +1,166 @@
+//===- FuseQuantizeMatmul.cpp - quantize + matmul into nvfp4.fused --------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Producer-consumer fusion on the bufferized form, in the way upstream's
+// elementwise fusions are built: a control function says whether a
+// producer fuses into its consumer (getFusibleConsumer), one rewrite does
+// the fusion (fuseQuantizeMatmul), and the pass applies it to every
+// producer. The fused op keeps both ops as they are: how they run together
+// is the lowering's choice (nvfp4.fused, docs/spec.md F1-F4).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_NVFP4FUSEQUANTIZEMATMUL
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+namespace {
+
+bool isAllocation(Operation *op) {
+  return op && op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+         hasSingleEffect<MemoryEffects::Allocate>(op);
+}
+
+bool isDeallocation(Operation *op) {
+  return op->getNumRegions() == 0 && op->getNumResults() == 0 &&
+         hasSingleEffect<MemoryEffects::Free>(op);
+}
+
+/// The consumer's A operand: (values, scales, decode scale); null values
+/// for what is not a fusible consumer.
+std::tuple<Value, Value, Value> consumedA(Operation *op) {
+  if (auto dense = dyn_cast<MatmulOp>(op))
+    if (dense.hasBufferSemantics())
+      return {dense.getA(), dense.getAScales(), dense.getADecodeScale()};
+  if (auto grouped = dyn_cast<GroupedMatmulOp>(op))
+    if (grouped.hasBufferSemantics() &&
+        grouped.getGrouping() != Grouping::independent)
+      return {grouped.getA().front(), grouped.getAScales().front(),
+              grouped.getADecodeScale()};
+  return {};
+}
+
+/// Whether `op` may write memory that `reader` reads: any write effect not
+/// on a buffer the function allocated (distinct from every other buffer)
+/// other than those `reader` reads, or effects that are not known.
+bool mayWriteWhatItReads(Operation *op, Operation *reader) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return op->getNumRegions() != 0 || !isMemoryEffectFree(op);
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  for (const MemoryEffects::EffectInstance &effect : list) {
+    if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
+      continue;
+    Value target = effect.getValue();
+    if (!target || !isAllocation(target.getDefiningOp()))
+      return true;
+    if (llvm::is_contained(reader->getOperands(), target))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+Operation *mlir::nvfp4::getFusibleConsumer(QuantizeOp quantize) {
+  // What the fused kernels implement (F4): NVFP4, 1x16 blocks, one decode
+  // scale per tensor or batch entry.
+  if (!quantize.hasBufferSemantics() || quantize.getFormat() != Format::nvfp4 ||
+      quantize.getEffectiveBlock()[0] != 1 || quantize.isRowScaled())
+    return nullptr;
+  Value values = quantize.getValuesTarget(),
+        scales = quantize.getScalesTarget(),
+        decode = quantize.getDecodeScaleTarget();
+  Block *block = quantize->getBlock();
+  // The one op besides deallocations that reads the codes.
+  Operation *consumer = nullptr;
+  for (Operation *user : values.getUsers()) {
+    if (user == quantize.getOperation() || isDeallocation(user))
+      continue;
+    if (consumer && consumer != user)
+      return nullptr;
+    consumer = user;
+  }
+  if (!consumer || consumer->getBlock() != block ||
+      !quantize->isBeforeInBlock(consumer))
+    return nullptr;
+  auto [a, aScales, aDecode] = consumedA(consumer);
+  if (a != values || aScales != scales || aDecode != decode)
+    return nullptr;
+  // F3: the intermediates are the function's own buffers, in this block,
+  // read by the consumer alone.
+  for (Value buffer : {values, scales, decode}) {
+    Operation *def = buffer.getDefiningOp();
+    if (!isAllocation(def) || def->getBlock() != block)
+      return nullptr;
+    for (Operation *user : buffer.getUsers())
+      if (user != quantize.getOperation() && user != consumer &&
+          !(isDeallocation(user) && user->getBlock() == block &&
+            consumer->isBeforeInBlock(user)))
+        return nullptr;
+  }
+  // The quantize moves down to the consumer: nothing in between may write
+  // what it reads.
+  for (Operation *op = quantize->getNextNode(); op != consumer;
+       op = op->getNextNode())
+    if (mayWriteWhatItReads(op, quantize))
+      return nullptr;
+  return consumer;
+}
+
+FailureOr<FusedOp> mlir::nvfp4::fuseQuantizeMatmul(RewriterBase &rewriter,
+                                                   QuantizeOp quantize) {
+  Operation *consumer = getFusibleConsumer(quantize);
+  if (!consumer)
+    return failure();
+  SmallVector<Operation *> allocations, deallocations;
+  for (Value buffer : quantize.getTargets()) {
+    allocations.push_back(buffer.getDefiningOp());
+    for (Operation *user : buffer.getUsers())
+      if (isDeallocation(user))
+        deallocations.push_back(user);
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(consumer);
+  auto fused = FusedOp::create(rewriter, quantize.getLoc());
+  Block *body = rewriter.createBlock(&fused.getBody());
+  for (Operation *op : allocations)
+    rewriter.moveOpBefore(op, body, body->end());
+  rewriter.moveOpBefore(quantize, body, body->end());
+  rewriter.moveOpBefore(consumer, body, body->end());
+  for (Operation *op : deallocations)
+    rewriter.moveOpBefore(op, body, body->end());
+  return fused;
+}
+
+namespace {
+
+struct NVFP4FuseQuantizeMatmulPass
+    : public nvfp4::impl::NVFP4FuseQuantizeMatmulBase<
+          NVFP4FuseQuantizeMatmulPass> {
+  void runOnOperation() override {
+    SmallVector<QuantizeOp> producers;
+    getOperation()->walk([&](QuantizeOp op) {
+      if (!op->getParentOfType<FusedOp>())
+        producers.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (QuantizeOp quantize : producers)
+      (void)fuseQuantizeMatmul(rewriter, quantize);
+  }
+};
+
+} // namespace

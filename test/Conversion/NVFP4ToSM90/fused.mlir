@@ -1,0 +1,98 @@
+// nvfp4.fused on sm_90a: the GEMM quantizes its tokens itself (decode
+// sizes). With the amax computed: an amax kernel, then the GEMM; with a
+// given decode scale: the GEMM alone. Wide token tiles run unfused (the
+// quantize kernel, the f16 pre-pass, the GEMM). On the CPU the body is
+// inlined. What the fused kernels compute is checked on the GPU (the
+// selfcheck's `fused` family: bit for bit against the unfused ops).
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-scf | FileCheck %s --check-prefix=CPU
+
+// CHECK-LABEL: func.func @dynamic(
+// The tensor amax: bits zeroed, one grid-stride reduction.
+// CHECK:         %[[BITS:.*]] = gpu.alloc () : memref<1xi32>
+// CHECK-NEXT:    gpu.memset %[[BITS]]
+// CHECK:         gpu.launch blocks
+// CHECK:           memref.atomic_rmw maxu %{{.*}}, %[[BITS]][%c0]
+// The GEMM reads the bf16 tokens ([16, 128] boxes) and the amax bits; no
+// FP4 token buffer exists.
+// CHECK-NOT:     gpu.launch blocks
+// CHECK-DAG:     %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[BITS]]
+// CHECK-DAG:     %[[SRC:.*]] = arith.index_cast %[[BP]] : index to i64
+// CHECK-DAG:     %[[TOK:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%c16, %c128] : memref<*xbf16> -> <tensor = memref<16x128xbf16, #gpu.address_space<workgroup>>, swizzle = none
+// CHECK-DAG:     %[[MAP:.*]] = builtin.unrealized_conversion_cast %[[TOK]]
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%[[MAP]] : !llvm.ptr, %[[SRC]] : i64,
+// CHECK:         gpu.dealloc %[[BITS]]
+// In the kernel: S_enc / S_dec from the amax, each chunk quantized (E4M3
+// scale, codes) and dequantized for the MMA; alpha takes the kernel's own
+// decode scale.
+// CHECK:       gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: i64,
+// CHECK:         llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:         arith.divf %cst{{.*}}, %{{.*}} : f32
+// CHECK:         vector.load %{{.*}} : memref<2048xbf16, #gpu.address_space<workgroup>>, vector<16xbf16>
+// CHECK:         arith.truncf %{{.*}} : vector<16xf32> to vector<16xf16>
+// CHECK:         nvfp4k.store_tokens
+// CHECK:         nvfp4k.alpha %{{.*}} a_decode(%{{.*}} : f32) : f32
+// CPU-LABEL: func.func @dynamic(
+// CPU-NOT:     nvfp4.fused
+// CPU:         scf.for
+func.func @dynamic(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>) {
+  nvfp4.fused {
+    %q = memref.alloc() : memref<16x256xf4E2M1FN>
+    %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<f32>) : memref<16x256xbf16>
+    nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    memref.dealloc %q : memref<16x256xf4E2M1FN>
+    memref.dealloc %s : memref<1x4x32x4x4xf8E4M3FN>
+    memref.dealloc %d : memref<f32>
+  }
+  return
+}
+
+// -----
+
+// A given decode scale: no amax, one launch.
+// CHECK-LABEL: func.func @given(
+// CHECK-SAME:    %{{[^:]*}}: memref<8x256xf16>, %[[SD:[^:]*]]: memref<f32>
+// CHECK-NOT:     gpu.launch blocks
+// CHECK-NOT:     atomic_rmw
+// CHECK:         memref.extract_aligned_pointer_as_index %[[SD]]
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
+// CHECK-NOT:     gpu.launch blocks
+func.func @given(%x: memref<8x256xf16>, %sd: memref<f32>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<8x64xf16>) {
+  nvfp4.fused {
+    %q = memref.alloc() : memref<8x256xf4E2M1FN>
+    %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x decode_scale %sd : memref<f32> outs(%q, %s, %d : memref<8x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<f32>) : memref<8x256xf16>
+    nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<8x64xf16>) : memref<8x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    memref.dealloc %q : memref<8x256xf4E2M1FN>
+    memref.dealloc %s : memref<1x4x32x4x4xf8E4M3FN>
+    memref.dealloc %d : memref<f32>
+  }
+  return
+}
+
+// -----
+
+// 256 tokens: no in-kernel tokens; the ops run unfused (the quantize's
+// kernel, then the pre-pass and the GEMM).
+// CHECK-LABEL: func.func @wide(
+// CHECK:         gpu.launch blocks
+// CHECK:         gpu.launch blocks
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
+// CHECK:       gpu.func @nvfp4_sm90_gemm_0
+// CHECK-NOT:     nvfp4k.store_tokens
+func.func @wide(%x: memref<256x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<256x64xbf16>) {
+  nvfp4.fused {
+    %q = memref.alloc() : memref<256x256xf4E2M1FN>
+    %s = memref.alloc() : memref<2x4x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<256x256xf4E2M1FN>, memref<2x4x32x4x4xf8E4M3FN>, memref<f32>) : memref<256x256xbf16>
+    nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<256x64xbf16>) : memref<256x256xf4E2M1FN>, memref<2x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    memref.dealloc %q : memref<256x256xf4E2M1FN>
+    memref.dealloc %s : memref<2x4x32x4x4xf8E4M3FN>
+    memref.dealloc %d : memref<f32>
+  }
+  return
+}
