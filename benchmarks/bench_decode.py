@@ -221,23 +221,32 @@ def run_case(torch, F, name, ms, n, k, machine, configs, peers_on, reps, static_
         return gemm_call(c, xq, xs, xd)
 
     # Reference of copy 0: fp64 product of the quantized operands.
-    xq, xs, xd = torch.ops.nvfp4.quantize(x)
     wq, ws, wd = weights[0]
-    ad = dequant(torch, xq, xs, S, k)
-    want = torch.empty(S, n, dtype=torch.float64, device=dev)
-    absum = torch.empty_like(want)
     offs = offsets.tolist()
-    for g in range(G):
-        lo, hi = offs[g], offs[g + 1]
-        if hi > lo:
-            bd = dequant(torch, wq if dense else wq[g], ws if dense else ws[g], n, k)
-            scale = float(xd) * float(wd.reshape(-1)[g])
-            want[lo:hi] = ad[lo:hi] @ bd.T * scale
-            absum[lo:hi] = ad[lo:hi].abs() @ bd.abs().T * abs(scale)
-    del ad, bd
+
+    def reference(aq, as_, adec):
+        ad = dequant(torch, aq, as_, S, k)
+        want = torch.empty(S, n, dtype=torch.float64, device=dev)
+        absum = torch.empty_like(want)
+        for g in range(G):
+            lo, hi = offs[g], offs[g + 1]
+            if hi > lo:
+                bd = dequant(torch, wq if dense else wq[g], ws if dense else ws[g], n, k)
+                scale = float(adec) * float(wd.reshape(-1)[g])
+                want[lo:hi] = ad[lo:hi] @ bd.T * scale
+                absum[lo:hi] = ad[lo:hi].abs() @ bd.abs().T * abs(scale)
+        return want, absum
+
+    xq, xs, xd = torch.ops.nvfp4.quantize(x)
+    want, absum = reference(xq, xs, xd)
     # A static activation scale: the decode scale this input's amax gives
-    # (a calibrated scale would come from a checkpoint).
+    # (a calibrated scale would come from a checkpoint). S_enc = fl(1/d)
+    # then need not be the amax's S_enc: its own reference.
     static = xd.clone() if static_api else None
+    want_static = None
+    if static is not None:
+        sq, ss, sd = torch.ops.nvfp4.quantize(x, decode_scale=static)
+        want_static = reference(sq, ss, sd)
 
     for config in configs:
         suffix = "" if config == "default" else f"[{config}]"
@@ -254,7 +263,7 @@ def run_case(torch, F, name, ms, n, k, machine, configs, peers_on, reps, static_
                 if static is not None:
                     ys = layer_call(0, static)
                     row[f"ours_static_ok{suffix}"] = check(torch, f"ours_static{suffix}", ys,
-                                                           (want, absum), k, log)
+                                                           want_static, k, log)
                     row[f"ours_static_us{suffix}"] = time_layers(
                         torch, lambda c: layer_call(c, static), copies, reps)
                 yg = gemm_call(0, xq, xs, xd)

@@ -658,8 +658,8 @@ class _PipelineOptions:
 # default (in-kernel FP4 tokens, stream-K for token tiles of at most 64),
 # each choice forced the other way, and stream-K grids so small that every
 # tile is split over many CTAs, or so large that CTAs get nothing.
-DECODE_CONFIGS = ["", "schedule=data-parallel", "tokens=prepass", "ctas=7",
-                  "ctas=1000 stages=2"]
+DECODE_CONFIGS = ["", "schedule=stream-k", "schedule=data-parallel", "tokens=prepass",
+                  "ctas=7 schedule=stream-k", "ctas=1000 stages=2 schedule=stream-k"]
 
 
 def check_decode(target, size):
@@ -765,6 +765,16 @@ def check_fused(target, size):
     kernel schedule consumes the same values), and within the numerics bar
     of the fp64 product of the quantized operands."""
     rep = Report("fused")
+    # The pipeline's own choice (a computed amax keeps the two kernels; a
+    # given scale fuses), and the GEMM quantizing in every case.
+    for config in (["", "tokens=in-kernel"] if target != "cpu" else [""]):
+        with _PipelineOptions(config):
+            _check_fused_cases(rep, target, size, f"[{config or 'default'}] ")
+    rep.summary()
+    return rep
+
+
+def _check_fused_cases(rep, target, size, tag):
     rng = np.random.default_rng(11)
     big = size == "full"
     n, k = (392, 4000) if big else (136, 480)
@@ -785,7 +795,7 @@ def check_fused(target, size):
     for m, dtype, opts in cases:
         x = activations(m, dtype)
         out = "f32"
-        label = f"M={m} N={n} K={k} {dtype} {opts or 'amax computed'}"
+        label = f"{tag}M={m} N={n} K={k} {dtype} {opts or 'amax computed'}"
         got = compiler.linear(x, wq, ws, wd, input_options=opts, out_dtype=out, target=target)
         q, sc, d = compiler.quantize(x, target=target, **opts)
         unfused = compiler.matmul(q, sc, wq, ws, a_decode=d, b_decode=wd, out_dtype=out,
@@ -813,7 +823,8 @@ def check_fused(target, size):
         unfused = compiler.grouped_matmul("contiguous", q, sc, Wq, Ws, group_offsets=offsets,
                                           a_decode=d, b_decode=Wd, out_dtype="bf16",
                                           target=target)
-        rep.exact(f"grouped_linear E={E} S={offsets[-1]} N={ne} K={ke} {opts or 'amax computed'}"
+        rep.exact(f"{tag}grouped_linear E={E} S={offsets[-1]} N={ne} K={ke} "
+                  f"{opts or 'amax computed'}"
                   ": the unfused ops' bits", [("C", np.asarray(got), np.asarray(unfused))])
     # Masked slots: a 3-D quantize (one decode scale per slot) feeding the
     # masked grouped matmul, as a program.
@@ -837,10 +848,8 @@ def check_fused(target, size):
     q, sc, d = compiler.quantize(xm, target=target)
     unfused = compiler.grouped_matmul("masked", q, sc, Wmq, Wms, masked_m=masked, a_decode=d,
                                       b_decode=Wmd, out_dtype="f32", target=target)
-    rep.exact(f"masked G={G} maxM={max_m} masked_m={masked.tolist()}: the unfused ops' bits",
-              [("C", np.asarray(got), np.asarray(unfused))])
-    rep.summary()
-    return rep
+    rep.exact(f"{tag}masked G={G} maxM={max_m} masked_m={masked.tolist()}: the unfused ops' "
+              "bits", [("C", np.asarray(got), np.asarray(unfused))])
 
 
 def check_empty(target, size):

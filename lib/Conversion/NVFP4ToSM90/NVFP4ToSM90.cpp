@@ -143,9 +143,14 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   else
     tokenTiles = cfg.groups * ceilDiv(cfg.typicalRows(), cfg.tokenTile);
   int64_t tiles = tokenTiles * cfg.nTiles();
-  cfg.streamK =
-      options.schedule == "stream-k" ||
-      (options.schedule == "auto" && (inKernel || tiles < cfg.gridSize()));
+  // Stream-K when whole tiles would leave at least half the SMs idle and
+  // K is long enough that a tile's share of it outweighs the fixup of its
+  // partials (H100, 2026-11-26, L2-cold decode layers: 32 tiles of 32-112
+  // K stages ran 1.2-2x faster stream-K; 112 tiles, or 56 of 16 stages with
+  // 128-token partials, ran 1.3-1.5x slower).
+  cfg.streamK = options.schedule == "stream-k" ||
+                (options.schedule == "auto" && 2 * tiles <= cfg.ctas &&
+                 cfg.kStages() >= 32);
   cfg.stages = options.stages ? std::min(options.stages, cfg.maxStages())
                               : cfg.maxStages();
   return cfg;
@@ -486,6 +491,16 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
       return unfused();
     SM90GemmConfig cfg = configure(options, shape, SM90TokenSource::quantize);
     if (!cfg.convertsTokens())
+      return unfused();
+    // Every CTA quantizes the tokens of its own tiles, once per weight
+    // tile: that pays (one launch less) only for a few weight tiles and
+    // without an amax kernel in front; otherwise the quantize's one kernel
+    // and the GEMM on FP4 tokens are faster (H100, 2026-11-26: M = 16,
+    // N = 4096 with a calibrated scale 20.2 us fused against 21.8 unfused;
+    // N = 14336: 41.5 against 34.9). tokens=in-kernel forces it.
+    bool computedAmax = !quantize.getAmax() && !quantize.getGivenScale();
+    if (options.tokens != "in-kernel" &&
+        (computedAmax || cfg.nTiles() > kSM90MaxFusedWeightTiles))
       return unfused();
     QuantizeOp::Adaptor q(*qOperands, quantize);
     cfg.quantize.spec = QuantizeSpec::get(quantize);

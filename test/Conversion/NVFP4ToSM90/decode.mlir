@@ -1,9 +1,19 @@
 // The sm_90a kernel on a decode-sized matmul (5 tokens): the tokens stay
-// FP4 and the kernel converts them (no pre-pass), and the tiles are split
-// stream-K; the checks follow one K stage through every role. What the
+// FP4 and the kernel converts them (no pre-pass), and (stream-k) the
+// tiles are split between CTAs; the checks follow one K stage through
+// every role. What the
 // kernel computes is checked on the GPU (test/Integration/GPU/decode.test).
-// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="schedule=stream-k" --canonicalize --cse | FileCheck %s
 // RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="tokens=prepass schedule=data-parallel" --canonicalize --cse | FileCheck %s --check-prefix=PREPASS
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s --check-prefix=AUTO
+
+// By default: the tokens converted in the kernel; 2 tiles of 4 K stages
+// are whole tiles (data-parallel: a K this short pays no fixup).
+// AUTO:         nvgpu.tma.create.descriptor %{{.*}} box[%c8, %c64] : memref<*xui8>
+// AUTO-NOT:     gpu.memset
+// AUTO:         nvfp4k.scheduler.create : <mode = independent, groups = 1, rows = 5, weight_tiles = 2, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [5], k_blocks = 4>
+// AUTO-NOT:     nvfp4k.scheduler.fixup
+// AUTO:         nvfp4k.store_tokens
 
 // CHECK-LABEL: func.func @decode(
 // CHECK-SAME:    %[[A:[^:]*]]: memref<5x256xi8>, %[[SA:[^:]*]]: memref<1x8x32x4x4xi8>

@@ -1,10 +1,13 @@
 // nvfp4.fused on sm_90a: the GEMM quantizes its tokens itself (decode
 // sizes). With the amax computed: an amax kernel, then the GEMM; with a
-// given decode scale: the GEMM alone. Wide token tiles run unfused (the
-// quantize kernel, the f16 pre-pass, the GEMM). On the CPU the body is
-// inlined. What the fused kernels compute is checked on the GPU (the
-// selfcheck's `fused` family: bit for bit against the unfused ops).
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s
+// given decode scale: the GEMM alone. By default only a given scale (or the
+// caller's amax) and few weight tiles fuse; tokens=in-kernel forces it.
+// Wide token tiles run unfused (the quantize kernel, the f16 pre-pass, the
+// GEMM). On the CPU the body is inlined. What the fused kernels compute is
+// checked on the GPU (the selfcheck's `fused` family: bit for bit against
+// the unfused ops).
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="tokens=in-kernel" --canonicalize --cse | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s --check-prefix=AUTO
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-scf | FileCheck %s --check-prefix=CPU
 
 // CHECK-LABEL: func.func @dynamic(
@@ -32,6 +35,15 @@
 // CHECK:         arith.truncf %{{.*}} : vector<16xf32> to vector<16xf16>
 // CHECK:         nvfp4k.store_tokens
 // CHECK:         nvfp4k.alpha %{{.*}} a_decode(%{{.*}} : f32) : f32
+// By default the computed amax keeps the two ops: the quantize's one
+// kernel (each block reduces the small input's amax itself), then the GEMM
+// on its FP4 tokens.
+// AUTO-LABEL: func.func @dynamic(
+// AUTO:         gpu.launch blocks
+// AUTO:         nvgpu.tma.create.descriptor %{{.*}} box[%c16, %c64] : memref<*xui8>
+// AUTO:         gpu.launch_func
+// AUTO:       gpu.func @nvfp4_sm90_gemm_0
+// AUTO:         nvfp4k.dequant.codes
 // CPU-LABEL: func.func @dynamic(
 // CPU-NOT:     nvfp4.fused
 // CPU:         scf.for
@@ -51,7 +63,10 @@ func.func @dynamic(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws: me
 
 // -----
 
-// A given decode scale: no amax, one launch.
+// A given decode scale: no amax, one launch (by default too).
+// AUTO-LABEL: func.func @given(
+// AUTO-NOT:     gpu.launch blocks
+// AUTO:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
 // CHECK-LABEL: func.func @given(
 // CHECK-SAME:    %{{[^:]*}}: memref<8x256xf16>, %[[SD:[^:]*]]: memref<f32>
 // CHECK-NOT:     gpu.launch blocks
@@ -77,12 +92,13 @@ func.func @given(%x: memref<8x256xf16>, %sd: memref<f32>, %w: memref<64x256xf4E2
 
 // 256 tokens: no in-kernel tokens; the ops run unfused (the quantize's
 // kernel, then the pre-pass and the GEMM).
+// AUTO-LABEL: func.func @wide(
 // CHECK-LABEL: func.func @wide(
-// CHECK:         gpu.launch blocks
-// CHECK:         gpu.launch blocks
-// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
-// CHECK:       gpu.func @nvfp4_sm90_gemm_0
-// CHECK-NOT:     nvfp4k.store_tokens
+// AUTO:         gpu.launch blocks
+// AUTO:         gpu.launch blocks
+// AUTO:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
+// AUTO:       gpu.func @nvfp4_sm90_gemm_0
+// AUTO-NOT:     nvfp4k.store_tokens
 func.func @wide(%x: memref<256x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<256x64xbf16>) {
   nvfp4.fused {
     %q = memref.alloc() : memref<256x256xf4E2M1FN>
