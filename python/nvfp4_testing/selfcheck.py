@@ -765,8 +765,8 @@ def check_fused(target, size):
     kernel schedule consumes the same values), and within the numerics bar
     of the fp64 product of the quantized operands."""
     rep = Report("fused")
-    # The pipeline's own choice (a computed amax keeps the two kernels; a
-    # given scale fuses), and the GEMM quantizing in every case.
+    # The pipeline's own choice (the two ops unfused, the GEMM on FP4
+    # tokens), and the GEMM quantizing its tokens itself (tokens=in-kernel).
     for config in (["", "tokens=in-kernel"] if target != "cpu" else [""]):
         with _PipelineOptions(config):
             _check_fused_cases(rep, target, size, f"[{config or 'default'}] ")

@@ -130,8 +130,6 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   } else {
     cfg.tokenTile = chooseTokenTile(options, cfg);
   }
-  // Narrow tiles: two CTAs per SM, twice the warps in flight.
-  cfg.ctasPerSM = cfg.tokenTile <= kSM90MaxPairedTokenTile ? 2 : 1;
   int64_t granule = options.granule ? options.granule : inKernel ? 8 : 32;
   cfg.granule = std::min(granule, cfg.tokenTile);
   // Stream-K when the kernel converts its tokens (decode: every SM must
@@ -151,6 +149,15 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   cfg.streamK = options.schedule == "stream-k" ||
                 (options.schedule == "auto" && 2 * tiles <= cfg.ctas &&
                  cfg.kStages() >= 32);
+  // Narrow tiles: two CTAs per SM, twice the warps in flight, when there is
+  // work for all of them (stream-K, or two whole tiles per SM): a
+  // data-parallel grid of fewer tiles would put two on some SMs and none
+  // on others (H100: 112 tiles on 264 CTAs ran 1.2-1.4x slower than on
+  // 132).
+  cfg.ctasPerSM = cfg.tokenTile <= kSM90MaxPairedTokenTile &&
+                          (cfg.streamK || tiles >= 2 * cfg.ctas)
+                      ? 2
+                      : 1;
   cfg.stages = options.stages ? std::min(options.stages, cfg.maxStages())
                               : cfg.maxStages();
   return cfg;
@@ -493,14 +500,14 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
     if (!cfg.convertsTokens())
       return unfused();
     // Every CTA quantizes the tokens of its own tiles, once per weight
-    // tile: that pays (one launch less) only for a few weight tiles and
-    // without an amax kernel in front; otherwise the quantize's one kernel
-    // and the GEMM on FP4 tokens are faster (H100, 2026-11-26: M = 16,
-    // N = 4096 with a calibrated scale 20.2 us fused against 21.8 unfused;
-    // N = 14336: 41.5 against 34.9). tokens=in-kernel forces it.
-    bool computedAmax = !quantize.getAmax() && !quantize.getGivenScale();
-    if (options.tokens != "in-kernel" &&
-        (computedAmax || cfg.nTiles() > kSM90MaxFusedWeightTiles))
+    // tile, and a CTA's first stages wait for its quantization: on the
+    // H100 (2026-11-26, L2-cold layers, a calibrated scale) that cost more
+    // than the launch it saves in every decode layer measured (M = 1,
+    // 4096 x 4096: 16.4 us fused against 16.1 for the quantize's one
+    // kernel and the GEMM on FP4 tokens; M = 16, 4096 x 14336: 42.7
+    // against 33.8; MoE 128 x 4: 318.9 against 271.8). So the two ops run
+    // unfused unless tokens=in-kernel asks for the fused kernel.
+    if (options.tokens != "in-kernel")
       return unfused();
     QuantizeOp::Adaptor q(*qOperands, quantize);
     cfg.quantize.spec = QuantizeSpec::get(quantize);

@@ -73,10 +73,6 @@ constexpr int64_t kSM90PairConsumerRegisters = 96;
 static_assert(kSM90RegisterSplitFits(kSM90PairProducerRegisters,
                                      kSM90PairConsumerRegisters,
                                      kSM90PairLaunchRegisters));
-/// The most weight tiles (128 rows of N) per group for which the GEMM
-/// quantizes a fused quantize's tokens itself by default: each CTA
-/// quantizes the tokens of its tiles, so the work grows with N.
-constexpr int64_t kSM90MaxFusedWeightTiles = 32;
 /// The widest token tile that runs two CTAs per SM.
 constexpr int64_t kSM90MaxPairedTokenTile = 16;
 /// K per ring stage: two 128-byte swizzle atoms of f16 tokens, 64 bytes of
