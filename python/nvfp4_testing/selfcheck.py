@@ -1024,8 +1024,47 @@ def check_sanitize(target, size):
     want = ref.grouped_matmul_masked(a_pad, ref.swizzle_scales(a_s_rm), b_stack, b_s,
                                      np.array(ms, np.int32), np.ones(3, np.float32), swizzled=True)
     rep.close("grouped masked", got, np.nan_to_num(want, nan=0.0), "f32")
+    _check_sanitize_decode(rep, target, rng)
     rep.summary()
     return rep
+
+
+def _check_sanitize_decode(rep, target, rng):
+    """The sm_90a decode kernel's paths: stream-K with every weight tile
+    split over several CTAs (the fixup's counters and partial sums), MoE
+    experts with a few tokens each, and the GEMM quantizing its tokens
+    itself (nvfp4.fused). Under tcgen05 emulation the same cases run with
+    the sm_100a pipeline's defaults (the options name sm_90a choices)."""
+    import os
+    sm90 = target == "gpu" and not os.environ.get("NVFP4_EMULATE_TCGEN05")
+    m, n, k = 3, 256, 1024
+    a_q, a_s = random_operand(m, k, "nvfp4", rng)
+    b_q, b_s = random_operand(n, k, "nvfp4", rng)
+    kw = dict(a_rows=m, b_rows=n, swizzled=True)
+    with _PipelineOptions("ctas=7 schedule=stream-k" if sm90 else ""):
+        got = compiler.matmul(a_q, a_s, b_q, b_s, out_dtype="bf16", target=target)
+    rep.close("decode matmul, stream-K", got, ref.matmul_reference(a_q, a_s, b_q, b_s, **kw),
+              "bf16", summation_bound(a_q, a_s, b_q, b_s, k, **kw))
+    ms = np.array([2, 0, 5, 1], np.int32)
+    offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
+    a_q, a_s = random_operand(int(offsets[-1]), k, "nvfp4", rng)
+    B = [random_operand(n, k, "nvfp4", rng) for _ in ms]
+    b_stack, b_sw = np.stack([b[0] for b in B]), np.stack([b[1] for b in B])
+    got = compiler.grouped_matmul("contiguous", a_q, a_s, b_stack, b_sw, group_offsets=offsets,
+                                  out_dtype="f32", target=target)
+    want = ref.grouped_matmul_contiguous(a_q, a_s, b_stack, b_sw, offsets,
+                                         np.ones(len(ms), np.float32), swizzled=True)
+    rep.close("decode grouped contiguous, a few tokens per expert", got, want, "f32")
+    x, _ = high_precision((4, k), 33, "bf16")
+    w_q, w_s, w_d = compiler.quantize(rng.standard_normal((n, k)).astype(np.float32),
+                                      target=target)
+    with _PipelineOptions("tokens=in-kernel" if sm90 else ""):
+        got = compiler.linear(x, w_q, w_s, w_d, out_dtype="f32", target=target)
+    q, sc, d = compiler.quantize(x, target=target)
+    unfused = compiler.matmul(q, sc, w_q, w_s, a_decode=d, b_decode=w_d, out_dtype="f32",
+                              target=target)
+    rep.exact("linear, tokens quantized in the GEMM: the unfused bits",
+              [("C", np.asarray(got), np.asarray(unfused))])
 
 
 FAMILIES = {
