@@ -46,6 +46,9 @@ gpu.module @kernels {
     %one = nvfp4k.alpha %g : f32
     nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
     nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%one) acc(%acc) {beta = 0.5 : f32, element = f32, row_stride = 64 : i64} : vector<2xf32>
+    %e = nvfp4k.alpha %g a_decode(%da) b_decode(%db) row(%r) column(%c) {a_decode_per_row, b_decode_per_row} : f32
+    %ev = vector.broadcast %e : f32 to vector<2xf32>
+    nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%ev : vector<2xf32>) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
     gpu.return
   }
 }
@@ -59,6 +62,32 @@ gpu.module @tcgen05 {
     %ring = nvfp4k.ring.create : !ring1
     nvfp4k.tcgen05.commit %ring[%i], <empty> : !ring1
     nvfp4k.tcgen05.commit %ring[%i], <full> : !ring1
+    gpu.return
+  }
+}
+
+!stream = !nvfp4k.scheduler<mode = contiguous, groups = 8, rows = 1184, weight_tiles = 32, weight_rows = 128, token_tile = 64, granule = 8, k_blocks = 16, stream_k = true>
+!conv = !nvfp4k.ring<4, consumers = 8, producers = 96>
+gpu.module @decode {
+  gpu.func @work_units(%offsets: i64, %cta: index, %ctas: index, %acc: vector<32xf32>, %ws: i64, %flags: i64, %x: index) kernel {
+    %s = nvfp4k.scheduler.create %offsets : !stream
+    %n = nvfp4k.scheduler.count %s : !stream
+    %units = nvfp4k.scheduler.units %s cta(%cta, %ctas) count(%n) : !stream
+    %t, %k0, %k1, %pos = nvfp4k.scheduler.unit %s[%x] cta(%cta, %ctas) count(%n) : !stream
+    %word = memref.alloca() : memref<1xi32, #gpu.address_space<workgroup>>
+    %sum, %owner = nvfp4k.scheduler.fixup %s[%t] cta(%cta, %ctas) count(%n) k(%k0, %k1) %acc workspace(%ws) flags(%flags) flag(%word) thread(%x) {barrier = 1 : i64, threads = 256 : i64} : !stream, vector<32xf32>, memref<1xi32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+
+  gpu.func @converted_tokens(%i: index, %word: i32, %byte: i8, %r: index, %q: index, %g: index, %sdec: f32) kernel {
+    %ring = nvfp4k.ring.create : !conv
+    nvfp4k.ring.arrive %ring[%i] : !conv
+    %scale = arith.bitcast %byte : i8 to f8E4M3FN
+    %lo = nvfp4k.dequant.codes %word, %scale : i32, f8E4M3FN -> vector<8xf16>
+    %v = vector.shuffle %lo, %lo [0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7] : vector<8xf16>, vector<8xf16>
+    %tile = memref.alloca() : memref<16x128xf16, #gpu.address_space<workgroup>>
+    nvfp4k.store_tokens %v, %tile[%r, %q] : vector<16xf16>, memref<16x128xf16, #gpu.address_space<workgroup>>
+    %alpha = nvfp4k.alpha %g a_decode(%sdec : f32) : f32
     gpu.return
   }
 }
