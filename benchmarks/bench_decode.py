@@ -63,6 +63,7 @@ for p in (ROOT / "python", ROOT / "benchmarks"):
         sys.path.insert(0, str(p))
 
 import peers  # noqa: E402
+from nvfp4_testing.selfcheck import PipelineOptions  # noqa: E402
 
 # name: (tokens per group list, N, K). Dense layers are one group.
 CASES = {
@@ -94,27 +95,6 @@ def copies_for(bytes_per_copy, l2):
         return 1
     return max(2, math.ceil(L2_FACTOR * l2 / bytes_per_copy))
 E2M1 = [0, .5, 1, 1.5, 2, 3, 4, 6, -0., -.5, -1, -1.5, -2, -3, -4, -6]
-
-
-class _Options:
-    """nvfp4 programs compiled under the given sm_90a pipeline options."""
-
-    def __init__(self, config):
-        self.config = "" if config == "default" else config
-
-    def __enter__(self):
-        from nvfp4 import compiler
-        self.saved = os.environ.get("NVFP4_PIPELINE_OPTIONS")
-        os.environ["NVFP4_PIPELINE_OPTIONS"] = self.config
-        compiler._OPS.clear()
-
-    def __exit__(self, *exc):
-        from nvfp4 import compiler
-        if self.saved is None:
-            os.environ.pop("NVFP4_PIPELINE_OPTIONS", None)
-        else:
-            os.environ["NVFP4_PIPELINE_OPTIONS"] = self.saved
-        compiler._OPS.clear()
 
 
 def time_layers(torch, fn, copies, reps=REPS):
@@ -250,7 +230,7 @@ def run_case(torch, F, name, ms, n, k, machine, configs, peers_on, reps, static_
 
     for config in configs:
         suffix = "" if config == "default" else f"[{config}]"
-        with _Options(config):
+        with PipelineOptions(config):
             try:
                 y = layer_call(0)
                 y2 = layer_call(0)

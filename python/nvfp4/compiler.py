@@ -430,8 +430,9 @@ def linear(x, w_q, w_s, w_decode=None, *, fmt="nvfp4", out_dtype=None, input_opt
     w_decode their decode scale): one program in which the activations'
     nvfp4.quantize (`input_options`: quantize's options, e.g. decode_scale=
     for a calibrated activation scale) feeds the nvfp4.matmul. The sm_90a
-    pipeline fuses the two (nvfp4-fuse-quantize-matmul: the GEMM quantizes
-    its tokens itself at decode sizes); other targets run them in turn.
+    pipeline groups the two (nvfp4-fuse-quantize-matmul); with the pipeline
+    option tokens=in-kernel the GEMM quantizes its tokens itself, by default
+    the quantize kernel runs first. Other targets run them in turn.
     out_dtype: x's type by default."""
     return _linear("linear", x, w_q, w_s, w_decode, None, fmt, out_dtype, input_options,
                    run_options)

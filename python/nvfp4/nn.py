@@ -43,7 +43,7 @@ def _quantize(x, fmt, options):
 
 
 # The input options torch.ops.nvfp4.linear takes (the activations' quantize
-# in the same program: fused into the GEMM on sm_90a); others (row_scaled,
+# in the same program, nvfp4.fused on sm_90a: docs/spec.md F1-F4); others (row_scaled,
 # block, e4m3_max, swizzle) run quantize and matmul as two ops.
 _LINEAR_INPUT_OPTIONS = frozenset(("amax", "encode_scale", "decode_scale", "rounding", "seed",
                                    "hadamard", "scale_rule", "error_metric"))

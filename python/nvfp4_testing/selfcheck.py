@@ -632,12 +632,13 @@ def check_grouped(target, size):
     return rep
 
 
-class _PipelineOptions:
+class PipelineOptions:
     """Programs compiled under NVFP4_PIPELINE_OPTIONS=`options` (the sm_90a
-    kernel's schedule and token source), each op compiled anew."""
+    kernel's schedule and token source; "default" or "" for none), each op
+    compiled anew."""
 
     def __init__(self, options):
-        self.options = options
+        self.options = "" if options == "default" else options
 
     def __enter__(self):
         import os
@@ -678,7 +679,7 @@ def check_decode(target, size):
              ((64, 128, 136), "bf16")]
     configs = DECODE_CONFIGS if target != "cpu" else [""]
     for config in configs:
-        with _PipelineOptions(config):
+        with PipelineOptions(config):
             tag = f"[{config or 'default'}]"
             for (m, k, n), out in dense:
                 modest = out == "f16"
@@ -768,7 +769,7 @@ def check_fused(target, size):
     # The pipeline's own choice (the two ops unfused, the GEMM on FP4
     # tokens), and the GEMM quantizing its tokens itself (tokens=in-kernel).
     for config in (["", "tokens=in-kernel"] if target != "cpu" else [""]):
-        with _PipelineOptions(config):
+        with PipelineOptions(config):
             _check_fused_cases(rep, target, size, f"[{config or 'default'}] ")
     rep.summary()
     return rep
@@ -1041,7 +1042,7 @@ def _check_sanitize_decode(rep, target, rng):
     a_q, a_s = random_operand(m, k, "nvfp4", rng)
     b_q, b_s = random_operand(n, k, "nvfp4", rng)
     kw = dict(a_rows=m, b_rows=n, swizzled=True)
-    with _PipelineOptions("ctas=7 schedule=stream-k" if sm90 else ""):
+    with PipelineOptions("ctas=7 schedule=stream-k" if sm90 else ""):
         got = compiler.matmul(a_q, a_s, b_q, b_s, out_dtype="bf16", target=target)
     rep.close("decode matmul, stream-K", got, ref.matmul_reference(a_q, a_s, b_q, b_s, **kw),
               "bf16", summation_bound(a_q, a_s, b_q, b_s, k, **kw))
@@ -1058,7 +1059,7 @@ def _check_sanitize_decode(rep, target, rng):
     x, _ = high_precision((4, k), 33, "bf16")
     w_q, w_s, w_d = compiler.quantize(rng.standard_normal((n, k)).astype(np.float32),
                                       target=target)
-    with _PipelineOptions("tokens=in-kernel" if sm90 else ""):
+    with PipelineOptions("tokens=in-kernel" if sm90 else ""):
         got = compiler.linear(x, w_q, w_s, w_d, out_dtype="f32", target=target)
     q, sc, d = compiler.quantize(x, target=target)
     unfused = compiler.matmul(q, sc, w_q, w_s, a_decode=d, b_decode=w_d, out_dtype="f32",

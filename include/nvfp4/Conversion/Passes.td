@@ -182,13 +182,15 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
     Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
            "How tiles go to the CTAs: data-parallel (whole tiles), stream-k "
            "(equal shares of K stages, split tiles summed in K order), or "
-           "auto (stream-k when the kernel converts its tokens or the tiles "
-           "are fewer than the CTAs)">,
+           "auto (stream-k when whole tiles would leave at least half the "
+           "CTAs idle and K spans at least 32 stages of 128)">,
     Option<"tokens", "tokens", "std::string", /*default=*/"\"auto\"",
            "Where the token operand becomes f16: prepass (a kernel before "
-           "the GEMM), in-kernel (the GEMM's producer warpgroup, from the "
-           "raw FP4 tokens; one token operand, token tiles of at most 64), "
-           "or auto (in-kernel when a group's tokens fit such a tile)">,
+           "the GEMM), in-kernel (the GEMM's producer warpgroup converts the "
+           "raw FP4 tokens, or quantizes the activations of an nvfp4.fused; "
+           "one token operand, token tiles of at most 64), "
+           "or auto (in-kernel FP4 tokens for groups of at most 16 tokens; "
+           "a fused quantize is not done in the kernel)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Depth of the shared-memory ring of 128-K stages (tokens, "
            "weights, scales); 0: the deepest that fits, at most 8 (5 with "

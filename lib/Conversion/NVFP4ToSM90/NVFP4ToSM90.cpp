@@ -132,8 +132,6 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   }
   int64_t granule = options.granule ? options.granule : inKernel ? 8 : 32;
   cfg.granule = std::min(granule, cfg.tokenTile);
-  // Stream-K when the kernel converts its tokens (decode: every SM must
-  // stream weights) or there are fewer tiles than CTAs.
   int64_t tokenTiles = 0;
   if (cfg.mode == Grouping::independent)
     for (int64_t r : cfg.rowsPerGroup)

@@ -20,10 +20,11 @@ def NVFP4FuseQuantizeMatmul : Pass<"nvfp4-fuse-quantize-matmul"> {
     `nvfp4.matmul` (or contiguous / masked `nvfp4.grouped_matmul`) as its A
     operand, and by nothing else but their deallocations, is moved with
     that matmul and the intermediate buffers into one `nvfp4.fused` op
-    (docs/spec.md section 3: F1-F4). The sm_90a lowering then quantizes the
-    activations inside the GEMM kernel (decode shapes: no quantize launch,
-    no pre-pass; with a computed amax, an amax kernel first); the other
-    lowerings run the two ops as before.
+    (docs/spec.md section 3: F1-F4). With `tokens=in-kernel` the sm_90a
+    lowering then quantizes the activations inside the GEMM kernel (no
+    quantize launch, no pre-pass; with a computed amax, an amax kernel
+    first); by default, and in the other lowerings, the two ops run as
+    before (docs/design/sm90-gemm.md says why).
 
     Fuses when the quantize is NVFP4 with 1x16 blocks and one decode scale
     per tensor (or per batch entry), any rounding, Hadamard transform, scale
