@@ -91,6 +91,17 @@ def _fp4_type(q) -> str:
     return _tensor(shape[:-1] + (shape[-1] * 2,), "f4E2M1FN")
 
 
+def _activation(a, what):
+    """bf16/f16 activations of a weight-only (W4A16) matmul: the array as
+    the program takes it and its MLIR element type."""
+    a = _host(a)
+    element = element_type_of(a)
+    if element not in ("bf16", "f16"):
+        raise TypeError(f"{what}: weight-only matmuls take bf16 or f16 activations, "
+                        f"got {element}")
+    return a, element
+
+
 def _scale_element(fmt):
     if fmt not in ("nvfp4", "mxfp4"):
         raise ValueError("fmt must be 'nvfp4' or 'mxfp4'")
@@ -362,9 +373,16 @@ _LINEAR_OPTIONS = ("block", "rounding", "seed", "hadamard", "scale_rule", "error
 
 
 def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_options,
-            run_options):
+            weight_only, run_options):
     """The program of linear() / grouped_linear(): the activations'
-    nvfp4.quantize feeding the block-scaled matmul, one program."""
+    nvfp4.quantize feeding the block-scaled matmul, one program; or, weight
+    only, the matmul on the bf16/f16 activations themselves."""
+    if weight_only:
+        if input_options:
+            raise ValueError(f"{kind}(weight_only=True) quantizes no activations: "
+                             "input_options do not apply")
+        return _weight_only_linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt,
+                                   out_dtype, run_options)
     x = _host(x)
     options = dict(input_options or {})
     unknown = set(options) - set(_LINEAR_OPTIONS)
@@ -423,8 +441,26 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
     return _call(key, build, inputs, run_options, lambda o: o[0])
 
 
+def _weight_only_linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype,
+                       run_options):
+    x, element = _activation(x, kind)
+    if len(_shape(x)) != 2:
+        raise ValueError(f"{kind} expects activations [M, K], got shape {_shape(x)}")
+    if fmt != "nvfp4" and w_decode is not None:
+        raise ValueError("mxfp4 has no decode scales: pass w_decode=None")
+    out_dtype = out_dtype or element
+    if kind == "linear":
+        return matmul(x, None, w_q, w_s, fmt=fmt, b_decode=w_decode, out_dtype=out_dtype,
+                      **run_options)
+    if group_offsets is None:
+        raise ValueError("grouped_linear needs group_offsets [E + 1] (int32)")
+    return grouped_matmul("contiguous", x, None, w_q, w_s, fmt=fmt,
+                          group_offsets=group_offsets, b_decode=w_decode,
+                          out_dtype=out_dtype, **run_options)
+
+
 def linear(x, w_q, w_s, w_decode=None, *, fmt="nvfp4", out_dtype=None, input_options=None,
-           **run_options):
+           weight_only=False, **run_options):
     """y = x W^T for high-precision activations x [M, K] (bf16, f16, f32)
     and FP4 weights (w_q [N, K/2], w_s their scales, swizzled or row-major,
     w_decode their decode scale): one program in which the activations'
@@ -433,20 +469,21 @@ def linear(x, w_q, w_s, w_decode=None, *, fmt="nvfp4", out_dtype=None, input_opt
     pipeline groups the two (nvfp4-fuse-quantize-matmul); with the pipeline
     option tokens=in-kernel the GEMM quantizes its tokens itself, by default
     the quantize kernel runs first. Other targets run them in turn.
-    out_dtype: x's type by default."""
+    out_dtype: x's type by default. weight_only=True: W4A16, the matmul takes
+    bf16/f16 x as it is (no activation quantization)."""
     return _linear("linear", x, w_q, w_s, w_decode, None, fmt, out_dtype, input_options,
-                   run_options)
+                   weight_only, run_options)
 
 
 def grouped_linear(x, w_q, w_s, w_decode, group_offsets, *, fmt="nvfp4", out_dtype=None,
-                   input_options=None, **run_options):
+                   input_options=None, weight_only=False, **run_options):
     """The experts of an MoE layer as one program: tokens x [S, K] sorted by
     expert, quantized together (one decode scale; `input_options` as for
     linear), then the contiguous grouped matmul with the experts' FP4
     weights w_q [E, N, K/2], w_s, w_decode [E]; group_offsets [E + 1] int32.
-    Returns [S, N]."""
+    Returns [S, N]. weight_only=True: W4A16 (x bf16/f16, not quantized)."""
     return _linear("grouped_linear", x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype,
-                   input_options, run_options)
+                   input_options, weight_only, run_options)
 
 
 def dequantize(q, scales, s_dec=None, *, fmt="nvfp4", out_dtype="f32", **run_options):
@@ -527,9 +564,19 @@ def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
 
     a_s, b_s: scales, swizzled or row-major (swizzled inside the call);
     a_decode/b_decode: the NVFP4 decode scales. `out` is the output array.
+    a_s=None: weight-only quantization (W4A16): a_q is bf16/f16 activations
+    [M, K], taken as they are (no a_decode).
     """
-    a_q, b_q, a_s, b_s = _values(a_q), _values(b_q), _scales(a_s), _scales(b_s)
-    inputs = [a_q, a_s, b_q, b_s]
+    weight_only = a_s is None
+    if weight_only:
+        if a_decode is not None:
+            raise ValueError("weight-only matmul (a_s=None): bf16/f16 activations have no "
+                             "a_decode")
+        a_q, a_element = _activation(a_q, "matmul")
+    else:
+        a_q, a_s = _values(a_q), _scales(a_s)
+    b_q, b_s = _values(b_q), _scales(b_s)
+    inputs = [a_q, b_q, b_s] if weight_only else [a_q, a_s, b_q, b_s]
     extras = []
     for name, value, kw in (("da", a_decode, "a_decode_scale"),
                             ("db", b_decode, "b_decode_scale"), ("al", alpha, "alpha")):
@@ -540,15 +587,21 @@ def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
     if acc is not None:
         acc = _host(acc)
         inputs.append(acc)
-    key = ("matmul", _sig(a_q), _sig(a_s), _sig(b_q), _sig(b_s), fmt,
+    key = ("matmul", _sig(a_q), a_s is not None and _sig(a_s), _sig(b_q), _sig(b_s), fmt,
            tuple((n, _sig(a)) for n, _, a in extras), acc is not None, beta, out_dtype)
 
     def build():
         m, n = _shape(a_q)[0], _shape(b_q)[0]
         lines = []
-        ta, va, swa = _scale_operand("sa", a_s, fmt, 0, lines)
         tb, vb, swb = _scale_operand("sb", b_s, fmt, 0, lines)
-        args = [("a", _fp4_type(a_q)), ("sa", ta), ("b", _fp4_type(b_q)), ("sb", tb)]
+        if weight_only:
+            args = [("a", _tensor(_shape(a_q), a_element))]
+            a_operands, a_types = "%a", args[0][1]
+        else:
+            ta, va, swa = _scale_operand("sa", a_s, fmt, 0, lines)
+            args = [("a", _fp4_type(a_q)), ("sa", ta)]
+            a_operands, a_types = f"%a, {va}", f"{args[0][1]}, {swa}"
+        args += [("b", _fp4_type(b_q)), ("sb", tb)]
         clause = ""
         for name, kw, arr in extras:
             t = _tensor(_shape(arr), "f32")
@@ -561,8 +614,8 @@ def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
             clause += f" acc(%c : {result})"
             if beta is not None:
                 attrs = f" {{beta = {float(beta)!r} : f32}}"
-        lines.append(f"  %r = nvfp4.matmul %a, {va}, %b, {vb}{clause}{attrs} : "
-                     f"{args[0][1]}, {swa}, {args[2][1]}, {swb} -> {result}")
+        lines.append(f"  %r = nvfp4.matmul {a_operands}, %b, {vb}{clause}{attrs} : "
+                     f"{a_types}, {_fp4_type(b_q)}, {swb} -> {result}")
         lines.append(f"  return %r : {result}")
         return args, [result], "\n".join(lines)
 
@@ -585,19 +638,34 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
     at S; 0 <= masked_m[g] <= maxM (docs/spec.md section 3): they are
     checked (check_tables=False skips it; CUDA tables are otherwise read
     back, which waits for the stream) and RunnerError says which rule fails.
+    a_scales=None: weight-only quantization (W4A16), `a` is bf16/f16
+    activations ([M_g, K] / [S, K] / [G, maxM, K]), no a_decode.
     """
+    weight_only = a_scales is None
+    if weight_only and a_decode is not None:
+        raise ValueError("weight-only grouped matmul (a_scales=None): bf16/f16 activations "
+                         "have no a_decode")
     if mode not in ("independent", "contiguous", "masked"):
         raise ValueError("mode must be independent, contiguous or masked")
     independent = mode == "independent"
     if independent:
-        groups = [a, a_scales, b, b_scales]
+        groups = [a, b, b_scales] + ([] if weight_only else [a_scales])
         if len({len(x) for x in groups}) != 1:
             raise ValueError("independent mode takes one a, a_scales, b, b_scales per group")
-        A, SA = list(map(_values, a)), list(map(_scales, a_scales))
+        if weight_only:
+            A, SA = [_activation(x, "grouped_matmul")[0] for x in a], []
+        else:
+            A, SA = list(map(_values, a)), list(map(_scales, a_scales))
         B, SB = list(map(_values, b)), list(map(_scales, b_scales))
     else:
-        A, SA, B, SB = [_host(a)], [_host(a_scales)], [_host(b)], [_host(b_scales)]
+        A = [_activation(a, "grouped_matmul")[0] if weight_only else _host(a)]
+        SA = [] if weight_only else [_host(a_scales)]
+        B, SB = [_host(b)], [_host(b_scales)]
+    a_element = element_type_of(A[0]) if weight_only else None
+    if weight_only and any(element_type_of(x) != a_element for x in A):
+        raise TypeError("grouped_matmul: all groups' activations must have one dtype")
     inputs = A + SA + B + SB
+    operand_count = len(inputs)
     table = None
     if mode == "contiguous":
         table = _host(group_offsets if is_torch(group_offsets)
@@ -621,7 +689,7 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
         inputs += accs
     # FP4 values and scales are bytes whatever their dtype (the runtime
     # checks it): their shapes are what the program depends on.
-    key = ("grouped", mode, tuple([x.shape for x in inputs[:4 * len(A)]]), fmt,
+    key = ("grouped", mode, tuple([x.shape for x in inputs[:operand_count]]), a_element, fmt,
            table is not None and _sig(table), tuple((n, _sig(x)) for n, _, x in extras),
            accs is not None, beta, out_dtype)
 
@@ -646,11 +714,14 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
                 types.append(swz)
             return names, types
 
+        a_type = (lambda x: _tensor(_shape(x), a_element)) if weight_only else _fp4_type
         for kw, (names, types) in (
-                ("a", group("a", A, _fp4_type)),
+                ("a", group("a", A, a_type)),
                 ("a_scales", scale_group("a_scales", SA, a_batch)),
                 ("b", group("b", B, _fp4_type)),
                 ("b_scales", scale_group("b_scales", SB, 0 if independent else 1))):
+            if not names:
+                continue
             clauses.append(f"{kw}({', '.join(names)} : {', '.join(types)})")
         if table is not None:
             t = _tensor(_shape(table), "i32")

@@ -70,6 +70,48 @@ def _store_weight(layer, weight, fmt, options):
     layer.register_buffer("weight_decode", d.view(torch.int32))
 
 
+def _load_weight(layer, values, scales, decode, fmt):
+    """Stores quantized weights as they are (a checkpoint's bytes): values
+    [.., N, K/2] bytes, scales row-major [.., N, K/bs] (swizzled here) or
+    swizzled already, decode (NVFP4) a float32 per tensor / per expert."""
+    values = values.contiguous().view(torch.uint8)
+    scales = scales.contiguous().view(torch.uint8)
+    batch = values.dim() - 2
+    if scales.dim() == batch + 2:
+        scales = torch.ops.nvfp4.swizzle_scales(scales.view(_scale_dtype(fmt)), fmt)
+        scales = scales.view(torch.uint8)
+    layer.register_buffer("weight_values", values)
+    layer.register_buffer("weight_scales", scales.contiguous())
+    if fmt == "nvfp4":
+        d = torch.as_tensor(decode, dtype=torch.float32, device=values.device)
+        d = d.reshape(values.shape[:batch]).contiguous()
+    else:
+        if decode is not None:
+            raise ValueError("mxfp4 has no decode scale: pass None")
+        d = torch.ones(values.shape[:batch], dtype=torch.float32, device=values.device)
+    layer.register_buffer("weight_decode", d.view(torch.int32))
+
+
+def _scale_dtype(fmt):
+    return torch.float8_e4m3fn if fmt == "nvfp4" else torch.float8_e8m0fnu
+
+
+def _static_input_options(layer):
+    """A calibrated activation scale (a checkpoint's) as quantize options."""
+    options = dict(layer.input_options)
+    for name in ("encode_scale", "decode_scale"):
+        buf = getattr(layer, "input_" + name, None)
+        if buf is not None:
+            options[name] = buf
+    return options
+
+
+def _weight_only_input(layer, x):
+    if x.dtype not in (torch.bfloat16, torch.float16):
+        raise TypeError(f"{type(layer).__name__}(weight_only=True) takes bfloat16 or "
+                        f"float16 input (W4A16), got {x.dtype}")
+
+
 def _out_dtype(dtype: torch.dtype) -> str:
     if dtype not in _OUT:
         raise TypeError(f"nvfp4 layers take float32, float16 or bfloat16 input, got {dtype}")
@@ -81,17 +123,22 @@ class Linear(torch.nn.Module):
     per call: torch.nn.Linear for inference.
 
     x: [..., in_features] (bf16, f16 or f32; the output has its dtype).
+    weight_only=True: W4A16, x (bf16/f16) is not quantized.
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, *,
                  fmt: str = "nvfp4", device=None, dtype=torch.bfloat16,
                  weight_options: Optional[dict] = None,
-                 input_options: Optional[dict] = None):
+                 input_options: Optional[dict] = None, weight_only: bool = False):
         super().__init__()
         bs = _block_width(fmt)
         if in_features % bs:
             raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {in_features}")
+        if weight_only and input_options:
+            raise ValueError("weight_only=True quantizes no activations: input_options do "
+                             "not apply")
         self.in_features, self.out_features, self.fmt = in_features, out_features, fmt
+        self.weight_only = weight_only
         self.weight_options = _weight_options(fmt, weight_options)
         self.input_options = dict(input_options or {})
         w = torch.zeros(out_features, in_features, dtype=dtype, device=device)
@@ -103,15 +150,53 @@ class Linear(torch.nn.Module):
         _store_weight(self, weight, self.fmt, self.weight_options)
 
     @classmethod
+    def from_quantized(cls, values: torch.Tensor, scales: torch.Tensor,
+                       decode=None, bias: Optional[torch.Tensor] = None, *,
+                       fmt: str = "nvfp4", weight_only: bool = False,
+                       input_encode_scale=None, input_decode_scale=None,
+                       input_options: Optional[dict] = None) -> "Linear":
+        """A layer on weights quantized elsewhere (a checkpoint's tensors,
+        used as they are): values [N, K/2] (packed FP4 bytes), scales
+        [N, K/bs] row-major or swizzled (E4M3 / UE8M0 bytes), decode the
+        NVFP4 decode scale (a float; None for MXFP4). A calibrated
+        activation scale (W4A4): input_encode_scale or input_decode_scale,
+        used by every call's quantize (docs/spec.md 2.2, given scales)."""
+        n, half_k = values.shape
+        given = [v for v in (input_encode_scale, input_decode_scale) if v is not None]
+        if weight_only and given:
+            raise ValueError("weight_only=True quantizes no activations: no input scale")
+        if len(given) > 1:
+            raise ValueError("pass input_encode_scale or input_decode_scale, not both")
+        layer = cls.__new__(cls)
+        torch.nn.Module.__init__(layer)
+        bs = _block_width(fmt)
+        if (2 * half_k) % bs:
+            raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {2 * half_k}")
+        layer.in_features, layer.out_features, layer.fmt = 2 * half_k, n, fmt
+        layer.weight_only = weight_only
+        layer.weight_options = {}
+        layer.input_options = dict(input_options or {})
+        _load_weight(layer, values, scales, decode, fmt)
+        for name, value in (("encode_scale", input_encode_scale),
+                            ("decode_scale", input_decode_scale)):
+            if value is not None:
+                layer.register_buffer("input_" + name, torch.as_tensor(
+                    value, dtype=torch.float32, device=values.device).reshape(()))
+        layer.bias = (None if bias is None else
+                      torch.nn.Parameter(bias.detach().clone(), requires_grad=False))
+        return layer
+
+    @classmethod
     def from_linear(cls, linear: torch.nn.Linear, *, fmt: str = "nvfp4",
                     weight_options: Optional[dict] = None,
-                    input_options: Optional[dict] = None) -> "Linear":
+                    input_options: Optional[dict] = None,
+                    weight_only: bool = False) -> "Linear":
         """The quantized twin of a trained torch.nn.Linear (on its device)."""
         w = linear.weight.detach()
         dtype = w.dtype if w.dtype in _OUT else torch.bfloat16
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None,
                     fmt=fmt, device=w.device, dtype=dtype, weight_options=weight_options,
-                    input_options=input_options)
+                    input_options=input_options, weight_only=weight_only)
         layer._set_weight(w.to(dtype))
         if linear.bias is not None:
             layer.bias.data.copy_(linear.bias.detach())
@@ -122,12 +207,17 @@ class Linear(torch.nn.Module):
         x2 = x.reshape(-1, self.in_features).contiguous()
         nv = self.fmt == "nvfp4"  # MXFP4 has no decode scales
         w_decode = self.weight_decode.view(torch.float32) if nv else None
-        if _fused_input(self.input_options):
+        options = _static_input_options(self)
+        if self.weight_only:
+            _weight_only_input(self, x)
+            y = torch.ops.nvfp4.weight_only_linear(x2, self.weight_values, self.weight_scales,
+                                                   w_decode, self.fmt, _out_dtype(x.dtype))
+        elif _fused_input(options):
             # One program: on sm_90a the GEMM quantizes x itself.
             y = torch.ops.nvfp4.linear(x2, self.weight_values, self.weight_scales, w_decode,
-                                       self.fmt, _out_dtype(x.dtype), **self.input_options)
+                                       self.fmt, _out_dtype(x.dtype), **options)
         else:
-            q, s, d = _quantize(x2, self.fmt, self.input_options)
+            q, s, d = _quantize(x2, self.fmt, options)
             y = torch.ops.nvfp4.matmul(q, s, self.weight_values, self.weight_scales,
                                        d if nv else None, w_decode, None, self.fmt,
                                        _out_dtype(x.dtype))
@@ -137,7 +227,8 @@ class Linear(torch.nn.Module):
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}, fmt={self.fmt}")
+                f"bias={self.bias is not None}, fmt={self.fmt}"
+                + (", weight_only" if self.weight_only else ""))
 
 
 class GroupedExperts(torch.nn.Module):
@@ -155,14 +246,18 @@ class GroupedExperts(torch.nn.Module):
     def __init__(self, num_experts: int, in_features: int, out_features: int, *,
                  fmt: str = "nvfp4", device=None, dtype=torch.bfloat16,
                  weight_options: Optional[dict] = None,
-                 input_options: Optional[dict] = None, check_tables: bool = True):
+                 input_options: Optional[dict] = None, check_tables: bool = True,
+                 weight_only: bool = False):
         super().__init__()
         bs = _block_width(fmt)
         if in_features % bs:
             raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {in_features}")
+        if weight_only and input_options:
+            raise ValueError("weight_only=True quantizes no activations: input_options do "
+                             "not apply")
         self.num_experts, self.in_features, self.out_features = (
             num_experts, in_features, out_features)
-        self.fmt, self.check_tables = fmt, check_tables
+        self.fmt, self.check_tables, self.weight_only = fmt, check_tables, weight_only
         self.weight_options = _weight_options(fmt, weight_options)
         self.input_options = dict(input_options or {})
         self._set_weight(torch.zeros(num_experts, out_features, in_features, dtype=dtype,
@@ -172,6 +267,34 @@ class GroupedExperts(torch.nn.Module):
         # weight_values [E, N, K/2], weight_scales [E, N/128, K/64, 32, 4, 4],
         # weight_decode [E]
         _store_weight(self, weight, self.fmt, self.weight_options)
+
+    @classmethod
+    def from_quantized(cls, values: torch.Tensor, scales: torch.Tensor, decode=None, *,
+                       fmt: str = "nvfp4", weight_only: bool = False,
+                       input_encode_scale=None, input_decode_scale=None,
+                       check_tables: bool = True) -> "GroupedExperts":
+        """Experts quantized elsewhere (a checkpoint's tensors, as they
+        are): values [E, N, K/2], scales [E, N, K/bs] row-major or swizzled,
+        decode [E] (NVFP4; None for MXFP4); a calibrated activation scale
+        as for Linear.from_quantized (one for all experts' tokens)."""
+        e, n, half_k = values.shape
+        if weight_only and (input_encode_scale is not None or input_decode_scale is not None):
+            raise ValueError("weight_only=True quantizes no activations: no input scale")
+        layer = cls.__new__(cls)
+        torch.nn.Module.__init__(layer)
+        bs = _block_width(fmt)
+        if (2 * half_k) % bs:
+            raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {2 * half_k}")
+        layer.num_experts, layer.in_features, layer.out_features = e, 2 * half_k, n
+        layer.fmt, layer.check_tables, layer.weight_only = fmt, check_tables, weight_only
+        layer.weight_options, layer.input_options = {}, {}
+        _load_weight(layer, values, scales, decode, fmt)
+        for name, value in (("encode_scale", input_encode_scale),
+                            ("decode_scale", input_decode_scale)):
+            if value is not None:
+                layer.register_buffer("input_" + name, torch.as_tensor(
+                    value, dtype=torch.float32, device=values.device).reshape(()))
+        return layer
 
     @classmethod
     def from_weight(cls, weight: torch.Tensor, **kwargs) -> "GroupedExperts":
@@ -192,13 +315,19 @@ class GroupedExperts(torch.nn.Module):
     def forward(self, x: torch.Tensor, group_offsets: torch.Tensor) -> torch.Tensor:
         nv = self.fmt == "nvfp4"  # MXFP4 has no decode scales
         w_decode = self.weight_decode.view(torch.float32) if nv else None
-        if _fused_input(self.input_options):
+        options = _static_input_options(self)
+        if self.weight_only:
+            _weight_only_input(self, x)
+            return torch.ops.nvfp4.weight_only_grouped_linear(
+                x.contiguous(), self.weight_values, self.weight_scales, w_decode,
+                group_offsets, self.fmt, _out_dtype(x.dtype), self.check_tables)
+        if _fused_input(options):
             # One program: on sm_90a the GEMM quantizes the tokens itself.
             return torch.ops.nvfp4.grouped_linear(
                 x.contiguous(), self.weight_values, self.weight_scales, w_decode,
                 group_offsets, self.fmt, _out_dtype(x.dtype),
-                check_tables=self.check_tables, **self.input_options)
-        q, s, d = _quantize(x.contiguous(), self.fmt, self.input_options)
+                check_tables=self.check_tables, **options)
+        q, s, d = _quantize(x.contiguous(), self.fmt, options)
         return torch.ops.nvfp4.grouped_matmul_contiguous(
             q, s, self.weight_values, self.weight_scales, group_offsets,
             d if nv else None, w_decode, None, self.fmt, _out_dtype(x.dtype),

@@ -33,7 +33,8 @@ from .runtime import _TORCH_DTYPES, _torch_module
 
 __all__ = ["quantize", "dequantize", "swizzle_scales", "matmul",
            "grouped_matmul_contiguous", "grouped_matmul_masked",
-           "grouped_matmul_independent", "linear", "grouped_linear"]
+           "grouped_matmul_independent", "linear", "grouped_linear", "weight_only_linear",
+           "weight_only_grouped_linear"]
 
 _torch_module()  # the runtime reads torch tensors directly from here on
 
@@ -310,4 +311,41 @@ def _(x, w_q, w_s, w_decode, group_offsets, fmt="nvfp4", out_dtype=None, amax=No
       encode_scale=None, decode_scale=None, rounding="nearest_even", seed=0, hadamard=False,
       scale_rule=None, error_metric=None, check_tables=True):
     compiler._check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, False)
+    return x.new_empty((x.shape[0], w_q.shape[1]), dtype=_linear_out(x, out_dtype))
+
+
+@torch.library.custom_op("nvfp4::weight_only_linear", mutates_args=())
+def weight_only_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
+                       w_decode: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
+                       out_dtype: Optional[str] = None) -> torch.Tensor:
+    """y [M, N] = x W^T with weight-only quantization (W4A16): x [M, K]
+    bf16/f16 taken as it is, the FP4 weight w_q [N, K/2] with its scales
+    w_s and (NVFP4) decode scale w_decode. out_dtype: x's by default."""
+    _decodes(fmt, w_decode)
+    return compiler.linear(x, w_q, w_s, w_decode, fmt=fmt,
+                           out_dtype=out_dtype or _TORCH_OUT[x.dtype], weight_only=True)
+
+
+@weight_only_linear.register_fake
+def _(x, w_q, w_s, w_decode=None, fmt="nvfp4", out_dtype=None):
+    return x.new_empty((x.shape[0], w_q.shape[0]), dtype=_linear_out(x, out_dtype))
+
+
+@torch.library.custom_op("nvfp4::weight_only_grouped_linear", mutates_args=())
+def weight_only_grouped_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
+                               w_decode: Optional[torch.Tensor], group_offsets: torch.Tensor,
+                               fmt: str = "nvfp4", out_dtype: Optional[str] = None,
+                               check_tables: bool = True) -> torch.Tensor:
+    """The experts of an MoE layer with weight-only quantization: tokens x
+    [S, K] (bf16/f16) sorted by expert, the experts' w_q [E, N, K/2], w_s,
+    w_decode [E] (NVFP4), group_offsets [E+1] int32 -> [S, N]."""
+    _decodes(fmt, w_decode)
+    return compiler.grouped_linear(
+        x, w_q, w_s, w_decode, group_offsets, fmt=fmt,
+        out_dtype=out_dtype or _TORCH_OUT[x.dtype], weight_only=True,
+        check_tables=_check_tables_now(check_tables, group_offsets))
+
+
+@weight_only_grouped_linear.register_fake
+def _(x, w_q, w_s, w_decode, group_offsets, fmt="nvfp4", out_dtype=None, check_tables=True):
     return x.new_empty((x.shape[0], w_q.shape[1]), dtype=_linear_out(x, out_dtype))

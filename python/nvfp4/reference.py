@@ -911,7 +911,11 @@ def dequantize(q_packed, scales, s_dec=None, *, fmt="nvfp4", rows=None, swizzled
 
 
 def _dequant_f64(q_packed, scales, fmt, swizzled, rows=None):
-    """Exact dequantized values (no S_dec) in float64."""
+    """Exact dequantized values (no S_dec) in float64. Without scales,
+    q_packed is bf16 (uint16 bits) or f16 values (a weight-only matmul's
+    activations), taken as they are."""
+    if scales is None:
+        return to_f32(q_packed).astype(np.float64)
     q, s, bs = _row_major_scales(q_packed, scales, fmt, swizzled, rows, None)
     v = E2M1_VALUES.astype(np.float64)[unpack_fp4(q)]
     sv = (e4m3_decode(s) if fmt == "nvfp4" else e8m0_decode(s)).astype(np.float64)
@@ -955,6 +959,7 @@ def matmul_reference(a_q, a_s, b_q, b_s, *, fmt="nvfp4", alpha=1.0, beta=0.0, c_
 
     a_q [..., M, K/2], b_q [..., N, K/2]; Ahat/Bhat = e2m1 * block scale, exact
     (no S_dec: for NVFP4 pass alpha = alpha_eff(S_dec(A), S_dec(B), alpha)).
+    a_s=None: a_q is bf16 bits / f16 values [..., M, K] (W4A16).
     A scalar alpha, one per batch entry (shape [B] for 3-D operands), or one
     per output ([M, N]: row-scaled operands).  c_in is read only if
     beta != 0.  a_rows/b_rows default to the q shapes (swizzled scales).
@@ -994,7 +999,7 @@ def grouped_matmul_contiguous(a_q, a_s, b_q, b_s, offsets, alpha, *, fmt="nvfp4"
     Returns float64 C [sumM, N]; c_in [sumM, N] (used iff beta != 0).
     """
     offsets = np.asarray(offsets, dtype=np.int64)
-    a_q = np.asarray(a_q, dtype=np.uint8)
+    a_q = np.asarray(a_q) if a_s is None else np.asarray(a_q, dtype=np.uint8)
     b_q = np.asarray(b_q, dtype=np.uint8)
     g_count = b_q.shape[0]
     sum_m = a_q.shape[0]
@@ -1023,7 +1028,7 @@ def grouped_matmul_masked(a_q, a_s, b_q, b_s, masked_m, alpha, *, fmt="nvfp4", b
     compute or write them (compare only valid rows, or check that the output
     buffer kept its previous contents there).
     """
-    a_q = np.asarray(a_q, dtype=np.uint8)
+    a_q = np.asarray(a_q) if a_s is None else np.asarray(a_q, dtype=np.uint8)
     b_q = np.asarray(b_q, dtype=np.uint8)
     g_count, max_m = a_q.shape[0], a_q.shape[1]
     masked_m = np.asarray(masked_m, dtype=np.int64)

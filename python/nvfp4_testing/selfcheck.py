@@ -120,10 +120,18 @@ def _abs_codes(q):
     return q & np.uint8(0x77)
 
 
+def _abs_activations(a):
+    """|A| of a weight-only matmul's bf16 bits or f16 values."""
+    a = np.asarray(a)
+    return a & np.uint16(0x7FFF) if a.dtype == np.uint16 else np.abs(a)
+
+
 def summation_bound(a_q, a_s, b_q, b_s, k, *, fmt="nvfp4", alpha=1.0, **kw):
     """K * 2^-24 * |alpha| * sum_k |a_k b_k|: the worst-case error of summing
-    the K exact fp32 products in fp32 in any order (Higham, gamma_K)."""
-    terms = ref.matmul_reference(_abs_codes(a_q), a_s, _abs_codes(b_q), b_s, fmt=fmt,
+    the K exact fp32 products in fp32 in any order (Higham, gamma_K).
+    a_s=None: A is bf16/f16 activations (weight-only)."""
+    a_abs = _abs_activations(a_q) if a_s is None else _abs_codes(a_q)
+    terms = ref.matmul_reference(a_abs, a_s, _abs_codes(b_q), b_s, fmt=fmt,
                                  alpha=np.abs(np.asarray(alpha, np.float64)), **kw)
     return terms * (k * 2.0 ** -24)
 
@@ -632,6 +640,100 @@ def check_grouped(target, size):
     return rep
 
 
+def check_weight_only(target, size):
+    """W4A16 (docs/spec.md 2.7, M9/G9): bf16/f16 activations taken as they
+    are against NVFP4/MXFP4 weights, dense (decode and prefill sizes, M and
+    N off the tiles) and grouped in every mode, against the fp64 product."""
+    rep = Report("weight_only")
+    rng = np.random.default_rng(9)
+    seed = iter(range(900, 1000))
+
+    def activations(shape, dtype, modest):
+        x, _ = high_precision(shape, next(seed), dtype, kind="gaussian" if modest else "mixed")
+        return x
+
+    cases = [(1, 256, 512, "bf16", "nvfp4", "bf16"), (16, 512, 256, "bf16", "nvfp4", "bf16"),
+             (64, 1024, 384, "bf16", "nvfp4", "f32"), (200, 256, 136, "f16", "nvfp4", "f16"),
+             (128, 2048, 256, "bf16", "nvfp4", "bf16"), (37, 256, 96, "bf16", "mxfp4", "bf16"),
+             (8, 512, 128, "f16", "mxfp4", "f32")]
+    if size == "full":
+        cases += [(1, 4096, 4096, "bf16", "nvfp4", "bf16"), (256, 4096, 1024, "bf16", "nvfp4",
+                                                               "bf16")]
+    for m, k, n, act, fmt, out in cases:
+        modest = out == "f16" or act == "f16"
+        x = activations((m, k), act, modest)
+        b_q, b_s = random_operand(n, k, fmt, rng, modest=modest)
+        db = np.float32(rng.uniform(0.5, 2)) if fmt == "nvfp4" else None
+        got = compiler.matmul(x, None, b_q, b_s, fmt=fmt, b_decode=db, out_dtype=out,
+                              target=target)
+        alpha = ref.alpha_eff(None, db)
+        kw = dict(fmt=fmt, b_rows=n, swizzled=True)
+        want = ref.matmul_reference(x, None, b_q, b_s, alpha=alpha, **kw)
+        rep.close(f"{fmt} weights, {act} activations M={m} K={k} N={n} -> {out}", got, want,
+                  out, summation_bound(x, None, b_q, b_s, k, alpha=alpha, **kw))
+    # alpha, accumulate, beta; the linear() form (no quantize in the program).
+    m, k, n = 48, 512, 200
+    x = activations((m, k), "bf16", False)
+    b_q, b_s = random_operand(n, k, "nvfp4", rng)
+    acc = rng.standard_normal((m, n)).astype(np.float32) * 100
+    got = compiler.matmul(x, None, b_q, b_s, b_decode=0.5, alpha=0.75, acc=acc, beta=-0.5,
+                          out_dtype="f32", target=target)
+    kw = dict(b_rows=n, swizzled=True)
+    alpha = ref.alpha_eff(None, 0.5, 0.75)
+    want = ref.matmul_reference(x, None, b_q, b_s, alpha=alpha, beta=-0.5, c_in=acc, **kw)
+    rep.close(f"nvfp4 bf16 M={m} K={k} N={n} alpha acc beta -> f32", got, want, "f32",
+              summation_bound(x, None, b_q, b_s, k, alpha=alpha, **kw))
+    b_rm = ref.unswizzle_scales(b_s, n, k // 16)
+    got = compiler.linear(x, b_q, b_rm, np.float32(0.5), weight_only=True, target=target)
+    want = ref.matmul_reference(x, None, b_q, b_s, alpha=np.float32(0.5), **kw)
+    rep.close(f"linear(weight_only) bf16 M={m} K={k} N={n} row-major weight scales -> bf16",
+              got, want, "bf16", summation_bound(x, None, b_q, b_s, k, alpha=0.5, **kw))
+    # Grouped: independent, contiguous (MoE, with an empty expert), masked.
+    ms, n, k = [5, 0, 33, 130], 96, 512
+    G = len(ms)
+    X = [activations((mg, k), "bf16", False) for mg in ms]
+    B = [random_operand(n, k, "nvfp4", rng) for _ in ms]
+    db = rng.uniform(0.5, 2, G).astype(np.float32)
+    bounds = [summation_bound(x, None, b[0], b[1], k, alpha=db[g], b_rows=n, swizzled=True)
+              for g, (x, b) in enumerate(zip(X, B))]
+    got = compiler.grouped_matmul("independent", X, None, [b[0] for b in B], [b[1] for b in B],
+                                  b_decode=db, out_dtype="bf16", target=target)
+    wants = [ref.matmul_reference(x, None, b[0], b[1], alpha=db[g], b_rows=n, swizzled=True)
+             for g, (x, b) in enumerate(zip(X, B))]
+    rep.close(f"independent M={ms} N={n} K={k} bf16 -> bf16", _flat(got), _flat(wants), "bf16",
+              _flat(bounds))
+    offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
+    x_cat = np.concatenate(X)
+    b_stack, b_s = np.stack([b[0] for b in B]), np.stack([b[1] for b in B])
+    got = compiler.grouped_matmul("contiguous", x_cat, None, b_stack, b_s, group_offsets=offsets,
+                                  b_decode=db, out_dtype="f32", target=target)
+    want = ref.grouped_matmul_contiguous(x_cat, None, b_stack, b_s, offsets, db, swizzled=True)
+    rep.close(f"contiguous M={ms} N={n} K={k} bf16 -> f32", got, want, "f32",
+              np.concatenate(bounds))
+    got = compiler.grouped_linear(x_cat, b_stack, b_s, db, offsets, weight_only=True,
+                                  target=target)
+    rep.close(f"grouped_linear(weight_only) M={ms} N={n} K={k} -> bf16", got, want, "bf16",
+              np.concatenate(bounds))
+    max_m = max(ms) + 6
+    x_pad = np.zeros((G, max_m, k), np.uint16)
+    bound = np.zeros((G, max_m, n))
+    for g, (x, mg) in enumerate(zip(X, ms)):
+        x_pad[g, :mg] = x
+        x_pad[g, mg:] = activations((max_m - mg, k), "bf16", False) if max_m > mg else 0
+        bound[g, :mg] = bounds[g]
+    masked = np.asarray(ms, np.int32)
+    acc = rng.standard_normal((G, max_m, n)).astype(np.float32)
+    got = compiler.grouped_matmul("masked", x_pad, None, b_stack, b_s, masked_m=masked,
+                                  b_decode=db, acc=acc, beta=0.5, out_dtype="f32", target=target)
+    want = ref.grouped_matmul_masked(x_pad, None, b_stack, b_s, masked, db, beta=0.5, c_in=acc,
+                                     swizzled=True)
+    want = np.where(np.isnan(want), 0.5 * acc.astype(np.float64), want)
+    rep.close(f"masked M={ms} maxM={max_m} N={n} K={k} acc beta=0.5 -> f32", got, want, "f32",
+              bound)
+    rep.summary()
+    return rep
+
+
 class PipelineOptions:
     """Programs compiled under NVFP4_PIPELINE_OPTIONS=`options` (the sm_90a
     kernel's schedule and token source; "default" or "" for none), each op
@@ -1074,6 +1176,7 @@ FAMILIES = {
     "swizzle": check_swizzle,
     "matmul": check_matmul,
     "grouped": check_grouped,
+    "weight_only": check_weight_only,
     "decode": check_decode,
     "fused": check_fused,
     "empty": check_empty,

@@ -91,6 +91,10 @@ def test_ops_match_their_fake_implementations_and_schemas():
          {"decode_scale": torch.tensor(0.02), "out_dtype": "f32"}),
         (nv.grouped_linear.default,
          (x[:7].repeat(3, 1)[:20], _u8(bq), _u8(bs), bd, offsets), {"hadamard": True}),
+        (nv.weight_only_linear.default, (x, _u8(wq), _u8(ws), wd), {}),
+        (nv.weight_only_linear.default, (x.half(), _u8(wq), _u8(ws), wd), {"out_dtype": "f32"}),
+        (nv.weight_only_grouped_linear.default,
+         (x[:7].repeat(3, 1)[:20], _u8(bq), _u8(bs), bd, offsets), {}),
     ]
     for op, args, kwargs in cases:
         torch.library.opcheck(op, args, kwargs)
@@ -379,3 +383,87 @@ def test_linear_is_quantize_then_matmul(device):
     assert torch.equal(lin(x), want)
     with pytest.raises(ValueError, match="decode_scale replaces the amax"):
         nv.linear(x, wq, ws, wd, amax=torch.tensor(1.0, device=device), decode_scale=scale)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_weight_only_layers_match_the_reference(device):
+    """W4A16: bf16/f16 activations go into the matmul as they are; the
+    layers built from a checkpoint's tensors (row-major scales, swizzled at
+    load) match the fp64 product of x and the dequantized weight."""
+    k, n = 64, 48
+    w = _bf16((n, k), 51).to(device)
+    wq, ws, wd = torch.ops.nvfp4.quantize(w, swizzle=False)
+    bias = _bf16((n,), 52).to(device)
+    layer = nvnn.Linear.from_quantized(wq, ws, wd, bias, weight_only=True)
+    assert layer.weight_only and "weight_only" in repr(layer)
+    for dtype in (torch.bfloat16, torch.float16):
+        x = _bf16((3, 5, k), 53, scale=3.0).to(dtype).to(device)
+        y = layer(x)
+        assert y.shape == (3, 5, n) and y.dtype == dtype and y.device == x.device
+        x2 = x.reshape(-1, k).cpu()
+        xa = _bits(x2) if dtype == torch.bfloat16 else x2.numpy()
+        wq_np, ws_np = _u8(wq).cpu().numpy(), _u8(ws).cpu().numpy()
+        mm = ref.matmul_reference(xa, None, wq_np, ws_np, alpha=float(wd))
+        want = mm + bias.float().cpu().numpy().astype(np.float64)
+        bound = summation_bound(xa, None, wq_np, ws_np, k, alpha=float(wd))
+        got = y.reshape(-1, n).float().cpu().numpy().astype(np.float64)
+        ulp = 2.0 ** -8 if dtype == torch.bfloat16 else 2.0 ** -11
+        # the matmul's output rounds, then + bias rounds once more
+        tol = (ref.TOL_ABS + ref.TOL_REL * np.abs(mm) + np.abs(mm) * ulp + np.abs(want) * ulp
+               + bound)
+        assert np.all(np.abs(got - want) <= tol), dtype
+    # The op is the compiler's weight-only matmul, bit for bit.
+    x = _bf16((7, k), 54).to(device)
+    from nvfp4 import compiler
+    assert torch.equal(torch.ops.nvfp4.weight_only_linear(x, wq, layer.weight_scales, wd),
+                       compiler.matmul(x, None, wq, ws, b_decode=wd))
+    # Experts: contiguous tokens, one decode scale per expert.
+    e = 3
+    we = _bf16((e, n, k), 55).to(device)
+    eq, es, ed = torch.ops.nvfp4.quantize(we, swizzle=False, row_scaled=False)
+    experts = nvnn.GroupedExperts.from_quantized(eq, es, ed.reshape(e), weight_only=True)
+    tokens = _bf16((11, k), 56, scale=2.0).to(device)
+    offsets = torch.tensor([0, 4, 4, 11], dtype=torch.int32, device=device)
+    got = experts(tokens, offsets).float().cpu().numpy().astype(np.float64)
+    want = ref.grouped_matmul_contiguous(_bits(tokens), None, _u8(eq).cpu().numpy(),
+                                         _u8(es).cpu().numpy(), offsets.cpu().numpy(),
+                                         ed.reshape(e).cpu().numpy())
+    tol = ref.TOL_ABS + ref.TOL_REL * np.abs(want) + np.abs(want) * 2.0 ** -8
+    for g in range(e):
+        lo, hi = int(offsets[g]), int(offsets[g + 1])
+        bound = summation_bound(_bits(tokens)[lo:hi], None, _u8(eq[g]).cpu().numpy(),
+                                _u8(es[g]).cpu().numpy(), k, alpha=float(ed.reshape(e)[g]))
+        assert np.all(np.abs(got[lo:hi] - want[lo:hi]) <= tol[lo:hi] + bound)
+
+
+def test_weight_only_errors_say_what_is_wrong():
+    from nvfp4 import compiler
+    x, _, (q, s, d), (wq, ws, wd) = _operands()
+    with pytest.raises(TypeError, match="weight-only matmuls take bf16 or f16 activations, "
+                                        "got f32"):
+        compiler.matmul(x.float(), None, wq, ws, b_decode=wd)
+    with pytest.raises(ValueError, match="bf16/f16 activations have no a_decode"):
+        compiler.matmul(x, None, wq, ws, a_decode=d, b_decode=wd)
+    with pytest.raises(ValueError, match="input_options do not apply"):
+        compiler.linear(x, wq, ws, wd, weight_only=True, input_options={"amax": 1.0})
+    layer = nvnn.Linear.from_quantized(wq, ws, wd, weight_only=True)
+    with pytest.raises(TypeError, match=r"weight_only=True\) takes bfloat16 or float16 input"):
+        layer(x.float())
+    with pytest.raises(ValueError, match="no input scale"):
+        nvnn.Linear.from_quantized(wq, ws, wd, weight_only=True, input_encode_scale=2.0)
+    with pytest.raises(ValueError, match="mxfp4 has no decode scale"):
+        nvnn.Linear.from_quantized(wq, ws, wd, fmt="mxfp4")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_linear_from_quantized_takes_a_static_input_scale(device):
+    """W4A4 with a checkpoint's calibrated activation scale: every call's
+    quantize uses it (no amax), as quantize(encode_scale=...) does."""
+    nv = torch.ops.nvfp4
+    x, _, _, (wq, ws, wd) = _operands()
+    x, wq, ws, wd = (t.to(device) for t in (x, wq, ws, wd))
+    enc = torch.tensor(96.0, device=device)
+    layer = nvnn.Linear.from_quantized(wq, ws, wd, input_encode_scale=enc)
+    q, s, d = nv.quantize(x, encode_scale=enc)
+    assert torch.equal(layer(x), nv.matmul(q, s, wq, ws, d, wd))
+    assert "input_encode_scale" in dict(layer.named_buffers())

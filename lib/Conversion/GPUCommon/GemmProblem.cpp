@@ -55,13 +55,15 @@ FailureOr<GemmProblem> GemmProblem::get(MatmulOp op, MatmulOp::Adaptor operands,
   s.k = aType.getDimSize(1);
   s.rowsPerGroup = {aType.getDimSize(0)};
   s.maxRows = aType.getDimSize(0);
-  s.mxfp4 = hasE8M0Scales(op.getAScales());
+  s.mxfp4 = hasE8M0Scales(op.getBScales());
+  s.weightOnly = op.isWeightOnly();
   setEpilogue(s, /*grouped=*/false, outType.getElementType(),
               static_cast<bool>(operands.getAcc()),
               op.getBeta().convertToFloat(), operands.getADecodeScale(),
               operands.getBDecodeScale(), operands.getAlpha());
   p.aValues = {operands.getA()};
-  p.aScales = {operands.getAScales()};
+  if (!s.weightOnly)
+    p.aScales = {operands.getAScales()};
   p.weights = {operands.getB()};
   p.weightScales = {operands.getBScales()};
   p.outs = {operands.getOut()};
@@ -100,7 +102,8 @@ FailureOr<GemmProblem> GemmProblem::get(GroupedMatmulOp op,
     s.k = bType.getDimSize(2);
     s.maxRows = aType.getDimSize(aType.getRank() - 2);
   }
-  s.mxfp4 = hasE8M0Scales(op.getAScales().front());
+  s.mxfp4 = hasE8M0Scales(op.getBScales().front());
+  s.weightOnly = op.isWeightOnly();
   setEpilogue(s, /*grouped=*/true,
               cast<ShapedType>(op.getOuts().front().getType()).getElementType(),
               !operands.getAcc().empty(), op.getBeta().convertToFloat(),

@@ -675,38 +675,48 @@ struct UnswizzleToGPU : BufferizedOpPattern<UnswizzleScalesOp> {
 // Matmuls: one thread per output element (the portable baseline)
 //===----------------------------------------------------------------------===//
 
-/// A quantized operand in device memory: packed values, scales, layout.
+/// A matmul operand in device memory: packed FP4 values, scales, layout;
+/// or bf16/f16 values without scales (a weight-only matmul's activations).
 struct DeviceOperand {
-  Value values, scales;
+  Value values, scales; // `scales` null: plain values
   bool swizzled;
   bool nvfp4;
 };
 
 /// sum_k a[ab?, m, k] * b[bb?, n, k] with exact products, fp32 sums, one
-/// scale decode per block.
+/// scale decode per block (B always has scales; its format sets the block).
 Value emitDot(OpBuilder &b, Location loc, const DeviceOperand &a, Value ab,
               Value m, const DeviceOperand &bo, Value bb, Value n, int64_t k) {
   KernelIndexing ix(b, loc);
   NumericsBuilder nb(b, loc, b.getF32Type());
-  int64_t bs = a.nvfp4 ? 16 : 32;
+  int64_t bs = bo.nvfp4 ? 16 : 32;
   auto loop = scf::ForOp::create(
       b, loc, ix.c(0), ix.c(k / bs), ix.c(1), ValueRange{nb.f32(0.0)},
       [&](OpBuilder &, Location, Value block, ValueRange acc) {
         auto scale = [&](const DeviceOperand &o, Value batch, Value row) {
+          if (!o.scales)
+            return Value();
           Value byte =
               loadScaleByte(b, loc, o.scales, o.swizzled, batch, row, block);
           return o.nvfp4 ? nb.e4m3Decode(byte) : nb.e8m0Decode(byte);
+        };
+        auto element = [&](const DeviceOperand &o, Value batch, Value row,
+                           Value scale, Value kk) -> Value {
+          if (!o.scales) {
+            Value v = memref::LoadOp::create(b, loc, o.values,
+                                             withBatch(batch, {row, kk}));
+            return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+          }
+          return nb.mul(
+              nb.e2m1Decode(loadCode(b, loc, o.values, batch, row, kk)), scale);
         };
         Value sa = scale(a, ab, m), sb = scale(bo, bb, n);
         Value sum = acc[0];
         Value k0 = ix.mul(block, ix.c(bs));
         for (int64_t i = 0; i < bs; ++i) {
           Value kk = ix.add(k0, ix.c(i));
-          Value va =
-              nb.mul(nb.e2m1Decode(loadCode(b, loc, a.values, ab, m, kk)), sa);
-          Value vb =
-              nb.mul(nb.e2m1Decode(loadCode(b, loc, bo.values, bb, n, kk)), sb);
-          sum = nb.add(sum, nb.mul(va, vb));
+          sum = nb.add(sum, nb.mul(element(a, ab, m, sa, kk),
+                                   element(bo, bb, n, sb, kk)));
         }
         scf::YieldOp::create(b, loc, sum);
       });
@@ -732,6 +742,8 @@ void emitEpilogue(OpBuilder &b, Location loc, Value dot, Value alpha, Value acc,
 
 DeviceOperand deviceOperand(Value values, Value scales, Value origScales,
                             unsigned batchRank) {
+  if (!origScales)
+    return {values, Value(), false, false};
   auto type = cast<ShapedType>(origScales.getType());
   return {values, scales, isSwizzledScales(type, batchRank),
           isa<Float8E4M3FNType>(type.getElementType())};
@@ -766,6 +778,11 @@ struct MatmulToGPU : BufferizedOpPattern<MatmulOp> {
   }
 };
 
+/// Group g's A scales; null without them (bf16/f16 activations).
+Value aScalesOf(ValueRange scales, int64_t g = 0) {
+  return scales.empty() ? Value() : scales[g];
+}
+
 struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
   using BufferizedOpPattern::BufferizedOpPattern;
   LogicalResult lower(GroupedMatmulOp op, OpAdaptor adaptor,
@@ -787,8 +804,9 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
         auto outType = cast<ShapedType>(op.getOuts()[g].getType());
         int64_t m = outType.getDimSize(0), n = outType.getDimSize(1);
         int64_t k = cast<ShapedType>(op.getA()[g].getType()).getDimSize(1);
-        DeviceOperand a = deviceOperand(
-            adaptor.getA()[g], adaptor.getAScales()[g], op.getAScales()[g], 0);
+        DeviceOperand a = deviceOperand(adaptor.getA()[g],
+                                        aScalesOf(adaptor.getAScales(), g),
+                                        aScalesOf(op.getAScales(), g), 0);
         DeviceOperand bo = deviceOperand(
             adaptor.getB()[g], adaptor.getBScales()[g], op.getBScales()[g], 0);
         Value acc = adaptor.getAcc().empty() ? Value() : adaptor.getAcc()[g];
@@ -807,8 +825,8 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
       int64_t rows =
           cast<ShapedType>(op.getA().front().getType()).getDimSize(0);
       DeviceOperand a =
-          deviceOperand(adaptor.getA().front(), adaptor.getAScales().front(),
-                        op.getAScales().front(), 0);
+          deviceOperand(adaptor.getA().front(), aScalesOf(adaptor.getAScales()),
+                        aScalesOf(op.getAScales()), 0);
       DeviceOperand bo =
           deviceOperand(adaptor.getB().front(), adaptor.getBScales().front(),
                         op.getBScales().front(), 1);
@@ -846,8 +864,8 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
       int64_t maxM =
           cast<ShapedType>(op.getA().front().getType()).getDimSize(1);
       DeviceOperand a =
-          deviceOperand(adaptor.getA().front(), adaptor.getAScales().front(),
-                        op.getAScales().front(), 1);
+          deviceOperand(adaptor.getA().front(), aScalesOf(adaptor.getAScales()),
+                        aScalesOf(op.getAScales()), 1);
       DeviceOperand bo =
           deviceOperand(adaptor.getB().front(), adaptor.getBScales().front(),
                         op.getBScales().front(), 1);

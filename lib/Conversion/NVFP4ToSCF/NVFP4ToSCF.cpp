@@ -90,17 +90,30 @@ Value clampIndex(OpBuilder &b, Location loc, Value v, Value lo, Value hi) {
                                 hi);
 }
 
-/// A quantized operand in byte storage.
+/// A matmul operand in byte storage: FP4 codes with their scales, or
+/// bf16/f16 values without scales (the activations of a weight-only
+/// matmul).
 struct QuantOperand {
-  Value values, scales;
+  Value values, scales; // `scales` null: plain values
   bool swizzled;
   Type scaleType; // f8E4M3FN (nvfp4) or f8E8M0FNU (mxfp4)
 };
 
 /// dst[r, k] = e2m1(q[batch, r, k]) * scale(batch, r, k / bs) for r in
-/// [0, rows): exact in fp32 (no decode scale; it goes into alpha).
+/// [0, rows): exact in fp32 (no decode scale; it goes into alpha). Plain
+/// values are copied, widened to fp32 (exact).
 void dequantizeRows(OpBuilder &b, Location loc, const QuantOperand &q,
                     Value batch, Value rows, int64_t k, Value dst) {
+  if (!q.scales) {
+    forLoop(b, loc, indexConst(b, loc, 0), rows, 1, [&](Value r) {
+      forLoop(b, loc, 0, k, [&](Value kk) {
+        memref::StoreOp::create(
+            b, loc, loadF32(b, loc, q.values, withBatch(batch, {r, kk})), dst,
+            ValueRange{r, kk});
+      });
+    });
+    return;
+  }
   NumericsBuilder nb(b, loc, b.getF32Type());
   int64_t bs = getBlockWidth(q.scaleType);
   bool nvfp4 = isa<Float8E4M3FNType>(q.scaleType);
@@ -207,9 +220,12 @@ Value allocF32(OpBuilder &b, Location loc, int64_t rows, int64_t cols) {
       b.getI64IntegerAttr(64));
 }
 
-/// Scale layout and format of an operand of the (bufferized) op.
+/// Scale layout and format of an operand of the (bufferized) op; null
+/// scales for bf16/f16 activations.
 QuantOperand quantOperand(Value values, Value scales, Value origScales,
                           unsigned batchRank) {
+  if (!origScales)
+    return {values, Value(), false, Type()};
   auto type = cast<ShapedType>(origScales.getType());
   return {values, scales, isSwizzledScales(type, batchRank),
           type.getElementType()};
@@ -427,6 +443,12 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
     return success();
   }
 
+  /// Group g's A scales, null for bf16/f16 activations.
+  template <typename OpOrAdaptor>
+  static Value scalesOf(OpOrAdaptor op, int64_t g) {
+    return op.getAScales().empty() ? Value() : op.getAScales()[g];
+  }
+
   static AlphaOperands alphaOperands(OpAdaptor adaptor) {
     return {adaptor.getADecodeScale(), adaptor.getBDecodeScale(),
             adaptor.getAlpha(), /*grouped=*/true};
@@ -444,8 +466,8 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
       Value aHat = allocF32(rewriter, loc, m, k);
       Value bHat = allocF32(rewriter, loc, n, k);
       dequantizeRows(rewriter, loc,
-                     quantOperand(adaptor.getA()[g], adaptor.getAScales()[g],
-                                  op.getAScales()[g], 0),
+                     quantOperand(adaptor.getA()[g], scalesOf(adaptor, g),
+                                  scalesOf(op, g), 0),
                      Value(), indexConst(rewriter, loc, m), k, aHat);
       dequantizeRows(rewriter, loc,
                      quantOperand(adaptor.getB()[g], adaptor.getBScales()[g],
@@ -474,9 +496,9 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
     int64_t groups = bType.getDimSize(0), n = bType.getDimSize(1),
             k = bType.getDimSize(2);
     int64_t rows = aType.getDimSize(aType.getRank() - 2);
-    QuantOperand a = quantOperand(adaptor.getA().front(),
-                                  adaptor.getAScales().front(),
-                                  op.getAScales().front(), masked ? 1 : 0);
+    QuantOperand a =
+        quantOperand(adaptor.getA().front(), scalesOf(adaptor, 0),
+                     scalesOf(op, 0), masked ? 1 : 0);
     QuantOperand b = quantOperand(adaptor.getB().front(),
                                   adaptor.getBScales().front(),
                                   op.getBScales().front(), 1);

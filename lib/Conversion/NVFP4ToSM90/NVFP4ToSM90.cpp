@@ -407,6 +407,9 @@ LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
                         const GemmShape &shape) {
   if (shape.mxfp4)
     return rewriter.notifyMatchFailure(op, "sm90 kernel: NVFP4 only");
+  if (shape.weightOnly)
+    return rewriter.notifyMatchFailure(
+        op, "sm90 kernel: FP4 activations only (W4A16 runs portably)");
   if (shape.n % 2)
     return rewriter.notifyMatchFailure(op, "sm90 kernel: N must be even");
   if (shape.k % 32)

@@ -223,6 +223,20 @@ func.func @portable(%a: tensor<64x48xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN,
 
 // -----
 
+// bf16 activations (weight-only): tcgen05's block-scaled MMA takes FP4 on
+// both sides, so the portable kernel runs them.
+// CHECK-LABEL: func.func @weight_only(
+// CHECK-NOT:     nvfp4_sm100_gemm
+// CHECK:         gpu.launch blocks
+// CHECK-NOT:     nvfp4_sm100_gemm
+func.func @weight_only(%x: tensor<64x64xbf16>,
+                       %b: tensor<96x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<64x96xbf16> {
+  %c = nvfp4.matmul %x, %b, %sb : tensor<64x64xbf16>, tensor<96x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<64x96xbf16>
+  return %c : tensor<64x96xbf16>
+}
+
+// -----
+
 // Quantize: round-to-nearest E2M1 pairs from the hardware conversion (x[2p+1]
 // first: it lands in the high nibble); stochastic rounding keeps the
 // emulated rule.

@@ -202,10 +202,11 @@ func.func @independent(%a0: memref<40x64xf4E2M1FN>, %sa0: memref<1x1x32x4x4xf8E4
 // -----
 
 // What the kernel does not cover keeps the portable SIMT kernel: MXFP4,
-// odd N, independent groups of different N, K not a multiple of 32.
+// odd N, independent groups of different N, K not a multiple of 32, bf16
+// activations (weight-only).
 // CHECK-LABEL: func.func @portable(
 // CHECK-NOT:     nvfp4_sm90_gemm
-// CHECK-COUNT-4: gpu.launch blocks
+// CHECK-COUNT-5: gpu.launch blocks
 // CHECK-NOT:     nvfp4_sm90_gemm
 // OPTS-LABEL: func.func @portable(
 // OPTS-NOT:     nvfp4_sm90_gemm
@@ -220,10 +221,11 @@ func.func @portable(%a: memref<64x64xf4E2M1FN>, %sa: memref<1x1x32x4x4xf8E8M0FNU
                     %g0: memref<64x96xf32>, %g1: memref<64x32xf32>,
                     %ak: memref<64x48xf4E2M1FN>, %sak: memref<1x1x32x4x4xf8E4M3FN>,
                     %bk: memref<96x48xf4E2M1FN>, %sbk: memref<1x1x32x4x4xf8E4M3FN>,
-                    %ck: memref<64x96xf32>) {
+                    %ck: memref<64x96xf32>, %xw: memref<64x64xbf16>) {
   nvfp4.matmul %a, %sa, %b, %sb outs(%c : memref<64x96xf32>) : memref<64x64xf4E2M1FN>, memref<1x1x32x4x4xf8E8M0FNU>, memref<96x64xf4E2M1FN>, memref<1x1x32x4x4xf8E8M0FNU>
   nvfp4.matmul %an, %san, %bo, %sbo outs(%co : memref<64x95xf32>) : memref<64x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>, memref<95x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>
   nvfp4.grouped_matmul independent a(%an, %an : memref<64x64xf4E2M1FN>, memref<64x64xf4E2M1FN>) a_scales(%san, %san : memref<1x1x32x4x4xf8E4M3FN>, memref<1x1x32x4x4xf8E4M3FN>) b(%bn, %b2 : memref<96x64xf4E2M1FN>, memref<32x64xf4E2M1FN>) b_scales(%sbn, %sb2 : memref<1x1x32x4x4xf8E4M3FN>, memref<1x1x32x4x4xf8E4M3FN>) outs(%g0, %g1 : memref<64x96xf32>, memref<64x32xf32>)
   nvfp4.matmul %ak, %sak, %bk, %sbk outs(%ck : memref<64x96xf32>) : memref<64x48xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>, memref<96x48xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>
+  nvfp4.matmul %xw, %bn, %sbn outs(%c : memref<64x96xf32>) : memref<64x64xbf16>, memref<96x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>
   return
 }

@@ -486,7 +486,7 @@ func.func @m8_beta_without_acc(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4
 // -----
 
 func.func @g1_list_lengths(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
-  // expected-error @+1 {{expected as many a_scales, b and b_scales as a (2), got 1, 1 and 1}}
+  // expected-error @+1 {{expected as many a_scales (none for bf16/f16 activations), b and b_scales as a (2), got 1, 1 and 1}}
   %c:2 = nvfp4.grouped_matmul independent a(%a, %a : tensor<128x64xf4E2M1FN>, tensor<128x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<64x64xf4E2M1FN>) b_scales(%sb : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<128x64xbf16>, tensor<128x64xbf16>
   return
 }
@@ -725,5 +725,93 @@ func.func @f4_tile_blocks(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, 
     nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<f32>) {block = array<i64: 16, 16>} : memref<16x256xbf16>
     nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
   }
+  return
+}
+
+// -----
+
+func.func @m9_fp4_without_a_scales(%a: tensor<128x64xf4E2M1FN>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected a_scales with FP4 (f4E2M1FN) activations}}
+  %c = nvfp4.matmul %a, %b, %sb : tensor<128x64xf4E2M1FN>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m9_bf16_with_a_scales(%a: tensor<128x64xbf16>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected no a_scales with bf16/f16 activations (weight-only quantization)}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<128x64xbf16>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m9_bf16_with_a_decode(%a: tensor<128x64xbf16>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %d: tensor<f32>) {
+  // expected-error @+1 {{expected no a_decode_scale with bf16/f16 activations (weight-only quantization)}}
+  %c = nvfp4.matmul %a, %b, %sb a_decode_scale(%d : tensor<f32>) : tensor<128x64xbf16>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m9_f32_activations(%a: tensor<128x64xf32>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{operand #0 must be}}
+  %c = nvfp4.matmul %a, %b, %sb : tensor<128x64xf32>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m9_operand_count(%a: tensor<128x64xbf16>, %b: tensor<64x64xf4E2M1FN>) {
+  // expected-error @+1 {{expected 4 operands (a, a_scales, b, b_scales) or 3 (a, b, b_scales), got 2}}
+  %c = nvfp4.matmul %a, %b : tensor<128x64xbf16>, tensor<64x64xf4E2M1FN> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m9_type_count(%a: tensor<128x64xbf16>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected 4 operand types (a, a_scales, b, b_scales) or 3 (a, b, b_scales), got 2}}
+  %c = nvfp4.matmul %a, %b, %sb : tensor<128x64xbf16>, tensor<64x64xf4E2M1FN> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @m9_mxfp4_block_from_b(%a: tensor<128x48xbf16>, %b: tensor<64x48xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected K (48) to be a multiple of the block width 32}}
+  %c = nvfp4.matmul %a, %b, %sb : tensor<128x48xbf16>, tensor<64x48xf4E2M1FN>, tensor<1x1x32x4x4xf8E8M0FNU, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g9_mixed_activations(%a: tensor<128x64xbf16>, %a2: tensor<128x64xf16>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
+  // expected-error @+1 {{expected one activation element type for all groups, got 'bf16' and 'f16'}}
+  %c:2 = nvfp4.grouped_matmul independent a(%a, %a2 : tensor<128x64xbf16>, tensor<128x64xf16>) b(%b, %b : tensor<64x64xf4E2M1FN>, tensor<64x64xf4E2M1FN>) b_scales(%sb, %sb : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<128x64xbf16>, tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g9_fp4_without_a_scales(%a: tensor<128x64xf4E2M1FN>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<3xi32>) {
+  // expected-error @+1 {{expected a_scales with FP4 (f4E2M1FN) activations}}
+  %c = nvfp4.grouped_matmul contiguous a(%a : tensor<128x64xf4E2M1FN>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<3xi32>) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g9_bf16_with_a_scales(%a: tensor<128x64xbf16>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<3xi32>) {
+  // expected-error @+1 {{expected no a_scales with bf16/f16 activations (weight-only quantization)}}
+  %c = nvfp4.grouped_matmul contiguous a(%a : tensor<128x64xbf16>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<3xi32>) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g9_bf16_with_a_decode(%a: tensor<2x16x64xbf16>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %m: tensor<2xi32>, %d: tensor<2xf32>) {
+  // expected-error @+1 {{expected no a_decode_scale with bf16/f16 activations (weight-only quantization)}}
+  %c = nvfp4.grouped_matmul masked a(%a : tensor<2x16x64xbf16>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) masked_m(%m : tensor<2xi32>) a_decode_scale(%d : tensor<2xf32>) -> tensor<2x16x64xbf16>
   return
 }

@@ -167,3 +167,25 @@ func.func @zero_sizes(%x: tensor<0x64xbf16>, %a: tensor<16x0xf4E2M1FN>, %sa: ten
   %g = nvfp4.grouped_matmul contiguous a(%ga : tensor<0x64xf4E2M1FN>) a_scales(%gsa : tensor<0x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%gb : tensor<0x16x64xf4E2M1FN>) b_scales(%gsb : tensor<0x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<1xi32>) -> tensor<0x16xf32>
   return %d, %c, %g : tensor<f32>, tensor<16x8xf32>, tensor<0x16xf32>
 }
+
+// Weight-only quantization (W4A16): bf16/f16 activations, no A scales.
+// CHECK-LABEL: func @matmul_weight_only
+// CHECK: nvfp4.matmul %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}} b_decode_scale(%{{.*}} : tensor<f32>) : tensor<8x64xbf16>, tensor<32x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<8x32xbf16>
+func.func @matmul_weight_only(%x: tensor<8x64xbf16>, %w: tensor<32x64xf4E2M1FN>, %sw: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %dw: tensor<f32>) -> tensor<8x32xbf16> {
+  %y = nvfp4.matmul %x, %w, %sw b_decode_scale(%dw : tensor<f32>) : tensor<8x64xbf16>, tensor<32x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<8x32xbf16>
+  return %y : tensor<8x32xbf16>
+}
+
+// CHECK-LABEL: func @matmul_weight_only_mxfp4_buffers
+// CHECK: nvfp4.matmul %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}} outs(%{{.*}} : memref<8x32xf32>) : memref<8x64xf16>, memref<32x64xf4E2M1FN>, memref<1x1x32x4x4xf8E8M0FNU>{{$}}
+func.func @matmul_weight_only_mxfp4_buffers(%x: memref<8x64xf16>, %w: memref<32x64xf4E2M1FN>, %sw: memref<1x1x32x4x4xf8E8M0FNU>, %y: memref<8x32xf32>) {
+  nvfp4.matmul %x, %w, %sw outs(%y : memref<8x32xf32>) : memref<8x64xf16>, memref<32x64xf4E2M1FN>, memref<1x1x32x4x4xf8E8M0FNU>
+  return
+}
+
+// CHECK-LABEL: func @grouped_weight_only
+// CHECK: nvfp4.grouped_matmul contiguous a(%{{.*}} : tensor<40x64xbf16>) b(%{{.*}} : tensor<3x32x64xf4E2M1FN>) b_scales(%{{.*}} : tensor<3x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%{{.*}} : tensor<4xi32>) b_decode_scale(%{{.*}} : tensor<3xf32>) -> tensor<40x32xbf16>
+func.func @grouped_weight_only(%x: tensor<40x64xbf16>, %w: tensor<3x32x64xf4E2M1FN>, %sw: tensor<3x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<4xi32>, %dw: tensor<3xf32>) -> tensor<40x32xbf16> {
+  %y = nvfp4.grouped_matmul contiguous a(%x : tensor<40x64xbf16>) b(%w : tensor<3x32x64xf4E2M1FN>) b_scales(%sw : tensor<3x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<4xi32>) b_decode_scale(%dw : tensor<3xf32>) -> tensor<40x32xbf16>
+  return %y : tensor<40x32xbf16>
+}

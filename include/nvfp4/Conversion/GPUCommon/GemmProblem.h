@@ -32,6 +32,8 @@ struct GemmShape {
   /// rowsPerGroup (independent).
   int64_t maxRows = 0;
   bool mxfp4 = false;
+  /// bf16/f16 activations without scales (W4A16); aValues are those.
+  bool weightOnly = false;
   Type outElement;
   bool hasAcc = false;
   float beta = 1.0f;

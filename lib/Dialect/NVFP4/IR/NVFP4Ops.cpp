@@ -622,6 +622,82 @@ static LogicalResult verifyBeta(Operation *op, bool hasAcc, float beta) {
   return success();
 }
 
+/// [M9] [G9] A of FP4 codes comes with its scales; bf16/f16 values
+/// (weight-only quantization) come without scales and without a decode
+/// scale: they are taken as they are.
+static LogicalResult verifyActivationScales(Operation *op, bool weightOnly,
+                                            bool hasScales, Value aDecode) {
+  if (!weightOnly && !hasScales)
+    return op->emitOpError("expected a_scales with FP4 (f4E2M1FN) "
+                           "activations");
+  if (weightOnly && hasScales)
+    return op->emitOpError("expected no a_scales with bf16/f16 activations "
+                           "(weight-only quantization)");
+  if (weightOnly && aDecode)
+    return op->emitOpError("expected no a_decode_scale with bf16/f16 "
+                           "activations (weight-only quantization)");
+  return success();
+}
+
+/// The operands of nvfp4.matmul: `%a, %a_scales, %b, %b_scales`, or
+/// `%a, %b, %b_scales` for bf16/f16 activations (no A scales).
+static ParseResult
+parseMatmulOperands(OpAsmParser &parser, OpAsmParser::UnresolvedOperand &a,
+                    std::optional<OpAsmParser::UnresolvedOperand> &aScales,
+                    OpAsmParser::UnresolvedOperand &b,
+                    OpAsmParser::UnresolvedOperand &bScales) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<OpAsmParser::UnresolvedOperand, 4> list;
+  if (parser.parseOperandList(list))
+    return failure();
+  if (list.size() != 3 && list.size() != 4)
+    return parser.emitError(loc, "expected 4 operands (a, a_scales, b, "
+                                 "b_scales) or 3 (a, b, b_scales), got ")
+           << list.size();
+  a = list[0];
+  if (list.size() == 4)
+    aScales = list[1];
+  b = list[list.size() - 2];
+  bScales = list.back();
+  return success();
+}
+
+static void printMatmulOperands(OpAsmPrinter &p, Operation *, Value a,
+                                Value aScales, Value b, Value bScales) {
+  p << a << ", ";
+  if (aScales)
+    p << aScales << ", ";
+  p << b << ", " << bScales;
+}
+
+/// Their types, in the same order, 4 or 3 of them.
+static ParseResult parseMatmulOperandTypes(OpAsmParser &parser, Type &a,
+                                           Type &aScales, Type &b,
+                                           Type &bScales) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<Type, 4> list;
+  if (parser.parseTypeList(list))
+    return failure();
+  if (list.size() != 3 && list.size() != 4)
+    return parser.emitError(loc, "expected 4 operand types (a, a_scales, b, "
+                                 "b_scales) or 3 (a, b, b_scales), got ")
+           << list.size();
+  a = list[0];
+  if (list.size() == 4)
+    aScales = list[1];
+  b = list[list.size() - 2];
+  bScales = list.back();
+  return success();
+}
+
+static void printMatmulOperandTypes(OpAsmPrinter &p, Operation *, Type a,
+                                    Type aScales, Type b, Type bScales) {
+  p << a << ", ";
+  if (aScales)
+    p << aScales << ", ";
+  p << b << ", " << bScales;
+}
+
 LogicalResult MatmulOp::verify() {
   if (failed(verifyHybridForm(*this, getOutMutable().getAsOperandRange(), 1)))
     return failure();
@@ -636,25 +712,33 @@ LogicalResult MatmulOp::verify() {
   if (b.getDimSize(1) != k)
     return emitOpError("expected A and B to share K, got ")
            << k << " and " << b.getDimSize(1);
+  // [M9] FP4 activations have scales; bf16/f16 ones (W4A16) have none.
+  if (failed(verifyActivationScales(*this, isWeightOnly(),
+                                    static_cast<bool>(getAScales()),
+                                    getADecodeScale())))
+    return failure();
   // [M3] one scale format, and K a whole number of blocks.
-  Type sa = cast<ShapedType>(getAScales().getType()).getElementType();
   Type sb = cast<ShapedType>(getBScales().getType()).getElementType();
+  Type sa = getAScales()
+                ? cast<ShapedType>(getAScales().getType()).getElementType()
+                : sb;
   if (sa != sb)
     return emitOpError("expected A and B scales of one format, got ")
            << sa << " and " << sb;
-  int64_t bs = getBlockWidth(sa);
+  int64_t bs = getBlockWidth(sb);
   if (k % bs != 0)
     return emitOpError("expected K (")
            << k << ") to be a multiple of the block width " << bs;
   // [M4] swizzled scales shaped like A and B.
-  if (failed(verifyScales(*this, "a_scales", getAScales().getType(), {}, m,
-                          k / bs, sa, /*requireSwizzled=*/true)) ||
+  if ((getAScales() &&
+       failed(verifyScales(*this, "a_scales", getAScales().getType(), {}, m,
+                           k / bs, sa, /*requireSwizzled=*/true))) ||
       failed(verifyScales(*this, "b_scales", getBScales().getType(), {}, n,
                           k / bs, sb, /*requireSwizzled=*/true)))
     return failure();
   // [M5] [M6] fp32 scalars; decode scales may be per row of their operand
   // (row-scaled NVFP4).
-  if (failed(verifyDecodeScalesAllowed(*this, sa, getADecodeScale(),
+  if (failed(verifyDecodeScalesAllowed(*this, sb, getADecodeScale(),
                                        getBDecodeScale())) ||
       failed(verifyF32Vector(*this, "a_decode_scale", getADecodeScale(), m,
                              /*allowScalar=*/true)) ||
@@ -699,9 +783,23 @@ LogicalResult GroupedMatmulOp::verify() {
   size_t g = getA().size();
   if (g == 0)
     return emitOpError("expected at least one group");
-  if (getAScales().size() != g || getB().size() != g ||
+  // [G9] one activation type; FP4 codes with scales, bf16/f16 without.
+  Type aElem = cast<ShapedType>(getA().front().getType()).getElementType();
+  for (Value a : getA())
+    if (cast<ShapedType>(a.getType()).getElementType() != aElem)
+      return emitOpError("expected one activation element type for all "
+                         "groups, got ")
+             << aElem << " and "
+             << cast<ShapedType>(a.getType()).getElementType();
+  bool weightOnly = isWeightOnly();
+  if (failed(verifyActivationScales(*this, weightOnly,
+                                    !getAScales().empty(), getADecodeScale())))
+    return failure();
+  size_t aScaleCount = weightOnly ? 0 : g;
+  if (getAScales().size() != aScaleCount || getB().size() != g ||
       getBScales().size() != g)
-    return emitOpError("expected as many a_scales, b and b_scales as a (")
+    return emitOpError("expected as many a_scales (none for bf16/f16 "
+                       "activations), b and b_scales as a (")
            << g << "), got " << getAScales().size() << ", " << getB().size()
            << " and " << getBScales().size();
   if (!independent && g != 1)
@@ -719,7 +817,7 @@ LogicalResult GroupedMatmulOp::verify() {
 
   // [G3] one scale format across groups.
   Type scaleType =
-      cast<ShapedType>(getAScales().front().getType()).getElementType();
+      cast<ShapedType>(getBScales().front().getType()).getElementType();
   for (Value s : llvm::concat<Value>(getAScales(), getBScales()))
     if (cast<ShapedType>(s.getType()).getElementType() != scaleType)
       return emitOpError("expected one scale format for all groups, got ")
@@ -758,9 +856,10 @@ LogicalResult GroupedMatmulOp::verify() {
                << i << " to share K, got " << k << " and " << b.getDimSize(1);
       std::string idx = std::to_string(i);
       if (failed(checkK(k)) ||
-          failed(verifyScales(*this, "a_scales #" + idx,
-                              getAScales()[i].getType(), {}, m, k / bs,
-                              scaleType, /*requireSwizzled=*/true)) ||
+          (!weightOnly &&
+           failed(verifyScales(*this, "a_scales #" + idx,
+                               getAScales()[i].getType(), {}, m, k / bs,
+                               scaleType, /*requireSwizzled=*/true))) ||
           failed(verifyScales(*this, "b_scales #" + idx,
                               getBScales()[i].getType(), {}, n, k / bs,
                               scaleType, /*requireSwizzled=*/true)) ||
@@ -793,9 +892,10 @@ LogicalResult GroupedMatmulOp::verify() {
     resultShape.append({rows, n});
     Type i32 = IntegerType::get(getContext(), 32);
     if (failed(checkK(k)) ||
-        failed(verifyScales(*this, "a_scales", getAScales().front().getType(),
-                            aBatch, rows, k / bs, scaleType,
-                            /*requireSwizzled=*/true)) ||
+        (!weightOnly &&
+         failed(verifyScales(*this, "a_scales", getAScales().front().getType(),
+                             aBatch, rows, k / bs, scaleType,
+                             /*requireSwizzled=*/true))) ||
         failed(verifyScales(*this, "b_scales", getBScales().front().getType(),
                             {numGroups}, n, k / bs, scaleType,
                             /*requireSwizzled=*/true)) ||

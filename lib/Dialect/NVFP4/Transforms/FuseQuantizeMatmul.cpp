@@ -39,13 +39,14 @@ bool isDeallocation(Operation *op) {
 }
 
 /// The consumer's A operand: (values, scales, decode scale); null values
-/// for what is not a fusible consumer.
+/// for what is not a fusible consumer (a weight-only matmul quantizes no
+/// activations).
 std::tuple<Value, Value, Value> consumedA(Operation *op) {
   if (auto dense = dyn_cast<MatmulOp>(op))
-    if (dense.hasBufferSemantics())
+    if (dense.hasBufferSemantics() && !dense.isWeightOnly())
       return {dense.getA(), dense.getAScales(), dense.getADecodeScale()};
   if (auto grouped = dyn_cast<GroupedMatmulOp>(op))
-    if (grouped.hasBufferSemantics() &&
+    if (grouped.hasBufferSemantics() && !grouped.isWeightOnly() &&
         grouped.getGrouping() != Grouping::independent)
       return {grouped.getA().front(), grouped.getAScales().front(),
               grouped.getADecodeScale()};

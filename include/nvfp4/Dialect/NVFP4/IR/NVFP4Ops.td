@@ -25,6 +25,9 @@ def NVFP4_ScaleElement : AnyTypeOf<[F8E4M3FN, F8E8M0FNU]>;
 
 def NVFP4_HighPrecisionShaped : TensorOrMemRef<[BF16, F16, F32]>;
 def NVFP4_FP4Shaped : TensorOrMemRef<[F4E2M1FN]>;
+// A matmul's activations: FP4 codes (with scales), or bf16/f16 values taken
+// as they are (weight-only quantization, W4A16).
+def NVFP4_ActivationShaped : TensorOrMemRef<[F4E2M1FN, BF16, F16]>;
 def NVFP4_ScaleShaped : TensorOrMemRef<[F8E4M3FN, F8E8M0FNU]>;
 def NVFP4_F32Shaped : TensorOrMemRef<[F32]>;
 def NVFP4_I32Shaped : TensorOrMemRef<[I32]>;
@@ -303,6 +306,19 @@ def NVFP4_MatmulOp : NVFP4_HybridOp<"matmul", [AttrSizedOperandSegments]> {
     alpha_eff = (a_decode_scale * b_decode_scale) * alpha     (fp32)
     ```
 
+    Weight-only quantization (W4A16): `A` may instead be bf16 or f16 values,
+    taken as they are, with no `a_scales` (the op then has three operands
+    before its keywords and three types) and no `a_decode_scale`; the
+    product is `A[m,k] * (e2m1(B[n,k]) * sB[n, k/bs])` and `bs` is that of
+    B's scales:
+
+    ```mlir
+    %c = nvfp4.matmul %x, %w, %sw b_decode_scale(%dw : tensor<f32>)
+        : tensor<8x4096xbf16>, tensor<4096x4096xf4E2M1FN>,
+          tensor<32x256x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+        -> tensor<8x4096xbf16>
+    ```
+
     Each missing factor of `alpha_eff` is 1. A decode scale is a
     `tensor<f32>`, or one per row of its operand (`tensor<Mxf32>` for A,
     `tensor<Nxf32>` for B: row-scaled NVFP4), and then `alpha_eff` is the
@@ -324,8 +340,8 @@ def NVFP4_MatmulOp : NVFP4_HybridOp<"matmul", [AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins
-    NVFP4_FP4Shaped:$a,
-    NVFP4_ScaleShaped:$a_scales,
+    NVFP4_ActivationShaped:$a,
+    Optional<NVFP4_ScaleShaped>:$a_scales,
     NVFP4_FP4Shaped:$b,
     NVFP4_ScaleShaped:$b_scales,
     Optional<NVFP4_F32Shaped>:$a_decode_scale,
@@ -336,19 +352,25 @@ def NVFP4_MatmulOp : NVFP4_HybridOp<"matmul", [AttrSizedOperandSegments]> {
     DefaultValuedAttr<F32Attr, "1.0f">:$beta);
   let results = (outs Optional<RankedTensorOf<[BF16, F16, F32]>>:$result);
   let assemblyFormat = [{
-    $a `,` $a_scales `,` $b `,` $b_scales
+    custom<MatmulOperands>($a, $a_scales, $b, $b_scales)
     (`a_decode_scale` `(` $a_decode_scale^ `:` type($a_decode_scale) `)`)?
     (`b_decode_scale` `(` $b_decode_scale^ `:` type($b_decode_scale) `)`)?
     (`alpha` `(` $alpha^ `:` type($alpha) `)`)?
     (`acc` `(` $acc^ `:` type($acc) `)`)?
     (`outs` `(` $out^ `:` type($out) `)`)?
-    attr-dict `:` type($a) `,` type($a_scales) `,` type($b) `,`
-    type($b_scales) (`->` type($result)^)?
+    attr-dict `:` custom<MatmulOperandTypes>(type($a), type($a_scales),
+                                            type($b), type($b_scales))
+    (`->` type($result)^)?
   }];
   let extraClassDeclaration = hybridDecls # [{
     ::mlir::Value getTarget() {
       return hasBufferSemantics() ? ::mlir::Value(getOut())
                                   : ::mlir::Value(getResult());
+    }
+    /// A is bf16/f16 values (weight-only quantization): no A scales.
+    bool isWeightOnly() {
+      return !::llvm::isa<::mlir::Float4E2M1FNType>(
+          ::llvm::cast<::mlir::ShapedType>(getA().getType()).getElementType());
     }
   }];
 }
@@ -379,6 +401,9 @@ def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
       `[G, maxM, N]`. Rows at or past `masked_m[g]` are computed as if the
       rows of A were zero: they hold `beta * acc` (0 without `acc`).
 
+    With bf16 or f16 activations (W4A16, as in `nvfp4.matmul`) there is no
+    `a_scales` clause and no `a_decode_scale`.
+
     `alpha_g = (a_decode_scale_g * b_decode_scale_g) * alpha[g]` in fp32,
     where each decode scale is a `tensor<f32>` (shared) or `tensor<Gxf32>`,
     `alpha` a `tensor<Gxf32>`, and a missing factor is 1. All groups share
@@ -399,7 +424,7 @@ def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
   }];
   let arguments = (ins
     NVFP4_GroupingAttr:$grouping,
-    Variadic<NVFP4_FP4Shaped>:$a,
+    Variadic<NVFP4_ActivationShaped>:$a,
     Variadic<NVFP4_ScaleShaped>:$a_scales,
     Variadic<NVFP4_FP4Shaped>:$b,
     Variadic<NVFP4_ScaleShaped>:$b_scales,
@@ -415,7 +440,7 @@ def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
   let assemblyFormat = [{
     $grouping
     `a` `(` $a `:` type($a) `)`
-    `a_scales` `(` $a_scales `:` type($a_scales) `)`
+    (`a_scales` `(` $a_scales^ `:` type($a_scales) `)`)?
     `b` `(` $b `:` type($b) `)`
     `b_scales` `(` $b_scales `:` type($b_scales) `)`
     (`group_offsets` `(` $group_offsets^ `:` type($group_offsets) `)`)?
@@ -434,6 +459,12 @@ def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
     }
     /// Number of groups.
     int64_t getNumGroups();
+    /// A is bf16/f16 values (weight-only quantization): no A scales.
+    bool isWeightOnly() {
+      return !::llvm::isa<::mlir::Float4E2M1FNType>(
+          ::llvm::cast<::mlir::ShapedType>(getA().front().getType())
+              .getElementType());
+    }
   }];
 }
 
