@@ -2,7 +2,8 @@
 # Sets up, builds and runs every test: the lit suite (check-nvfp4: dialect,
 # conversion, compile-only ptxas tests, CPU integration; GPU tests run only
 # where a GPU is found), a fuzz smoke run (scripts/fuzz.sh, under 2 minutes)
-# and the python tests (torch installed for them).
+# and the python tests (torch, transformers and the checkpoint producers
+# installed for them).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
@@ -26,6 +27,20 @@ python3 -c "import torch" 2>/dev/null || {
   echo "== installing torch"
   python3 -m pip install -q torch ||
     python3 -m pip install -q --break-system-packages torch
+}
+
+# The checkpoint formats' own tools for python/tests/test_models.py (the
+# producers make the test checkpoints; docs/spec.md 2.9): transformers and
+# safetensors (what users load models with), compressed-tensors and
+# nvidia-modelopt (pure Python, their CPU paths), accelerate (transformers'
+# quantized loading). Pinned to the versions the tests were written against.
+python3 -c "import transformers, safetensors, compressed_tensors, accelerate, modelopt.torch" \
+    2>/dev/null || {
+  echo "== installing the checkpoint producers"
+  deps="transformers==5.24.0 safetensors==0.8.0 compressed-tensors==0.20.0 accelerate==1.15.0 nvidia-modelopt==0.47.0"
+  # shellcheck disable=SC2086
+  python3 -m pip install -q $deps ||
+    python3 -m pip install -q --break-system-packages $deps
 }
 
 echo "== pytest: python/tests"

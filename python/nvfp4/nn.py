@@ -276,7 +276,9 @@ class GroupedExperts(torch.nn.Module):
         """Experts quantized elsewhere (a checkpoint's tensors, as they
         are): values [E, N, K/2], scales [E, N, K/bs] row-major or swizzled,
         decode [E] (NVFP4; None for MXFP4); a calibrated activation scale
-        as for Linear.from_quantized (one for all experts' tokens)."""
+        as for Linear.from_quantized: one for all experts' tokens, or one
+        per expert ([E]: each expert's tokens are quantized with its own,
+        in the masked layout; see forward)."""
         e, n, half_k = values.shape
         if weight_only and (input_encode_scale is not None or input_decode_scale is not None):
             raise ValueError("weight_only=True quantizes no activations: no input scale")
@@ -292,8 +294,12 @@ class GroupedExperts(torch.nn.Module):
         for name, value in (("encode_scale", input_encode_scale),
                             ("decode_scale", input_decode_scale)):
             if value is not None:
-                layer.register_buffer("input_" + name, torch.as_tensor(
-                    value, dtype=torch.float32, device=values.device).reshape(()))
+                v = torch.as_tensor(value, dtype=torch.float32, device=values.device)
+                if v.numel() not in (1, e):
+                    raise ValueError(f"input_{name}: one value or one per expert ({e}), "
+                                     f"got {tuple(v.shape)}")
+                layer.register_buffer("input_" + name,
+                                      v.reshape(()) if v.numel() == 1 else v.reshape(e))
         return layer
 
     @classmethod
@@ -321,6 +327,8 @@ class GroupedExperts(torch.nn.Module):
             return torch.ops.nvfp4.weight_only_grouped_linear(
                 x.contiguous(), self.weight_values, self.weight_scales, w_decode,
                 group_offsets, self.fmt, _out_dtype(x.dtype), self.check_tables)
+        if any(isinstance(v, torch.Tensor) and v.dim() == 1 for v in options.values()):
+            return self._per_expert_scales(x, group_offsets, options, w_decode)
         if _fused_input(options):
             # One program: on sm_90a the GEMM quantizes the tokens itself.
             return torch.ops.nvfp4.grouped_linear(
@@ -332,6 +340,33 @@ class GroupedExperts(torch.nn.Module):
             q, s, self.weight_values, self.weight_scales, group_offsets,
             d if nv else None, w_decode, None, self.fmt, _out_dtype(x.dtype),
             self.check_tables)
+
+    def _per_expert_scales(self, x, group_offsets, options, w_decode):
+        """Each expert's tokens quantized with that expert's static scale:
+        the sorted tokens go into an [E, maxM, K] buffer (row r of expert e
+        at [e, r]), one batched quantize takes the [E] scales, and the
+        masked grouped matmul (masked_m = tokens per expert) computes; the
+        rows come back in the sorted order. Exact: a quantize with a given
+        scale treats every row on its own. maxM is the token count S when
+        E * S is small (no host sync: decode, CUDA graphs), else the largest
+        expert's count rounded up to 64 (one read of the offsets)."""
+        s, k = x.shape
+        e = self.num_experts
+        counts = group_offsets[1:] - group_offsets[:-1]
+        if e * s <= (1 << 16):
+            max_m = max(s, 1)
+        else:
+            max_m = max(-(-int(counts.max()) // 64) * 64, 64)
+        rows = torch.arange(s, device=x.device)
+        expert = torch.searchsorted(group_offsets[1:].to(torch.int64), rows, right=True)
+        slot = expert * max_m + rows - group_offsets[:-1].to(torch.int64)[expert]
+        padded = x.new_zeros(e * max_m, k)
+        padded[slot] = x
+        q, sc, d = _quantize(padded.view(e, max_m, k), self.fmt, options)
+        y = torch.ops.nvfp4.grouped_matmul_masked(
+            q, sc, self.weight_values, self.weight_scales, counts.to(torch.int32), d, w_decode,
+            None, self.fmt, _out_dtype(x.dtype), False)
+        return y.view(e * max_m, -1)[slot]
 
     def extra_repr(self) -> str:
         return (f"num_experts={self.num_experts}, in_features={self.in_features}, "

@@ -10,6 +10,9 @@ API); this package holds what the test suites and the benchmarks use:
 * ``gpu_binary`` -- the PTX / cubin out of MLIR ``gpu.binary`` ops;
 * ``sass``       -- cuobjdump SASS of the sm_100a kernels and the check of
   which instructions must be in it.
+* ``producers``  -- quantized checkpoints made by compressed-tensors,
+  ModelOpt and in gpt-oss's MXFP4 layout, with the producers' own
+  dequantization and forward (python/tests/test_models.py);
 * ``find_runner`` -- the nvfp4-runner binary the command-line tests run.
 """
 

@@ -1,0 +1,469 @@
+"""Checkpoints made by other tools, loaded exactly and run on nvfp4 ops.
+
+``from_pretrained(path, device=..., dtype=torch.bfloat16)`` returns the
+``transformers`` model of a checkpoint directory whose quantized linears and
+MoE experts run on nvfp4-mlir with the checkpoint's own bytes and scales:
+
+* compressed-tensors ``nvfp4-pack-quantized`` (llmcompressor's NVFP4 = W4A4
+  and NVFP4A16 = W4A16 schemes): ``weight_packed`` (uint8 [N, K/2]),
+  ``weight_scale`` (E4M3 [N, K/16]), ``weight_global_scale`` (the *encode*
+  scale gs: W = e2m1 * scale / gs) and, W4A4, ``input_global_scale`` (the
+  activations' encode scale);
+* ModelOpt ``NVFP4`` / ``W4A16_NVFP4``: ``weight`` (uint8), ``weight_scale``
+  (E4M3), ``weight_scale_2`` (the *decode* scale: W = e2m1 * scale *
+  scale_2) and, W4A4, ``input_scale`` (the activations' decode scale);
+* gpt-oss ``mxfp4``: the experts' ``*_blocks`` (FP4 pairs) and ``*_scales``
+  (UE8M0), bf16 activations (W4A16).
+
+All three pack element 2i in the low nibble of byte i, as docs/spec.md does,
+so values and scales are used byte for byte (scales are swizzled into the
+128x4 layout at load). What each format defines and where our order of
+operations differs by a rounding (docs/spec.md 2.9):
+
+* a weight's global scale becomes the matmul's fp32 ``b_decode_scale``:
+  ModelOpt's ``weight_scale_2`` as stored, compressed-tensors' ``1 / gs``
+  rounded once to fp32. The product is then fl(fl(1/gs) * sum(x * e2m1 *
+  scale)) where compressed-tensors' decompression computes e2m1 * fl(scale /
+  gs) per weight (and rounds it to the model dtype): the two differ by at
+  most 2^-23 relative before that dtype rounding, which ours does not do.
+* W4A4 activations are quantized by nvfp4.quantize with the stored scale as
+  its ``encode_scale`` (compressed-tensors) or ``decode_scale`` (ModelOpt)
+  (docs/spec.md 2.2, TransformerEngine's arithmetic); the producers'
+  fake-quantization divides by fl(scale / gs) instead of multiplying by
+  fl(gs / scale), and compressed-tensors forms amax / 6 in the activations'
+  dtype: codes can differ where a value lies within a rounding of a code
+  boundary (python/tests/test_models.py measures how often).
+
+MoE experts (Qwen3-MoE's ``Qwen3MoeExperts``, gpt-oss's ``GptOssExperts``)
+become one module that routes in torch (tokens sorted by expert, stable, and
+``group_offsets``) and runs each projection as one grouped matmul over all
+experts (``nvfp4.nn.GroupedExperts``); the weighted combine sums each
+token's k outputs in a fixed order, so results are deterministic.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+from typing import Optional
+
+import torch
+
+from . import nn as nvnn
+from . import ops as _ops  # noqa: F401  (registers torch.ops.nvfp4)
+
+__all__ = ["from_pretrained", "MoEExperts", "CheckpointError"]
+
+
+class CheckpointError(ValueError):
+    """A checkpoint this loader cannot run exactly (the message says why)."""
+
+
+# ---------------------------------------------------------------------------
+# Reading tensors
+# ---------------------------------------------------------------------------
+
+class _Checkpoint:
+    """The tensors of a safetensors checkpoint directory, read on demand."""
+
+    def __init__(self, path: str):
+        from safetensors import safe_open
+        index = os.path.join(path, "model.safetensors.index.json")
+        if os.path.exists(index):
+            with open(index) as f:
+                files = sorted(set(json.load(f)["weight_map"].values()))
+        else:
+            files = sorted(f for f in os.listdir(path) if f.endswith(".safetensors"))
+        if not files:
+            raise CheckpointError(f"{path}: no .safetensors files")
+        self._where = {}
+        self._files = {}
+        for name in files:
+            handle = safe_open(os.path.join(path, name), framework="pt")
+            self._files[name] = handle
+            for key in handle.keys():
+                self._where[key] = name
+        self.used = set()
+
+    def __contains__(self, key):
+        return key in self._where
+
+    def keys(self):
+        return self._where.keys()
+
+    def dtype(self, key) -> str:
+        """The stored dtype's safetensors name (U8, BF16, F8_E4M3, ...)."""
+        return self._files[self._where[key]].get_slice(key).get_dtype()
+
+    def get(self, key, device=None) -> torch.Tensor:
+        if key not in self._where:
+            raise CheckpointError(f"checkpoint has no tensor {key!r}")
+        self.used.add(key)
+        t = self._files[self._where[key]].get_tensor(key)
+        return t if device is None else t.to(device)
+
+
+# ---------------------------------------------------------------------------
+# Formats
+# ---------------------------------------------------------------------------
+
+class _Format:
+    """What a format stores per quantized linear; `linear()` returns the
+    module's replacement or None when the checkpoint keeps it unquantized."""
+
+    fmt = "nvfp4"
+
+    def quantized(self, ckpt, name) -> bool:
+        raise NotImplementedError
+
+    def weight(self, ckpt, name, device):
+        """(values, row-major scales, decode scale or None, input scale
+        options) of the linear at `name`."""
+        raise NotImplementedError
+
+    def linear(self, ckpt, name, module, device):
+        if not self.quantized(ckpt, name):
+            return None
+        values, scales, decode, inputs = self.weight(ckpt, name, device)
+        bias = ckpt.get(name + ".bias", device) if name + ".bias" in ckpt else None
+        if bias is not None:
+            bias = bias.to(module.bias.dtype if module.bias is not None else bias.dtype)
+        return nvnn.Linear.from_quantized(values, scales, decode, bias, fmt=self.fmt,
+                                          weight_only=not inputs, **inputs)
+
+
+def _check_nvfp4_args(args, what):
+    if args is None:
+        return
+    if (args.get("num_bits"), args.get("type"), args.get("group_size"),
+            args.get("strategy")) != (4, "float", 16, "tensor_group"):
+        raise CheckpointError(f"compressed-tensors {what}: expected NVFP4 (4-bit float, "
+                              f"group_size 16, tensor_group), got {args}")
+
+
+class _CompressedTensors(_Format):
+    """compressed-tensors ``nvfp4-pack-quantized``."""
+
+    def __init__(self, qc):
+        fmt = qc.get("format")
+        groups = qc.get("config_groups", {})
+        formats = {fmt} | {g.get("format") for g in groups.values() if g.get("format")}
+        if formats - {None, "nvfp4-pack-quantized"}:
+            raise CheckpointError(f"compressed-tensors format {sorted(formats - {None})}: "
+                                  "only nvfp4-pack-quantized is supported")
+        for g in groups.values():
+            _check_nvfp4_args(g.get("weights"), "weights")
+            _check_nvfp4_args(g.get("input_activations"), "input_activations")
+
+    def quantized(self, ckpt, name):
+        return name + ".weight_packed" in ckpt
+
+    def weight(self, ckpt, name, device):
+        values = ckpt.get(name + ".weight_packed", device)
+        scales = ckpt.get(name + ".weight_scale", device).view(torch.uint8)
+        gs = ckpt.get(name + ".weight_global_scale").float().reshape(())
+        decode = (1.0 / gs).to(device)  # one fp32 rounding (module docstring)
+        inputs = {}
+        if name + ".input_global_scale" in ckpt:
+            inputs["input_encode_scale"] = ckpt.get(name + ".input_global_scale",
+                                                    device).float().reshape(())
+        return values, scales, decode, inputs
+
+
+class _ModelOpt(_Format):
+    """ModelOpt ``NVFP4`` (W4A4) and ``W4A16_NVFP4``."""
+
+    def __init__(self, qc):
+        algo = qc.get("quant_algo")
+        if algo not in ("NVFP4", "W4A16_NVFP4"):
+            raise CheckpointError(f"ModelOpt quant_algo {algo!r}: NVFP4 and W4A16_NVFP4 "
+                                  "are supported")
+        if qc.get("group_size", 16) != 16:
+            raise CheckpointError(f"ModelOpt group_size {qc.get('group_size')}: NVFP4 is 16")
+        self.exclude = list(qc.get("exclude_modules") or [])
+
+    def quantized(self, ckpt, name):
+        if any(fnmatch.fnmatch(name, pat) for pat in self.exclude):
+            return False
+        return (name + ".weight_scale_2" in ckpt and name + ".weight" in ckpt
+                and ckpt.dtype(name + ".weight") == "U8")
+
+    def weight(self, ckpt, name, device):
+        values = ckpt.get(name + ".weight", device)
+        scales = ckpt.get(name + ".weight_scale", device).view(torch.uint8)
+        decode = ckpt.get(name + ".weight_scale_2", device).float().reshape(())
+        inputs = {}
+        if name + ".input_scale" in ckpt:
+            inputs["input_decode_scale"] = ckpt.get(name + ".input_scale",
+                                                    device).float().reshape(())
+        return values, scales, decode, inputs
+
+
+class _GptOssMxfp4(_Format):
+    """gpt-oss's MXFP4 experts (transformers' ``Mxfp4Config``): everything
+    else is bf16."""
+
+    fmt = "mxfp4"
+
+    def __init__(self, qc):
+        self.exclude = list(qc.get("modules_to_not_convert") or [])
+
+    def quantized(self, ckpt, name):
+        return False  # only the experts are MXFP4
+
+
+def _quant_format(path, config):
+    qc = getattr(config, "quantization_config", None)
+    if qc is not None and not isinstance(qc, dict):
+        qc = qc.to_dict()
+    hf_quant = os.path.join(path, "hf_quant_config.json")
+    if qc is None and os.path.exists(hf_quant):
+        with open(hf_quant) as f:
+            qc = dict(json.load(f).get("quantization", {}), quant_method="modelopt")
+    if qc is None:
+        raise CheckpointError(f"{path}: config.json has no quantization_config (not a "
+                              "quantized checkpoint)")
+    method = qc.get("quant_method")
+    if method == "compressed-tensors":
+        return _CompressedTensors(qc)
+    if method == "modelopt":
+        return _ModelOpt(qc)
+    if method == "mxfp4":
+        return _GptOssMxfp4(qc)
+    raise CheckpointError(f"quant_method {method!r}: supported are compressed-tensors "
+                          "(nvfp4-pack-quantized), modelopt (NVFP4) and mxfp4 (gpt-oss)")
+
+
+# ---------------------------------------------------------------------------
+# MoE experts
+# ---------------------------------------------------------------------------
+
+def _route(top_k_index: torch.Tensor, num_experts: int):
+    """Stable sort of the (token, slot) pairs by expert: the permutation,
+    each pair's token, and group_offsets [E + 1] (int32)."""
+    flat = top_k_index.reshape(-1)
+    order = torch.argsort(flat, stable=True)
+    # scatter_add, not bincount: a shape that does not depend on the data
+    # (torch.compile, CUDA graphs).
+    counts = torch.zeros(num_experts, dtype=torch.int64, device=flat.device)
+    counts.scatter_add_(0, flat, torch.ones_like(flat))
+    offsets = torch.zeros(num_experts + 1, dtype=torch.int32, device=flat.device)
+    offsets[1:] = torch.cumsum(counts, 0).to(torch.int32)
+    return order, flat[order], offsets
+
+
+class MoEExperts(torch.nn.Module):
+    """The experts of an MoE block as grouped matmuls: forward(hidden [T,
+    H], top_k_index [T, k], top_k_weights [T, k]) -> [T, H], the interface
+    of transformers' experts modules.
+
+    ``gate_up``: a GroupedExperts [E, 2I, H] (gate rows first, then up, or
+    interleaved with ``interleaved=True``: gpt-oss), or ``gate`` and ``up``
+    apart (experts whose gate and up have different global scales);
+    ``down``: [E, H, I]; optional per-expert biases [E, 2I] / [E, H];
+    ``activation``: "silu" (Qwen3: act(gate) * up) or "gpt_oss" (clamped
+    SwiGLU: gate <= limit, |up| <= limit, (up + 1) * gate *
+    sigmoid(alpha * gate)).
+    """
+
+    def __init__(self, down, *, gate_up=None, gate=None, up=None, interleaved=False,
+                 gate_up_bias=None, down_bias=None, activation="silu", limit=None,
+                 alpha=None):
+        super().__init__()
+        self.gate_up, self.gate, self.up, self.down = gate_up, gate, up, down
+        self.num_experts = down.num_experts
+        self.interleaved, self.activation = interleaved, activation
+        self.limit, self.alpha = limit, alpha
+        self.gate_up_bias = (None if gate_up_bias is None else
+                             torch.nn.Parameter(gate_up_bias, requires_grad=False))
+        self.down_bias = (None if down_bias is None else
+                          torch.nn.Parameter(down_bias, requires_grad=False))
+
+    def _act(self, gate, up):
+        if self.activation == "silu":
+            return torch.nn.functional.silu(gate) * up
+        gate = gate.clamp(max=self.limit)
+        up = up.clamp(min=-self.limit, max=self.limit)
+        return (up + 1) * (gate * torch.sigmoid(gate * self.alpha))
+
+    def forward(self, hidden_states, top_k_index, top_k_weights):
+        tokens, k = top_k_index.shape
+        order, expert, offsets = _route(top_k_index, self.num_experts)
+        x = hidden_states[order // k]
+        if self.gate_up is not None:
+            gu = self.gate_up(x, offsets)
+            if self.gate_up_bias is not None:
+                gu = gu + self.gate_up_bias[expert].to(gu.dtype)
+            gate, up = ((gu[:, ::2], gu[:, 1::2]) if self.interleaved
+                        else gu.chunk(2, dim=-1))
+        else:
+            gate, up = self.gate(x, offsets), self.up(x, offsets)
+        h = self._act(gate, up)
+        y = self.down(h.contiguous(), offsets)
+        if self.down_bias is not None:
+            y = y + self.down_bias[expert].to(y.dtype)
+        y = y * top_k_weights.reshape(-1)[order, None].to(y.dtype)
+        # Back to (token, slot) order and summed over the k slots: fixed
+        # order, no atomics.
+        out = torch.empty_like(y)
+        out[order] = y
+        return out.view(tokens, k, -1).sum(dim=1).to(hidden_states.dtype)
+
+
+def _grouped_experts(parts):
+    """GroupedExperts of per-expert (values, scales, decode, input options)."""
+    inputs = parts[0][3]
+    kw = {}
+    if inputs:
+        (key,) = inputs.keys()
+        vals = torch.stack([p[3][key] for p in parts])
+        # One scale for all experts' tokens where they agree, else one per
+        # expert (GroupedExperts quantizes each expert's tokens with its own).
+        kw[key] = vals[0] if torch.all(vals == vals[0]) else vals
+    return nvnn.GroupedExperts.from_quantized(
+        torch.stack([p[0] for p in parts]), torch.stack([p[1] for p in parts]),
+        torch.stack([p[2].reshape(()) for p in parts]), weight_only=not inputs,
+        check_tables=False, **kw)
+
+
+def _qwen3_moe_experts(fmt_obj, ckpt, name, module, device):
+    """Qwen3MoeExperts from per-expert gate/up/down linears."""
+    e = module.num_experts
+    proj = {p: [f"{name}.{i}.{p}_proj" for i in range(e)] for p in ("gate", "up", "down")}
+    if not all(fmt_obj.quantized(ckpt, n) for names in proj.values() for n in names):
+        return None
+    if type(module.act_fn).__name__ not in ("SiLUActivation", "SiLU"):
+        raise CheckpointError(f"{name}: activation {module.act_fn} (silu expected)")
+    w = {p: [fmt_obj.weight(ckpt, n, device) for n in names] for p, names in proj.items()}
+    down = _grouped_experts(w["down"])
+
+    def same(a, b):
+        return (torch.equal(a[2].reshape(()), b[2].reshape(())) and a[3].keys() == b[3].keys()
+                and all(torch.equal(a[3][key], b[3][key]) for key in a[3]))
+
+    if all(same(a, b) for a, b in zip(w["gate"], w["up"])):
+        # One matmul: each expert's gate rows, then its up rows (as
+        # transformers stores gate_up_proj), under their shared scales.
+        fused = [(torch.cat([a[0], b[0]]), torch.cat([a[1], b[1]]), a[2], a[3])
+                 for a, b in zip(w["gate"], w["up"])]
+        return MoEExperts(down, gate_up=_grouped_experts(fused))
+    return MoEExperts(down, gate=_grouped_experts(w["gate"]),
+                      up=_grouped_experts(w["up"]))
+
+
+def _gpt_oss_experts(fmt_obj, ckpt, name, module, device):
+    """GptOssExperts from MXFP4 blocks/scales (W4A16)."""
+    if f"{name}.gate_up_proj_blocks" not in ckpt:
+        return None
+
+    def grouped(proj):
+        blocks = ckpt.get(f"{name}.{proj}_blocks", device)   # [E, N, K/32, 16]
+        scales = ckpt.get(f"{name}.{proj}_scales", device)   # [E, N, K/32]
+        e, n, kb, sixteen = blocks.shape
+        if sixteen != 16 or scales.shape != (e, n, kb):
+            raise CheckpointError(f"{name}.{proj}: blocks {tuple(blocks.shape)} / scales "
+                                  f"{tuple(scales.shape)} are not MXFP4 [E, N, K/32, 16] / "
+                                  "[E, N, K/32]")
+        return nvnn.GroupedExperts.from_quantized(blocks.reshape(e, n, kb * 16), scales,
+                                                  None, fmt="mxfp4", weight_only=True,
+                                                  check_tables=False)
+
+    dtype = module.gate_up_proj_bias.dtype
+    return MoEExperts(grouped("down_proj"), gate_up=grouped("gate_up_proj"), interleaved=True,
+                      gate_up_bias=ckpt.get(f"{name}.gate_up_proj_bias", device).to(dtype),
+                      down_bias=ckpt.get(f"{name}.down_proj_bias", device).to(dtype),
+                      activation="gpt_oss", limit=module.limit, alpha=module.alpha)
+
+
+_EXPERTS = {"Qwen3MoeExperts": _qwen3_moe_experts, "GptOssExperts": _gpt_oss_experts}
+
+
+# ---------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------
+
+def _set(root, name, module):
+    parent, _, child = name.rpartition(".")
+    setattr(root.get_submodule(parent) if parent else root, child, module)
+
+
+def _materialize(model, ckpt, device, dtype):
+    """Parameters and persistent buffers still on the meta device come from
+    the checkpoint; modules with non-persistent state computed at
+    construction (rotary embeddings) are built again on `device`."""
+    for name, module in list(model.named_modules()):
+        meta_buffers = [b for b, t in module.named_buffers(recurse=False)
+                        if t is not None and t.is_meta
+                        and b in module._non_persistent_buffers_set]
+        if meta_buffers and name and hasattr(module, "config"):
+            with torch.device(device):
+                _set(model, name, type(module)(module.config))
+    for name, module in model.named_modules():
+        for pname, p in list(module.named_parameters(recurse=False)):
+            if p is None or not p.is_meta:
+                continue
+            key = f"{name}.{pname}" if name else pname
+            if key not in ckpt:
+                continue  # tied weights are set by tie_weights()
+            t = ckpt.get(key, device)
+            if t.is_floating_point():
+                t = t.to(dtype)
+            module._parameters[pname] = torch.nn.Parameter(t, requires_grad=False)
+        for bname, b in list(module.named_buffers(recurse=False)):
+            if b is None or not b.is_meta:
+                continue
+            key = f"{name}.{bname}" if name else bname
+            module._buffers[bname] = ckpt.get(key, device)
+    if getattr(model.config, "tie_word_embeddings", False):
+        model.tie_weights()
+    left = [n for n, p in list(model.named_parameters()) + list(model.named_buffers())
+            if p.is_meta]
+    if left:
+        raise CheckpointError(f"the checkpoint lacks {len(left)} tensor(s) the model needs, "
+                              f"e.g. {left[:3]}")
+
+
+def from_pretrained(path: str, device="cpu", dtype: torch.dtype = torch.bfloat16,
+                    model_class=None):
+    """The transformers model of the quantized checkpoint at `path`, its
+    quantized linears (nvfp4.nn.Linear) and MoE experts (MoEExperts) on the
+    checkpoint's own bytes and scales, everything else in `dtype`, on
+    `device` ("cpu" runs the CPU reference path, "cuda" the GPU kernels).
+    Raises CheckpointError for what it cannot run exactly."""
+    import transformers
+
+    config = transformers.AutoConfig.from_pretrained(path)
+    fmt = _quant_format(path, config)
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    cls = model_class or transformers.AutoModelForCausalLM
+    with torch.device("meta"):
+        model = cls.from_config(config, dtype=dtype)
+    ckpt = _Checkpoint(path)
+    device = torch.device(device)
+    replaced = 0
+    for name, module in list(model.named_modules()):
+        builder = _EXPERTS.get(type(module).__name__)
+        if builder is not None:
+            new = builder(fmt, ckpt, name, module, device)
+        elif isinstance(module, torch.nn.Linear):
+            new = fmt.linear(ckpt, name, module, device)
+        else:
+            continue
+        if new is not None:
+            _set(model, name, new)
+            replaced += 1
+    if not replaced:
+        raise CheckpointError(f"{path}: no quantized module found for this "
+                              f"{type(fmt).__name__.strip('_')} checkpoint")
+    _materialize(model, ckpt, device, dtype)
+    unused = [k for k in ckpt.keys() if k not in ckpt.used
+              and not re.search(r"\.(weight_zero_point|k_scale|v_scale)$", k)]
+    if unused:
+        raise CheckpointError(f"{len(unused)} checkpoint tensor(s) were not used, e.g. "
+                              f"{unused[:3]}: this loader does not know that layout")
+    model.eval()
+    model.nvfp4_quantized_modules = replaced
+    return model

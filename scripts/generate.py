@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Loads a quantized checkpoint directory (compressed-tensors NVFP4 /
+NVFP4A16, ModelOpt NVFP4 / W4A16_NVFP4, gpt-oss MXFP4) with
+nvfp4.models.from_pretrained and generates greedily with a static KV cache.
+
+    python3 scripts/generate.py /path/to/Llama-3.1-8B-Instruct-NVFP4 \\
+        --prompt "The capital of France is" --device cuda --compile
+
+--compile runs each decode step as a CUDA graph
+(torch.compile(mode="reduce-overhead") over the model's forward; the nvfp4
+ops are torch custom ops, so they are recorded in the graphs). A directory
+without a tokenizer takes --ids (comma-separated token ids) instead.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+import torch  # noqa: E402
+
+from nvfp4 import models  # noqa: E402
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("checkpoint")
+    parser.add_argument("--prompt", default="The capital of France is")
+    parser.add_argument("--ids", help="comma-separated prompt token ids (no tokenizer)")
+    parser.add_argument("--max-new-tokens", type=int, default=32)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--compile", action="store_true",
+                        help="CUDA graphs: torch.compile(mode='reduce-overhead')")
+    args = parser.parse_args(argv)
+
+    start = time.time()
+    model = models.from_pretrained(args.checkpoint, device=args.device)
+    print(f"loaded {args.checkpoint}: {model.nvfp4_quantized_modules} quantized modules on "
+          f"{args.device} in {time.time() - start:.1f} s", flush=True)
+    tokenizer = None
+    if args.ids:
+        ids = torch.tensor([[int(t) for t in args.ids.split(",")]])
+    else:
+        from transformers import AutoTokenizer
+        tokenizer = AutoTokenizer.from_pretrained(args.checkpoint)
+        ids = tokenizer(args.prompt, return_tensors="pt").input_ids
+    ids = ids.to(args.device)
+    if args.compile:
+        model.forward = torch.compile(model.forward, mode="reduce-overhead")
+    kwargs = dict(max_new_tokens=args.max_new_tokens, do_sample=False,
+                  cache_implementation="static",
+                  pad_token_id=getattr(model.generation_config, "pad_token_id", None) or 0)
+    with torch.no_grad():
+        model.generate(ids, **dict(kwargs, max_new_tokens=2))  # compile / warm up
+        if args.device != "cpu":
+            torch.cuda.synchronize()
+        start = time.time()
+        out = model.generate(ids, **kwargs)
+        if args.device != "cpu":
+            torch.cuda.synchronize()
+    seconds = time.time() - start
+    new = out[0, ids.shape[1]:]
+    text = tokenizer.decode(new) if tokenizer else ",".join(str(int(t)) for t in new)
+    print(f"generated {new.numel()} tokens in {seconds:.2f} s "
+          f"({new.numel() / seconds:.1f} tokens/s, batch 1)")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
