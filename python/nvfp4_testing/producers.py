@@ -159,7 +159,9 @@ def _fused_groups(names):
     return list(groups.values())
 
 
-def compressed_tensors_checkpoint(model, scheme: str, out: str, seed: int = 1):
+def compressed_tensors_checkpoint(model, scheme: str, out: str, seed: int = 1,
+                                  shared_expert_input_scale: bool = False,
+                                  references: bool = True):
     """Quantizes `model` (in place) with compressed-tensors' `scheme`
     ("NVFP4" or "NVFP4A16"; lm_head and MoE routers stay bf16), calibrates
     as llmcompressor does (weights: amax per tensor and per 16-block, with
@@ -170,7 +172,9 @@ def compressed_tensors_checkpoint(model, scheme: str, out: str, seed: int = 1):
     the same forward with every linear's fp32 sums reordered
     (split_k_linear), and in fp32 instead of bf16 (weights, activations and
     qparams): how far summation order and the dtype's rounding alone move
-    the logits."""
+    the logits. shared_expert_input_scale: one activation scale for all
+    experts of a layer (the smallest: the largest amax), as runtimes that
+    quantize an MoE layer's tokens once need."""
     from compressed_tensors.compressors import ModelCompressor
     from compressed_tensors.quantization import (QuantizationConfig, QuantizationStatus,
                                                  apply_quantization_config,
@@ -210,18 +214,31 @@ def compressed_tensors_checkpoint(model, scheme: str, out: str, seed: int = 1):
             for m in quantized.values():
                 m.quantization_enabled = False
             handles = [m.register_forward_pre_hook(hook(n)) for n, m in quantized.items()]
-            model(calibration_ids(seed))
+            model(calibration_ids(seed).to(model.device))
             for h in handles:
                 h.remove()
             for n, m in quantized.items():
                 m.quantization_enabled = True
                 # An expert no calibration token reached keeps a scale of 1.
-                a = amax.get(n, torch.tensor(1.0))
+                a = amax.get(n, torch.tensor(1.0, device=model.device))
                 m.input_global_scale.data.copy_(generate_gparam(-a, a))
-        reference = model(calibration_ids(seed + 1)).logits.float()
-        with split_k_linear():
-            reordered = model(calibration_ids(seed + 1)).logits.float()
-        fp32 = copy.deepcopy(model).float()(calibration_ids(seed + 1)).logits.float()
+            if shared_expert_input_scale:
+                layers = {}
+                for n, m in quantized.items():
+                    if ".experts." in n:
+                        key = (n.split(".experts.")[0], n.rpartition(".")[2])
+                        layers.setdefault(key, []).append(m)
+                for mods in layers.values():
+                    low = torch.stack([m.input_global_scale.data for m in mods]).min(0).values
+                    for m in mods:
+                        m.input_global_scale.data.copy_(low)
+        reference = reordered = fp32 = None
+        if references:
+            ids = calibration_ids(seed + 1).to(model.device)
+            reference = model(ids).logits.float()
+            with split_k_linear():
+                reordered = model(ids).logits.float()
+            fp32 = copy.deepcopy(model).float()(ids).logits.float()
     compressor = ModelCompressor.from_pretrained_model(
         model, quantization_format="nvfp4-pack-quantized")
     compressor.compress_model(model)

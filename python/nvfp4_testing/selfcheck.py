@@ -658,7 +658,8 @@ def check_weight_only(target, size):
              (8, 512, 128, "f16", "mxfp4", "f32")]
     if size == "full":
         cases += [(1, 4096, 4096, "bf16", "nvfp4", "bf16"), (256, 4096, 1024, "bf16", "nvfp4",
-                                                               "bf16")]
+                                                               "bf16"),
+                  (16, 4096, 4096, "f16", "nvfp4", "bf16")]
     for m, k, n, act, fmt, out in cases:
         modest = out == "f16" or act == "f16"
         x = activations((m, k), act, modest)
@@ -714,6 +715,17 @@ def check_weight_only(target, size):
                                   target=target)
     rep.close(f"grouped_linear(weight_only) M={ms} N={n} K={k} -> bf16", got, want, "bf16",
               np.concatenate(bounds))
+    # f16 activations (the sm_90a kernel takes these: exact in its f16 MMA).
+    x16 = np.concatenate([activations((mg, k), "f16", True) for mg in ms])
+    B16 = [random_operand(n, k, "nvfp4", rng, modest=True) for _ in ms]
+    b16, s16 = np.stack([b[0] for b in B16]), np.stack([b[1] for b in B16])
+    got = compiler.grouped_matmul("contiguous", x16, None, b16, s16, group_offsets=offsets,
+                                  b_decode=db, out_dtype="f32", target=target)
+    want = ref.grouped_matmul_contiguous(x16, None, b16, s16, offsets, db, swizzled=True)
+    bound16 = np.concatenate([
+        summation_bound(x16[offsets[g]:offsets[g + 1]], None, B16[g][0], B16[g][1], k,
+                        alpha=db[g], b_rows=n, swizzled=True) for g in range(G)])
+    rep.close(f"contiguous M={ms} N={n} K={k} f16 -> f32", got, want, "f32", bound16)
     max_m = max(ms) + 6
     x_pad = np.zeros((G, max_m, k), np.uint16)
     bound = np.zeros((G, max_m, n))

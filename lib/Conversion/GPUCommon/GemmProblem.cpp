@@ -57,6 +57,8 @@ FailureOr<GemmProblem> GemmProblem::get(MatmulOp op, MatmulOp::Adaptor operands,
   s.maxRows = aType.getDimSize(0);
   s.mxfp4 = hasE8M0Scales(op.getBScales());
   s.weightOnly = op.isWeightOnly();
+  if (s.weightOnly)
+    s.activationElement = aType.getElementType();
   setEpilogue(s, /*grouped=*/false, outType.getElementType(),
               static_cast<bool>(operands.getAcc()),
               op.getBeta().convertToFloat(), operands.getADecodeScale(),
@@ -104,6 +106,8 @@ FailureOr<GemmProblem> GemmProblem::get(GroupedMatmulOp op,
   }
   s.mxfp4 = hasE8M0Scales(op.getBScales().front());
   s.weightOnly = op.isWeightOnly();
+  if (s.weightOnly)
+    s.activationElement = aType.getElementType();
   setEpilogue(s, /*grouped=*/true,
               cast<ShapedType>(op.getOuts().front().getType()).getElementType(),
               !operands.getAcc().empty(), op.getBeta().convertToFloat(),

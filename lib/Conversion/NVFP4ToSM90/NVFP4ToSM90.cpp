@@ -162,7 +162,8 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
 }
 
 /// The token operand, exactly in f16: dst[row, :] holds token-matrix row
-/// `row` (the groups' rows one after another) without its decode scale,
+/// `row` (the groups' rows one after another; FP4 codes times their block
+/// scales, or a weight-only matmul's f16 activations) without its decode scale,
 /// permuted inside each 128-block as the kernel consumes K
 /// (nvfp4k::wgmmaFragmentK), zero in the K padding. One launch, one thread per
 /// 16-value chunk. `values`/`scales` hold one operand per group (independent,
@@ -175,14 +176,24 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
   bool batched = cfg.mode == Grouping::masked;
   int64_t totalRows = batched ? cfg.groups * cfg.maxRows : cfg.maxRows;
   auto f32x16 = VectorType::get({kChunk}, b.getF32Type());
+  // No scales: f16 activations of a weight-only matmul.
+  auto scaleOf = [&](size_t i) { return scales.empty() ? Value() : scales[i]; };
   launchLinear(b, loc, totalRows * chunks, [&](Value linear) {
     NumericsBuilder nb(b, loc, b.getF32Type());
     SmallVector<Value> id = ix.delinearize(linear, {totalRows, chunks});
     Value row = id[0], chunk = id[1];
-    // The 16 values of chunk `chunk` of row r of one operand, as f32.
+    // The 16 values of chunk `chunk` of row r of one operand, as f32:
+    // FP4 codes times their block scale, or f16 activations (weight-only)
+    // as they are.
     auto chunkValues = [&](Value operand, Value scaleOperand, Value bIdx,
                            Value r) {
       Value k0 = ix.mul(chunk, ix.c(kChunk));
+      if (!scaleOperand) {
+        Value half = vector::LoadOp::create(
+            b, loc, VectorType::get({kChunk}, b.getF16Type()), operand,
+            withBatch(bIdx, {r, k0}), false, llvm::Align(32));
+        return Value(arith::ExtFOp::create(b, loc, f32x16, half));
+      }
       Value packed = vector::LoadOp::create(
           b, loc, VectorType::get({kChunk / 2}, b.getI8Type()), operand,
           withBatch(bIdx, {r, ix.div(k0, ix.c(2))}), false, llvm::Align(8));
@@ -199,7 +210,7 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
             nb.i32(0xF));
         out.push_back(nb.mul(nb.e2m1Decode(code), scale));
       }
-      return vector::FromElementsOp::create(b, loc, f32x16, out).getResult();
+      return Value(vector::FromElementsOp::create(b, loc, f32x16, out));
     };
     auto valuesOf = scf::IfOp::create(b, loc, TypeRange{f32x16},
                                       ix.lt(chunk, ix.c(k / kChunk)),
@@ -211,7 +222,7 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
       if (cfg.mode != Grouping::independent || cfg.groups == 1) {
         Value bIdx = batched ? ix.div(row, ix.c(cfg.maxRows)) : Value();
         Value r = batched ? ix.rem(row, ix.c(cfg.maxRows)) : row;
-        vals = chunkValues(values.front(), scales.front(), bIdx, r);
+        vals = chunkValues(values.front(), scaleOf(0), bIdx, r);
       } else {
         // The group of the row, the last whose first row is at or before
         // it (a compare per group: G is small; empty groups are skipped
@@ -238,7 +249,7 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
           b.setInsertionPointToStart(&region.emplaceBlock());
           scf::YieldOp::create(
               b, loc,
-              ValueRange{chunkValues(values[i], scales[i], Value(),
+              ValueRange{chunkValues(values[i], scaleOf(i), Value(),
                                      ix.add(row, ix.c(-starts[i])))});
         }
         b.setInsertionPointAfter(byGroup);
@@ -407,9 +418,12 @@ LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
                         const GemmShape &shape) {
   if (shape.mxfp4)
     return rewriter.notifyMatchFailure(op, "sm90 kernel: NVFP4 only");
-  if (shape.weightOnly)
+  // The MMA is f16: f16 activations are exact in it, bf16 ones are not
+  // (their range is wider).
+  if (shape.weightOnly && !shape.activationElement.isF16())
     return rewriter.notifyMatchFailure(
-        op, "sm90 kernel: FP4 activations only (W4A16 runs portably)");
+        op, "sm90 kernel: bf16 activations of a weight-only matmul run "
+            "portably (the kernel's MMA is f16)");
   if (shape.n % 2)
     return rewriter.notifyMatchFailure(op, "sm90 kernel: N must be even");
   if (shape.k % 32)
@@ -428,10 +442,13 @@ template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
                           ConversionPatternRewriter &rewriter) const override {
     if (failed(supported(rewriter, op, problem.shape)))
       return failure();
-    SM90GemmConfig cfg =
-        configure(options, problem.shape,
-                  canConvertTokens(problem.shape) ? SM90TokenSource::fp4
-                                                  : SM90TokenSource::prepass);
+    // Weight-only f16 activations go through the pre-pass (a permuting
+    // copy); FP4 tokens are converted in the kernel where it can.
+    SM90GemmConfig cfg = configure(
+        options, problem.shape,
+        canConvertTokens(problem.shape) && !problem.shape.weightOnly
+            ? SM90TokenSource::fp4
+            : SM90TokenSource::prepass);
     emitSM90Gemm(rewriter, op, cfg, problem);
     return success();
   }

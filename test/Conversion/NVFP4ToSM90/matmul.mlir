@@ -229,3 +229,22 @@ func.func @portable(%a: memref<64x64xf4E2M1FN>, %sa: memref<1x1x32x4x4xf8E8M0FNU
   nvfp4.matmul %xw, %bn, %sbn outs(%c : memref<64x96xf32>) : memref<64x64xbf16>, memref<96x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>
   return
 }
+
+// -----
+
+// Weight-only with f16 activations: exact in the kernel's f16 MMA, so the
+// pre-pass copies them (K permuted, no scales) and the kernel runs; bf16
+// activations stay on the portable kernel (@portable above).
+// CHECK-LABEL: func.func @weight_only_f16(
+// CHECK:         %[[X:.*]] = gpu.alloc () : memref<8x256xf16>
+// CHECK:         gpu.launch
+// CHECK:           vector.load %{{.*}} : memref<8x256xf16>, vector<16xf16>
+// CHECK:           vector.store {{.*}}, %[[X]]{{.*}} : memref<8x256xf16>, vector<2xf16>
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_{{[0-9]+}}::@nvfp4_sm90_gemm_{{[0-9]+}}
+// OPTS-LABEL: func.func @weight_only_f16(
+// OPTS:         gpu.launch_func @nvfp4_sm90_gemm
+func.func @weight_only_f16(%x: memref<8x256xf16>, %w: memref<192x256xf4E2M1FN>,
+                           %sw: memref<2x4x32x4x4xf8E4M3FN>, %c: memref<8x192xbf16>) {
+  nvfp4.matmul %x, %w, %sw outs(%c : memref<8x192xbf16>) : memref<8x256xf16>, memref<192x256xf4E2M1FN>, memref<2x4x32x4x4xf8E4M3FN>
+  return
+}

@@ -34,6 +34,8 @@ struct GemmShape {
   bool mxfp4 = false;
   /// bf16/f16 activations without scales (W4A16); aValues are those.
   bool weightOnly = false;
+  /// Their element type (bf16 or f16); null for FP4 activations.
+  Type activationElement;
   Type outElement;
   bool hasAcc = false;
   float beta = 1.0f;

@@ -1,0 +1,247 @@
+"""Whole models on one GPU: random-weight transformers models at real layer
+shapes, in bf16 (transformers on cuBLAS) and loaded by
+nvfp4.models.from_pretrained from checkpoints that compressed-tensors made
+of the same weights, in one process.
+
+    python3 benchmarks/bench_models.py --out DIR [--models llama8b,qwen3moe]
+        [--layers 4] [--batches 1,8,64] [--context 512] [--prefill 2048]
+        [--forms bf16,nvfp4,nvfp4a16_f16,nvfp4a16]
+
+Models (MODELS): Llama-3-8B's decoder layers (hidden 4096, 32 heads, 8 KV
+heads, MLP 14336, vocab 128256) and Qwen3-30B-A3B's (hidden 2048, 32
+heads, 4 KV heads, 128 experts of 768, top 8, vocab 151936), `--layers` of
+them (weights N(0, 0.02)).
+
+Forms:
+  bf16          the transformers model itself (torch.nn.functional.linear:
+                cuBLAS; Qwen3-MoE's experts: its grouped_mm experts path)
+  nvfp4         compressed-tensors NVFP4 (W4A4; activations quantized with
+                the static input_global_scale; MoE: one scale per layer and
+                projection, shared_expert_input_scale)
+  nvfp4a16_f16  compressed-tensors NVFP4A16 loaded in float16 (W4A16 on the
+                sm_90a kernel)
+  nvfp4a16      compressed-tensors NVFP4A16 in bf16 (W4A16: the portable
+                kernel; decode only)
+
+Measured: prefill (batch 1, --prefill tokens, logits of the last position
+only, eager: one forward per rep) tokens/s; decode tokens/s at each batch:
+one step with a static KV cache holding --context tokens (a few more as
+the timed steps append theirs), captured in a
+CUDA graph and replayed (the median of the replays), tokens/s = batch /
+step time; where capture fails the step runs eagerly (the `decode_mode`
+column says which). Weight memory: the bytes of every parameter and buffer.
+Consecutive layers have distinct weights (cold in L2 as in a model).
+
+Writes DIR/models.json and DIR/models.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+
+import torch  # noqa: E402
+
+MODELS = {
+    "llama8b": ("llama", dict(vocab_size=128256, hidden_size=4096, intermediate_size=14336,
+                              num_attention_heads=32, num_key_value_heads=8, head_dim=128,
+                              max_position_embeddings=8192, rope_theta=500000.0)),
+    "qwen3moe": ("qwen3_moe", dict(vocab_size=151936, hidden_size=2048, intermediate_size=6144,
+                                   moe_intermediate_size=768, num_experts=128,
+                                   num_experts_per_tok=8, num_attention_heads=32,
+                                   num_key_value_heads=4, head_dim=128,
+                                   max_position_embeddings=8192, decoder_sparse_step=1,
+                                   mlp_only_layers=[], norm_topk_prob=True)),
+}
+
+
+def build(name, layers, device):
+    import transformers as tf
+    kind, dims = MODELS[name]
+    cls = {"llama": tf.LlamaConfig, "qwen3_moe": tf.Qwen3MoeConfig}[kind]
+    config = cls(num_hidden_layers=layers, tie_word_embeddings=False, **dims)
+    torch.manual_seed(0)
+    with torch.device(device):
+        model = tf.AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
+    model.config.architectures = [type(model).__name__]
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if p.dim() >= 2:
+                p.normal_(0, 0.02)
+    return model.eval()
+
+
+def weight_bytes(model):
+    seen, total = set(), 0
+    for t in list(model.parameters()) + list(model.buffers()):
+        if t.data_ptr() in seen:
+            continue
+        seen.add(t.data_ptr())
+        total += t.numel() * t.element_size()
+    return total
+
+
+def timed(fn, reps, cuda):
+    times = []
+    for _ in range(reps):
+        if cuda:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) / 1e3)
+        else:
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def prefill_tokens_per_s(model, tokens, device, reps):
+    ids = torch.randint(0, model.config.vocab_size, (1, tokens), device=device)
+    with torch.no_grad():
+        model(ids, logits_to_keep=1)  # warm up (compiles our programs)
+        seconds = timed(lambda: model(ids, logits_to_keep=1), reps, device.type == "cuda")
+    return tokens / seconds
+
+
+def decode_tokens_per_s(model, batch, context, device, reps):
+    from transformers import StaticCache
+    # The static cache advances its own length every step (also in a graph
+    # replay): room for the timed steps, and reset to the prompt before.
+    cache = StaticCache(config=model.config, max_cache_len=context + 256)
+
+    def rewind():
+        for layer in cache.layers:
+            if hasattr(layer, "cumulative_length"):
+                layer.cumulative_length.fill_(context)
+
+    g = torch.Generator(device="cpu").manual_seed(batch)
+    prompt = torch.randint(0, model.config.vocab_size, (batch, context), generator=g).to(device)
+    ids = torch.randint(0, model.config.vocab_size, (batch, 1), generator=g).to(device)
+    pos = torch.full((batch, 1), context, device=device)
+    with torch.no_grad():
+        model(prompt, cache=cache,
+              position_ids=torch.arange(context, device=device).expand(batch, -1),
+              logits_to_keep=1)
+
+        def step():
+            return model(ids, cache=cache, position_ids=pos, logits_to_keep=1)
+
+        for _ in range(2):
+            step()
+        rewind()
+        cuda = device.type == "cuda"
+        mode = "eager"
+        run = step
+        if cuda:
+            try:
+                torch.cuda.synchronize()
+                graph = torch.cuda.CUDAGraph()
+                stream = torch.cuda.Stream()
+                stream.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(stream):
+                    step()
+                    with torch.cuda.graph(graph, stream=stream):
+                        step()
+                torch.cuda.current_stream().wait_stream(stream)
+                run, mode = graph.replay, "cuda_graph"
+            except Exception as e:  # report it, time eagerly
+                print(f"  graph capture failed ({type(e).__name__}: {str(e)[:200]}); eager",
+                      flush=True)
+                torch.cuda.synchronize()
+        rewind()
+        run()
+        seconds = timed(run, reps, cuda)
+    return batch / seconds, mode
+
+
+def measure(model, form, args, device, rows, name):
+    row = dict(model=name, form=form, layers=args.layers,
+               weight_bytes=weight_bytes(model), device=str(device))
+    if device.type == "cuda":
+        row["gpu"] = torch.cuda.get_device_name()
+    if form != "nvfp4a16" or device.type != "cuda":
+        row["prefill_tokens_per_s"] = prefill_tokens_per_s(model, args.prefill, device,
+                                                           args.reps)
+    for batch in args.batches:
+        tps, mode = decode_tokens_per_s(model, batch, args.context, device, args.reps * 5)
+        row[f"decode_b{batch}_tokens_per_s"] = tps
+        row[f"decode_b{batch}_mode"] = mode
+    print(json.dumps(row), flush=True)
+    rows.append(row)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=".")
+    parser.add_argument("--models", default="llama8b,qwen3moe")
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--batches", default="1,8,64")
+    parser.add_argument("--context", type=int, default=512)
+    parser.add_argument("--prefill", type=int, default=2048)
+    parser.add_argument("--forms", default="bf16,nvfp4,nvfp4a16_f16,nvfp4a16")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    args = parser.parse_args(argv)
+    args.batches = [int(b) for b in args.batches.split(",")]
+    forms = args.forms.split(",")
+    device = torch.device(args.device)
+    from nvfp4 import models
+    from nvfp4_testing import producers
+    rows = []
+    tmp = tempfile.mkdtemp(prefix="nvfp4-models-")
+    for name in args.models.split(","):
+        if "bf16" in forms:
+            model = build(name, args.layers, device)
+            measure(model, "bf16", args, device, rows, name)
+            del model
+        for form, scheme in (("nvfp4", "NVFP4"), ("nvfp4a16_f16", "NVFP4A16"),
+                             ("nvfp4a16", "NVFP4A16")):
+            if form not in forms:
+                continue
+            path = os.path.join(tmp, f"{name}-{scheme}")
+            if not os.path.exists(path):
+                model = build(name, args.layers, device)
+                t = time.time()
+                producers.compressed_tensors_checkpoint(
+                    model, scheme, path, shared_expert_input_scale=True, references=False)
+                print(f"  {name} {scheme}: checkpoint in {time.time() - t:.1f} s", flush=True)
+                del model
+                gc.collect()
+            dtype = torch.float16 if form == "nvfp4a16_f16" else torch.bfloat16
+            t = time.time()
+            model = models.from_pretrained(path, device=device, dtype=dtype)
+            print(f"  loaded in {time.time() - t:.1f} s", flush=True)
+            measure(model, form, args, device, rows, name)
+            del model
+            gc.collect()
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "models.json").write_text(json.dumps(rows, indent=1))
+    cols = ["prefill_tokens_per_s"] + [f"decode_b{b}_tokens_per_s" for b in args.batches]
+    lines = ["| model | form | weights GiB | " + " | ".join(cols) + " |",
+             "|---" * (3 + len(cols)) + "|"]
+    for r in rows:
+        vals = [f"{r[c]:.1f}" if c in r else "-" for c in cols]
+        lines.append(f"| {r['model']} x{r['layers']} | {r['form']} | "
+                     f"{r['weight_bytes'] / 2**30:.2f} | " + " | ".join(vals) + " |")
+    (out / "models.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
