@@ -34,8 +34,9 @@ operations differs by a rounding (docs/spec.md 2.9):
   dtype: codes can differ where a value lies within a rounding of a code
   boundary (python/tests/test_models.py measures how often).
 
-MoE experts (Qwen3-MoE's ``Qwen3MoeExperts``, gpt-oss's ``GptOssExperts``)
-become one module that routes in torch (tokens sorted by expert, stable, and
+MoE experts (transformers' fused SwiGLU experts: Qwen2/3-MoE, Mixtral,
+DeepSeek-V2/V3, OLMoE, GLM-4-MoE...; and gpt-oss's ``GptOssExperts``) become
+one module that routes in torch (tokens sorted by expert, stable, and
 ``group_offsets``) and runs each projection as one grouped matmul over all
 experts (``nvfp4.nn.GroupedExperts``); the weighted combine sums each
 token's k outputs in a fixed order, so results are deterministic.
@@ -84,8 +85,27 @@ class _Checkpoint:
             handle = safe_open(os.path.join(path, name), framework="pt")
             self._files[name] = handle
             for key in handle.keys():
-                self._where[key] = name
+                self._where[key] = (name, key)
         self.used = set()
+
+    def rename_for(self, model):
+        """Stored names as `model` names them: the key renamings that
+        transformers itself applies when it loads this architecture (e.g.
+        Mixtral's block_sparse_moe -> mlp); its merging of per-expert
+        tensors is what MoEExperts does here instead."""
+        try:
+            from transformers.conversion_mapping import extract_weight_conversions_for_model
+            from transformers.core_model_loading import WeightRenaming
+        except ImportError:  # older transformers: names as stored
+            return
+        renamings = [t for t in (extract_weight_conversions_for_model(model) or [])
+                     if isinstance(t, WeightRenaming)]
+        where = {}
+        for key, loc in self._where.items():
+            for r in renamings:
+                key, _ = r.rename_source_key(key)
+            where[key] = loc
+        self._where = where
 
     def __contains__(self, key):
         return key in self._where
@@ -95,13 +115,15 @@ class _Checkpoint:
 
     def dtype(self, key) -> str:
         """The stored dtype's safetensors name (U8, BF16, F8_E4M3, ...)."""
-        return self._files[self._where[key]].get_slice(key).get_dtype()
+        name, stored = self._where[key]
+        return self._files[name].get_slice(stored).get_dtype()
 
     def get(self, key, device=None) -> torch.Tensor:
         if key not in self._where:
             raise CheckpointError(f"checkpoint has no tensor {key!r}")
         self.used.add(key)
-        t = self._files[self._where[key]].get_tensor(key)
+        name, stored = self._where[key]
+        t = self._files[name].get_tensor(stored)
         return t if device is None else t.to(device)
 
 
@@ -328,11 +350,22 @@ def _grouped_experts(parts):
         check_tables=False, **kw)
 
 
-def _qwen3_moe_experts(fmt_obj, ckpt, name, module, device):
-    """Qwen3MoeExperts from per-expert gate/up/down linears."""
+#: How checkpoints name each expert's gate, up and down projections:
+#: Qwen2/3-MoE, DeepSeek-V2/V3, OLMoE, GLM-4-MoE...; Mixtral (w1, w3, w2).
+_EXPERT_NAMES = (("gate_proj", "up_proj", "down_proj"), ("w1", "w3", "w2"))
+
+
+def _swiglu_experts(fmt_obj, ckpt, name, module, device):
+    """transformers' fused SwiGLU experts (gate_up_proj [E, 2I, H],
+    down_proj [E, H, I], act_fn; forward(hidden, top_k_index,
+    top_k_weights)) from the checkpoint's per-expert linears."""
     e = module.num_experts
-    proj = {p: [f"{name}.{i}.{p}_proj" for i in range(e)] for p in ("gate", "up", "down")}
-    if not all(fmt_obj.quantized(ckpt, n) for names in proj.values() for n in names):
+    for names in _EXPERT_NAMES:
+        proj = {p: [f"{name}.{i}.{n}" for i in range(e)]
+                for p, n in zip(("gate", "up", "down"), names)}
+        if all(fmt_obj.quantized(ckpt, n) for ns in proj.values() for n in ns):
+            break
+    else:
         return None
     if type(module.act_fn).__name__ not in ("SiLUActivation", "SiLU"):
         raise CheckpointError(f"{name}: activation {module.act_fn} (silu expected)")
@@ -377,7 +410,25 @@ def _gpt_oss_experts(fmt_obj, ckpt, name, module, device):
                       activation="gpt_oss", limit=module.limit, alpha=module.alpha)
 
 
-_EXPERTS = {"Qwen3MoeExperts": _qwen3_moe_experts, "GptOssExperts": _gpt_oss_experts}
+def _experts_builder(module):
+    """The builder for a transformers experts module, or None."""
+    if type(module).__name__ == "GptOssExperts":
+        return _gpt_oss_experts
+    params = dict(module.named_parameters(recurse=False))
+    gate_up, down = params.get("gate_up_proj"), params.get("down_proj")
+    if (gate_up is None or down is None or not hasattr(module, "act_fn")
+            or not hasattr(module, "num_experts") or gate_up.dim() != 3):
+        return None
+    e, two_i, h = gate_up.shape
+    # [E, 2I, H] and [E, H, I] (Llama 4's experts are [E, H, 2I], and run
+    # differently: the signature check below)
+    if down.shape != (e, h, two_i // 2):
+        return None
+    import inspect
+    if list(inspect.signature(module.forward).parameters)[:3] != [
+            "hidden_states", "top_k_index", "top_k_weights"]:
+        return None
+    return _swiglu_experts
 
 
 # ---------------------------------------------------------------------------
@@ -444,8 +495,9 @@ def from_pretrained(path: str, device="cpu", dtype: torch.dtype = torch.bfloat16
     ckpt = _Checkpoint(path)
     device = torch.device(device)
     replaced = 0
+    ckpt.rename_for(model)
     for name, module in list(model.named_modules()):
-        builder = _EXPERTS.get(type(module).__name__)
+        builder = _experts_builder(module)
         if builder is not None:
             new = builder(fmt, ckpt, name, module, device)
         elif isinstance(module, torch.nn.Linear):

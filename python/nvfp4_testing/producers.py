@@ -37,6 +37,16 @@ def tiny_config(kind: str):
         return tf.Qwen3MoeConfig(intermediate_size=256, moe_intermediate_size=64,
                                  num_experts=4, num_experts_per_tok=2, decoder_sparse_step=1,
                                  mlp_only_layers=[], norm_topk_prob=True, **common)
+    if kind == "mixtral":
+        return tf.MixtralConfig(intermediate_size=64, num_local_experts=4,
+                                num_experts_per_tok=2, **common)
+    if kind == "deepseek_v3":
+        return tf.DeepseekV3Config(
+            intermediate_size=256, moe_intermediate_size=64, n_routed_experts=4,
+            num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1, n_group=2,
+            topk_group=1, q_lora_rank=64, kv_lora_rank=64, qk_rope_head_dim=16,
+            qk_nope_head_dim=32, v_head_dim=32,
+            **dict(common, num_key_value_heads=4, head_dim=16))
     if kind == "gpt_oss":
         return tf.GptOssConfig(intermediate_size=64, num_local_experts=4,
                                num_experts_per_tok=2, sliding_window=16,
@@ -102,21 +112,25 @@ def relative_rms(a, b):
 # ---------------------------------------------------------------------------
 
 class _ExpertMLP(torch.nn.Module):
-    def __init__(self, gate, up, down, act):
+    def __init__(self, gate, up, down, act, names):
         super().__init__()
-        self.gate_proj, self.up_proj, self.down_proj = gate, up, down
+        self.names = names
+        for n, m in zip(names, (gate, up, down)):
+            setattr(self, n, m)
         self.act = act
 
     def forward(self, x):
-        return self.down_proj(self.act(self.gate_proj(x)) * self.up_proj(x))
+        gate, up, down = (getattr(self, n) for n in self.names)
+        return down(self.act(gate(x)) * up(x))
 
 
 class LinearExperts(torch.nn.ModuleList):
-    """Qwen3MoeExperts as one torch.nn.Linear per projection and expert (the
-    form compressed-tensors quantizes and saves: experts.{e}.gate_proj...),
-    computing what Qwen3MoeExperts computes."""
+    """transformers' fused SwiGLU experts (Qwen3MoeExperts, MixtralExperts,
+    DeepseekV3Experts) as one torch.nn.Linear per projection and expert (the
+    form compressed-tensors quantizes and saves: experts.{e}.gate_proj...,
+    Mixtral's experts.{e}.w1...), computing what they compute."""
 
-    def __init__(self, experts):
+    def __init__(self, experts, names=("gate_proj", "up_proj", "down_proj")):
         mods = []
         inter = experts.intermediate_dim
         for e in range(experts.num_experts):
@@ -126,7 +140,7 @@ class LinearExperts(torch.nn.ModuleList):
                 return m
             gu = experts.gate_up_proj.data[e]
             mods.append(_ExpertMLP(lin(gu[:inter]), lin(gu[inter:]),
-                                   lin(experts.down_proj.data[e]), experts.act_fn))
+                                   lin(experts.down_proj.data[e]), experts.act_fn, names))
         super().__init__(mods)
         self.num_experts = experts.num_experts
 
@@ -140,11 +154,19 @@ class LinearExperts(torch.nn.ModuleList):
         return out
 
 
+#: transformers' fused experts modules and how their checkpoints name each
+#: expert's gate, up and down projections
+_EXPERT_NAMES = {"Qwen3MoeExperts": ("gate_proj", "up_proj", "down_proj"),
+                 "DeepseekV3Experts": ("gate_proj", "up_proj", "down_proj"),
+                 "MixtralExperts": ("w1", "w3", "w2")}
+
+
 def _linearize_experts(model):
     for name, module in list(model.named_modules()):
-        if type(module).__name__ == "Qwen3MoeExperts":
+        names = _EXPERT_NAMES.get(type(module).__name__)
+        if names:
             parent = model.get_submodule(name.rpartition(".")[0])
-            parent.experts = LinearExperts(module)
+            parent.experts = LinearExperts(module, names)
 
 
 def _fused_groups(names):
@@ -343,9 +365,11 @@ def modelopt_reference_model(ckpt_dir: str, kind: str, seed: int = 0):
     transformers model whose quantized linears hold NVFP4QTensor's
     dequantized weights (rounded to bf16, as a fake-quantized bf16 model
     holds them) and, W4A4, quantize-dequantize their inputs with
-    NVFP4QTensor and the saved input_scale."""
+    NVFP4QTensor and the saved input_scale. MoE experts run as one Linear
+    per expert (LinearExperts)."""
     from safetensors import safe_open
     model = tiny_model(kind, seed)
+    _linearize_experts(model)  # one Linear per expert, as ModelOpt exports them
     with safe_open(os.path.join(ckpt_dir, "model.safetensors"), framework="pt") as f:
         keys = set(f.keys())
     with torch.no_grad():

@@ -48,8 +48,11 @@ CHECKPOINTS = [
     ("compressed-tensors", "qwen3", "NVFP4"),
     ("compressed-tensors", "qwen3_moe", "NVFP4A16"),
     ("compressed-tensors", "qwen3_moe", "NVFP4"),
+    ("compressed-tensors", "mixtral", "NVFP4"),
+    ("compressed-tensors", "deepseek_v3", "NVFP4A16"),
     ("modelopt", "llama", "W4A16_NVFP4_CFG"),
     ("modelopt", "qwen3", "NVFP4_DEFAULT_CFG"),
+    ("modelopt", "qwen3_moe", "NVFP4_DEFAULT_CFG"),
     ("gpt-oss", "gpt_oss", "mxfp4"),
 ]
 W4A4 = ("NVFP4", "NVFP4_DEFAULT_CFG")
@@ -196,7 +199,7 @@ def test_moe_experts_match_the_producer(made, device):
     """The MoE block's experts (one grouped matmul per projection), fed a
     fixed routing, against the per-expert fp64 products of the producer's
     own dequantized weights and its SwiGLU (in fp64)."""
-    if made.kind not in ("qwen3_moe", "gpt_oss"):
+    if made.kind not in ("qwen3_moe", "gpt_oss", "mixtral", "deepseek_v3"):
         pytest.skip("dense model")
     model = models.from_pretrained(made.path, device=device)
     experts = model.model.layers[1].mlp.experts
@@ -225,9 +228,14 @@ def test_moe_experts_match_the_producer(made, device):
             w = _gpt_oss_weight(made.path, "model.layers.1.mlp.experts.gate_up_proj", e)
             xp, effect = xe.double().cpu(), 0.0
         else:
-            names = [f"model.layers.1.mlp.experts.{e}.gate_proj"]
+            # the checkpoint's names (Mixtral's: transformers renames them)
+            if made.kind == "mixtral":
+                prefix, gate, up = f"model.layers.1.block_sparse_moe.experts.{e}", "w1", "w3"
+            else:
+                prefix, gate, up = f"model.layers.1.mlp.experts.{e}", "gate_proj", "up_proj"
+            names = [f"{prefix}.{gate}"]
             if experts.gate_up is not None:
-                names.append(f"model.layers.1.mlp.experts.{e}.up_proj")
+                names.append(f"{prefix}.{up}")
             w = torch.cat([made.weight(n) for n in names]).double()
             if made.scheme in W4A4:
                 xp = made.quantized_input(names[0], xe.cpu())
