@@ -140,15 +140,43 @@ class _Format:
     def quantized(self, ckpt, name) -> bool:
         raise NotImplementedError
 
-    def weight(self, ckpt, name, device):
-        """(values, row-major scales, decode scale or None, input scale
-        options) of the linear at `name`."""
+    def read(self, ckpt, name, device):
+        """(values, row-major scales, decode scale, input scale options)
+        of the linear at `name`, as stored."""
         raise NotImplementedError
+
+    def weight(self, ckpt, name, device, shape=None):
+        """read(), checked: packed bytes [N, K/2], one scale byte per
+        16-block [N, K/16], positive finite scalars; `shape` (N, K) when the
+        model says what it must be."""
+        values, scales, decode, inputs = self.read(ckpt, name, device)
+
+        def bad(what):
+            return CheckpointError(f"{name}: {what}")
+
+        for key, t in [("decode scale", decode)] + list(inputs.items()):
+            if t.numel() != 1 or not bool(torch.isfinite(t).all()) or float(t) <= 0:
+                raise bad(f"expected the {key.replace('_', ' ')} to be one positive finite "
+                          f"float, got shape {tuple(t.shape)} "
+                          f"{t.flatten()[:4].tolist() if t.numel() else []}")
+        if values.dtype != torch.uint8 or values.dim() != 2:
+            raise bad(f"expected packed FP4 bytes [N, K/2] (uint8), got {values.dtype} "
+                      f"{tuple(values.shape)}")
+        n, k = values.shape[0], 2 * values.shape[1]
+        if scales.dim() != 2 or tuple(scales.shape) != (n, k // 16):
+            raise bad(f"expected block scales [N, K/16] = [{n}, {k // 16}], got "
+                      f"{tuple(scales.shape)}")
+        if shape is not None and (n, k) != tuple(shape):
+            raise bad(f"the model's layer is {tuple(shape)} (out, in), the checkpoint's "
+                      f"weight {(n, k)}")
+        return (values, scales, decode.reshape(()),
+                {key: t.reshape(()) for key, t in inputs.items()})
 
     def linear(self, ckpt, name, module, device):
         if not self.quantized(ckpt, name):
             return None
-        values, scales, decode, inputs = self.weight(ckpt, name, device)
+        values, scales, decode, inputs = self.weight(
+            ckpt, name, device, (module.out_features, module.in_features))
         bias = ckpt.get(name + ".bias", device) if name + ".bias" in ckpt else None
         if bias is not None:
             bias = bias.to(module.bias.dtype if module.bias is not None else bias.dtype)
@@ -182,15 +210,15 @@ class _CompressedTensors(_Format):
     def quantized(self, ckpt, name):
         return name + ".weight_packed" in ckpt
 
-    def weight(self, ckpt, name, device):
+    def read(self, ckpt, name, device):
         values = ckpt.get(name + ".weight_packed", device)
         scales = ckpt.get(name + ".weight_scale", device).view(torch.uint8)
-        gs = ckpt.get(name + ".weight_global_scale").float().reshape(())
+        gs = ckpt.get(name + ".weight_global_scale").float()
         decode = (1.0 / gs).to(device)  # one fp32 rounding (module docstring)
         inputs = {}
         if name + ".input_global_scale" in ckpt:
             inputs["input_encode_scale"] = ckpt.get(name + ".input_global_scale",
-                                                    device).float().reshape(())
+                                                    device).float()
         return values, scales, decode, inputs
 
 
@@ -212,14 +240,13 @@ class _ModelOpt(_Format):
         return (name + ".weight_scale_2" in ckpt and name + ".weight" in ckpt
                 and ckpt.dtype(name + ".weight") == "U8")
 
-    def weight(self, ckpt, name, device):
+    def read(self, ckpt, name, device):
         values = ckpt.get(name + ".weight", device)
         scales = ckpt.get(name + ".weight_scale", device).view(torch.uint8)
-        decode = ckpt.get(name + ".weight_scale_2", device).float().reshape(())
+        decode = ckpt.get(name + ".weight_scale_2", device).float()
         inputs = {}
         if name + ".input_scale" in ckpt:
-            inputs["input_decode_scale"] = ckpt.get(name + ".input_scale",
-                                                    device).float().reshape(())
+            inputs["input_decode_scale"] = ckpt.get(name + ".input_scale", device).float()
         return values, scales, decode, inputs
 
 
@@ -369,7 +396,10 @@ def _swiglu_experts(fmt_obj, ckpt, name, module, device):
         return None
     if type(module.act_fn).__name__ not in ("SiLUActivation", "SiLU"):
         raise CheckpointError(f"{name}: activation {module.act_fn} (silu expected)")
-    w = {p: [fmt_obj.weight(ckpt, n, device) for n in names] for p, names in proj.items()}
+    e, two_i, h = module.gate_up_proj.shape
+    want = {"gate": (two_i // 2, h), "up": (two_i // 2, h), "down": (h, two_i // 2)}
+    w = {p: [fmt_obj.weight(ckpt, n, device, want[p]) for n in names]
+         for p, names in proj.items()}
     down = _grouped_experts(w["down"])
 
     def same(a, b):
@@ -394,11 +424,15 @@ def _gpt_oss_experts(fmt_obj, ckpt, name, module, device):
     def grouped(proj):
         blocks = ckpt.get(f"{name}.{proj}_blocks", device)   # [E, N, K/32, 16]
         scales = ckpt.get(f"{name}.{proj}_scales", device)   # [E, N, K/32]
-        e, n, kb, sixteen = blocks.shape
-        if sixteen != 16 or scales.shape != (e, n, kb):
-            raise CheckpointError(f"{name}.{proj}: blocks {tuple(blocks.shape)} / scales "
-                                  f"{tuple(scales.shape)} are not MXFP4 [E, N, K/32, 16] / "
-                                  "[E, N, K/32]")
+        # the model holds x @ W: [E, K, N]; the checkpoint W's rows [E, N, K]
+        e, k, n = getattr(module, proj).shape
+        if (blocks.dtype != torch.uint8 or tuple(blocks.shape) != (e, n, k // 32, 16)
+                or tuple(scales.shape) != (e, n, k // 32)):
+            raise CheckpointError(f"{name}.{proj}: expected MXFP4 blocks [E, N, K/32, 16] = "
+                                  f"{[e, n, k // 32, 16]} (uint8) and scales {[e, n, k // 32]}, "
+                                  f"got {blocks.dtype} {tuple(blocks.shape)} and "
+                                  f"{tuple(scales.shape)}")
+        kb = k // 32
         return nvnn.GroupedExperts.from_quantized(blocks.reshape(e, n, kb * 16), scales,
                                                   None, fmt="mxfp4", weight_only=True,
                                                   check_tables=False)

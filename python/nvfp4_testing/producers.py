@@ -56,12 +56,16 @@ def tiny_config(kind: str):
     raise ValueError(kind)
 
 
-def tiny_model(kind: str, seed: int = 0):
+def tiny_model(kind: str, seed: int = 0, **overrides):
     """A random-weight bf16 model; weights drawn wider than the default
-    init so that activations and logits are not all tiny."""
+    init so that activations and logits are not all tiny. `overrides` set
+    config fields (e.g. tie_word_embeddings=True)."""
     import transformers as tf
     torch.manual_seed(seed)
-    model = tf.AutoModelForCausalLM.from_config(tiny_config(kind), dtype=torch.bfloat16)
+    config = tiny_config(kind)
+    for key, value in overrides.items():
+        setattr(config, key, value)
+    model = tf.AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
     model.config.architectures = [type(model).__name__]
     with torch.no_grad():
         for name, p in model.named_parameters():
@@ -183,7 +187,7 @@ def _fused_groups(names):
 
 def compressed_tensors_checkpoint(model, scheme: str, out: str, seed: int = 1,
                                   shared_expert_input_scale: bool = False,
-                                  references: bool = True):
+                                  references: bool = True, max_shard_size=None):
     """Quantizes `model` (in place) with compressed-tensors' `scheme`
     ("NVFP4" or "NVFP4A16"; lm_head and MoE routers stay bf16), calibrates
     as llmcompressor does (weights: amax per tensor and per 16-block, with
@@ -264,7 +268,10 @@ def compressed_tensors_checkpoint(model, scheme: str, out: str, seed: int = 1,
     compressor = ModelCompressor.from_pretrained_model(
         model, quantization_format="nvfp4-pack-quantized")
     compressor.compress_model(model)
-    model.save_pretrained(out)
+    if max_shard_size:
+        model.save_pretrained(out, max_shard_size=max_shard_size)
+    else:
+        model.save_pretrained(out)
     compressor.update_config(out)
     return reference, reordered, fp32
 

@@ -289,3 +289,62 @@ def test_loader_errors_say_what_is_wrong(tmp_path, made):
     (d / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(models.CheckpointError, match="quant_method 'awq'"):
         models.from_pretrained(str(d))
+
+
+def test_sharded_checkpoint_with_tied_embeddings(tmp_path):
+    """model.safetensors.index.json shards, and an lm_head tied to the
+    embedding (small Qwen3 models tie them): nothing to load for lm_head."""
+    pytest.importorskip("compressed_tensors")
+    path = str(tmp_path / "tied")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref_logits, _, fp32 = P.compressed_tensors_checkpoint(
+            P.tiny_model("qwen3", tie_word_embeddings=True), "NVFP4A16", path,
+            max_shard_size="100KB")
+    assert os.path.exists(os.path.join(path, "model.safetensors.index.json"))
+    assert len([f for f in os.listdir(path) if f.endswith(".safetensors")]) > 1
+    model = models.from_pretrained(path)
+    assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
+    with torch.no_grad():
+        logits = model(P.calibration_ids(2)).logits.float()
+    assert P.relative_rms(logits, ref_logits) <= 2.0 * P.relative_rms(fp32, ref_logits)
+
+
+def _rewrite(path, out, edit):
+    """A copy of the checkpoint at `path` with its tensors edited in place
+    (edit(dict) changes the dict)."""
+    import shutil
+    from safetensors.torch import load_file, save_file
+    shutil.copytree(path, out)
+    tensors = load_file(os.path.join(out, "model.safetensors"))
+    edit(tensors)
+    save_file(tensors, os.path.join(out, "model.safetensors"), metadata={"format": "pt"})
+    return str(out)
+
+
+def test_malformed_checkpoints_are_refused_with_a_message(tmp_path):
+    pytest.importorskip("compressed_tensors")
+    path = str(tmp_path / "good")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        P.compressed_tensors_checkpoint(P.tiny_model("llama"), "NVFP4", path, references=False)
+    q = "model.layers.0.self_attn.q_proj"
+    cases = [
+        (lambda t: t.__setitem__(f"{q}.weight_scale", t[f"{q}.weight_scale"][:, :-1].clone()),
+         r"q_proj: expected block scales \[N, K/16\] = \[128, 8\], got \(128, 7\)"),
+        (lambda t: t.__setitem__(f"{q}.weight_global_scale", torch.zeros(1)),
+         r"q_proj: expected the decode scale to be one positive finite float"),
+        (lambda t: t.__setitem__(f"{q}.input_global_scale", torch.tensor([float("nan")])),
+         r"q_proj: expected the input encode scale to be one positive finite float"),
+        (lambda t: t.__setitem__(f"{q}.weight_packed", t[f"{q}.weight_packed"][:64].clone()),
+         r"q_proj: expected block scales .* got \(128, 8\)"),
+        (lambda t: t.pop(f"{q}.weight_scale"), r"checkpoint has no tensor "
+                                               r"'model.layers.0.self_attn.q_proj.weight_scale'"),
+        (lambda t: t.__setitem__("model.layers.0.mystery", torch.zeros(3)),
+         r"1 checkpoint tensor\(s\) were not used, e.g. \['model.layers.0.mystery'\]"),
+        (lambda t: t.pop("model.norm.weight"), r"lacks 1 tensor\(s\).*model.norm.weight"),
+    ]
+    for i, (edit, message) in enumerate(cases):
+        bad = _rewrite(path, tmp_path / f"bad{i}", edit)
+        with pytest.raises(models.CheckpointError, match=message):
+            models.from_pretrained(bad)
