@@ -197,7 +197,13 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "128-token tiles)">,
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
            "K blocks of 64 summed in the tensor core before the partial sum "
-           "is added to an fp32 register total (even; 0: never)">
+           "is added to an fp32 register total (even; 0: never)">,
+    Option<"bf16Mma", "bf16-mma", "bool", /*default=*/"false",
+           "Weight-only matmuls on bf16 activations on the kernel with a "
+           "bf16 MMA (weights dequantized exactly to bf16, the pre-pass "
+           "copying the activations); otherwise they run on the portable "
+           "kernel. Off by default: compiled and assembled, not yet run on "
+           "a GPU">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

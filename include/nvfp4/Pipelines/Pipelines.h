@@ -83,6 +83,11 @@ struct LowerToSM90Options : public GPUTargetOptions<LowerToSM90Options> {
       *this, "tokens",
       llvm::cl::desc("GEMM token operand to f16: prepass, in-kernel or auto"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().tokens)};
+  Option<bool> bf16Mma{
+      *this, "bf16-mma",
+      llvm::cl::desc("Weight-only matmuls on bf16 activations on the kernel "
+                     "(bf16 MMA; not yet run on a GPU)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().bf16Mma)};
 };
 
 struct LowerToSM100Options : public GPUTargetOptions<LowerToSM100Options> {

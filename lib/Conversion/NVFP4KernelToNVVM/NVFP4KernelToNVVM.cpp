@@ -794,6 +794,8 @@ public:
         b, arith::AndIOp::create(b, nibbles, word(0x08080808)), word(4));
     return arith::OrIOp::create(b, mag, sign);
   }
+  /// What `half` takes: the codes' E4M3 patterns.
+  Value prepare(Value nibbles) { return toE4M3(nibbles); }
   /// Two E4M3 bytes (the low or high half of `bits`) -> f16x2 * scale
   /// (an f16x2 of scale * 2^6 in both lanes).
   Value half(Value bits, bool high, Value scale) {
@@ -810,21 +812,87 @@ private:
   ImplicitLocOpBuilder &b;
 };
 
+/// The exact E2M1 x E4M3 -> bf16 arithmetic (the A fragments of a bf16
+/// wgmma): a code's bits s.e1e0.m0 placed at bf16 bits 15 and 8..6 are the
+/// bf16 pattern of e2m1 * 2^-126 (subnormal for the codes below 1, as
+/// E2M1's own are), one mul.bf16x2 by 2^126 gives e2m1 exactly and one by
+/// the scale (widened exactly through f16 and f32) e2m1 * scale.
+class E2M1ToBF16 {
+public:
+  explicit E2M1ToBF16(ImplicitLocOpBuilder &b) : b(b) {}
+
+  /// Two E4M3 scale bytes (vector<2xf8E4M3FN> or their bits) as bf16x2.
+  Value scalePair(Value scales) {
+    auto i8x2 = VectorType::get({2}, b.getI8Type());
+    if (scales.getType() != i8x2)
+      scales = vector::BitCastOp::create(b, i8x2, scales);
+    Value f16 = E2M1ToF16(b).cvt(scales);
+    Value f32 = arith::ExtFOp::create(
+        b, VectorType::get({2}, b.getF32Type()), f16);
+    return arith::TruncFOp::create(b, bf16x2(), f32);
+  }
+  Value splat(Value pair, int64_t lane) {
+    return vector::ShuffleOp::create(b, pair, pair,
+                                     ArrayRef<int64_t>{lane, lane});
+  }
+  Value nibbles(Value x, bool odd) { return E2M1ToF16(b).nibbles(x, odd); }
+  /// `half` takes the codes themselves, one per byte.
+  Value prepare(Value nibbles) { return nibbles; }
+  /// The codes in bytes 0, 1 (2, 3 when `high`) of `codes` -> bf16x2 *
+  /// scale (a bf16x2 of the scale in both lanes).
+  Value half(Value codes, bool high, Value scale) {
+    if (high)
+      codes = arith::ShRUIOp::create(b, codes, word(16));
+    // One code in the low byte of each 16-bit lane.
+    Value lane0 = arith::AndIOp::create(b, codes, word(0xFF));
+    Value lane1 = arith::ShLIOp::create(
+        b, arith::AndIOp::create(b, codes, word(0xFF00)), word(8));
+    Value lanes = arith::OrIOp::create(b, lane0, lane1);
+    Value magnitude = arith::ShLIOp::create(
+        b, arith::AndIOp::create(b, lanes, word(0x00070007)), word(6));
+    Value sign = arith::ShLIOp::create(
+        b, arith::AndIOp::create(b, lanes, word(0x00080008)), word(12));
+    Value pattern = LLVM::BitcastOp::create(
+        b, bf16x2(), arith::OrIOp::create(b, magnitude, sign));
+    Value two126 = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(
+               bf16x2(), APFloat(APFloat::BFloat(), "8.50705917302346158658e37")));
+    return arith::MulFOp::create(
+        b, arith::MulFOp::create(b, pattern, two126), scale);
+  }
+
+private:
+  VectorType bf16x2() { return VectorType::get({2}, b.getBF16Type()); }
+  Value word(int64_t v) { return cInt(b, b.getI32Type(), v); }
+  ImplicitLocOpBuilder &b;
+};
+
 struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(DequantFragmentAOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    E2M1ToF16 dq(b);
-    // Both rows' scales at once, times 2^6.
+    Value result = op.getFragments().getType().getElementType().isBF16()
+                       ? lower(E2M1ToBF16(b), b, op, adaptor)
+                       : lower(E2M1ToF16(b), b, op, adaptor);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  template <typename Arith>
+  static Value lower(Arith dq, ImplicitLocOpBuilder &b, DequantFragmentAOp op,
+                     OpAdaptor adaptor) {
+    // Both rows' scales at once (f16: times 2^6).
     Value scalePair = dq.scalePair(adaptor.getScales());
     Value splat[2] = {dq.splat(scalePair, 0), dq.splat(scalePair, 1)};
     VectorType codes = op.getCodes().getType();
     int64_t words = codes.getDimSize(1);
     Value result = arith::ConstantOp::create(
-        b, DenseElementsAttr::get(op.getFragments().getType(),
-                                  APFloat(APFloat::IEEEhalf(), "0")));
+        b, DenseElementsAttr::get(
+               op.getFragments().getType(),
+               b.getFloatAttr(op.getFragments().getType().getElementType(), 0)
+                   .getValue()));
     for (int64_t w = 0; w < words; ++w) {
       // [row][parity][slots t0t1, t2t3]
       Value regs[2][2][2];
@@ -832,7 +900,7 @@ struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
         Value x = vector::ExtractOp::create(b, adaptor.getCodes(),
                                             ArrayRef<int64_t>{r, w});
         for (int64_t p = 0; p < 2; ++p) {
-          Value e = dq.toE4M3(dq.nibbles(x, p == 1));
+          Value e = dq.prepare(dq.nibbles(x, p == 1));
           regs[r][p][0] = dq.half(e, false, splat[r]);
           regs[r][p][1] = dq.half(e, true, splat[r]);
         }
@@ -849,8 +917,7 @@ struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
                                           ArrayRef<int64_t>{2 * w + p});
       }
     }
-    rewriter.replaceOp(op, result);
-    return success();
+    return result;
   }
 };
 
@@ -932,7 +999,8 @@ struct WgmmaRSLowering : OpConversionPattern<WgmmaRSOp> {
   /// $(n/2)..$(n/2+3), the descriptor $(n/2+4) plus `descOffset` (16-byte
   /// units, added in the asm), the scale-d predicate $(n/2+5) when
   /// `predicated`.
-  static std::string asmText(int64_t n, int64_t descOffset, bool predicated) {
+  static std::string asmText(int64_t n, int64_t descOffset, bool predicated,
+                             StringRef type) {
     int64_t regs = n / 2;
     std::string outs;
     for (int64_t i = 0; i < regs; ++i)
@@ -940,7 +1008,8 @@ struct WgmmaRSLowering : OpConversionPattern<WgmmaRSOp> {
     std::string desc = "$" + std::to_string(regs + 4);
     std::string text =
         "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
-        "k16.f32.f16.f16 {" + outs + "}, {$" + std::to_string(regs) + ", $" +
+        "k16.f32." + type.str() + "." + type.str() + " {" + outs + "}, {$" +
+        std::to_string(regs) + ", $" +
         std::to_string(regs + 1) + ", $" + std::to_string(regs + 2) + ", $" +
         std::to_string(regs + 3) + "}, " + (descOffset ? "d" : desc) +
         (predicated ? ", p" : ", 1") + ", 1, 1, 0;";
@@ -1008,7 +1077,9 @@ struct WgmmaRSLowering : OpConversionPattern<WgmmaRSOp> {
         operands.push_back(vector::ExtractOp::create(b, acc, i));
       Value out =
           LLVM::InlineAsmOp::create(
-              b, narrow, operands, asmText(n, offset, predicated),
+              b, narrow, operands,
+              asmText(n, offset, predicated,
+                      a.getElementType().isBF16() ? "bf16" : "f16"),
               constraints(n, predicated), /*has_side_effects=*/true,
               /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
               LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),

@@ -79,9 +79,10 @@ private:
   int64_t weightsOffset() const { return cfg.tokenBytes(); }
   int64_t scalesOffset() const { return weightsOffset() + cfg.weightBytes(); }
   int64_t rawOffset() const { return scalesOffset() + cfg.scaleBytes(); }
-  /// The stage's token operand (the wgmma B tile), [tokenTile, 128] f16.
+  /// The stage's token operand (the wgmma B tile), [tokenTile, 128] of
+  /// the MMA's element type (f16, or bf16: weight-only bf16 activations).
   Type tokenTileType() {
-    return shared({cfg.tokenTile, kSM90StageK}, b.getF16Type());
+    return shared({cfg.tokenTile, kSM90StageK}, cfg.mmaElement(b.getContext()));
   }
 
   /// Runs `body` for each work unit of this CTA, in order.
@@ -241,7 +242,8 @@ void KernelBuilder::emitIssuer() {
         Value k0 = mul(kb, c(kSM90StageK));
         switch (cfg.tokens) {
         case SM90TokenSource::prepass: {
-          auto atom = shared({cfg.tokenTile, 64}, b.getF16Type());
+          auto atom =
+              shared({cfg.tokenTile, 64}, cfg.mmaElement(b.getContext()));
           for (int64_t h = 0; h < 2; ++h)
             nvfp4k::TmaLoadOp::create(
                 b, tokenMap, ValueRange{add(k0, c(64 * h)), u.rowStart()},
@@ -507,7 +509,8 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
   // The descriptors take the B tile's swizzle from the type of the map
   // that writes it: the f16 pre-pass map's (converted tokens are stored in
   // its layout).
-  Value bTileMap = asMap(args.tokenMap, bTileMapType(ctx, cfg.tokenTile));
+  Value bTileMap = asMap(
+      args.tokenMap, bTileMapType(ctx, cfg.tokenTile, cfg.mmaElement(ctx)));
   SmallVector<int64_t> widths = tileWidths();
   bool promote = cfg.promoteEvery > 0;
   int64_t chunkStages = promote ? cfg.promoteEvery / 2 : 0;
@@ -605,7 +608,8 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
                     b, VectorType::get({2}, b.getI8Type()),
                     arith::TruncIOp::create(b, b.getI16Type(), scaleBits)));
             return nvfp4k::DequantFragmentAOp::create(
-                       b, VectorType::get({4, 8}, b.getF16Type()),
+                       b,
+                       VectorType::get({4, 8}, cfg.mmaElement(b.getContext())),
                        vector::ShapeCastOp::create(
                            b, VectorType::get({2, 2}, i32), codeWords),
                        pair)
@@ -855,11 +859,12 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
 } // namespace
 
 nvgpu::TensorMapDescriptorType mlir::nvfp4::bTileMapType(MLIRContext *ctx,
-                                                         int64_t tokenTile) {
+                                                         int64_t tokenTile,
+                                                         Type element) {
   return nvgpu::TensorMapDescriptorType::get(
       ctx,
       MemRefType::get(
-          {tokenTile, nvfp4k::kWgmmaAtomK}, Float16Type::get(ctx),
+          {tokenTile, nvfp4k::kWgmmaAtomK}, element,
           MemRefLayoutAttrInterface(),
           gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)),
       nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
@@ -884,7 +889,7 @@ mlir::nvfp4::sm90TokenMapType(MLIRContext *ctx, const SM90GemmConfig &cfg) {
   };
   switch (cfg.tokens) {
   case SM90TokenSource::prepass:
-    return bTileMapType(ctx, cfg.tokenTile);
+    return bTileMapType(ctx, cfg.tokenTile, cfg.mmaElement(ctx));
   case SM90TokenSource::fp4:
     return unswizzled(kSM90StageK / 2,
                       IntegerType::get(ctx, 8, IntegerType::Unsigned));

@@ -189,8 +189,9 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
                            Value r) {
       Value k0 = ix.mul(chunk, ix.c(kChunk));
       if (!scaleOperand) {
+        Type element = cast<MemRefType>(operand.getType()).getElementType();
         Value half = vector::LoadOp::create(
-            b, loc, VectorType::get({kChunk}, b.getF16Type()), operand,
+            b, loc, VectorType::get({kChunk}, element), operand,
             withBatch(bIdx, {r, k0}), false, llvm::Align(32));
         return Value(arith::ExtFOp::create(b, loc, f32x16, half));
       }
@@ -272,7 +273,9 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
     Value inBlock = ix.rem(chunk, ix.c(8));
     Value chunkPart = ix.add(ix.mul(ix.rem(inBlock, ix.c(2)), ix.c(64)),
                              ix.mul(ix.div(inBlock, ix.c(2)), ix.c(2)));
-    auto f16x2 = VectorType::get({2}, b.getF16Type());
+    // The MMA's element type: f16, or bf16 (weight-only bf16 activations):
+    // either way the values are exact in it.
+    auto f16x2 = VectorType::get({2}, cfg.mmaElement(b.getContext()));
     for (int64_t i : {0, 1, 4, 5, 8, 9, 12, 13}) {
       Value pair = vector::FromElementsOp::create(
           b, loc, VectorType::get({2}, b.getF32Type()),
@@ -317,7 +320,7 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     // caches it per buffer): [tokenTile, 64] boxes, 128-byte swizzle, the
     // layout wgmma's B descriptor reads.
     auto xType = MemRefType::get(
-        {std::max<int64_t>(totalRows, 1), cfg.kPadded()}, b.getF16Type());
+        {std::max<int64_t>(totalRows, 1), cfg.kPadded()}, cfg.mmaElement(ctx));
     Value x = gpu::AllocOp::create(b, loc, xType, Type(), ValueRange{},
                                    ValueRange{}, ValueRange{}, false)
                   .getMemref();
@@ -325,7 +328,7 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     if (totalRows)
       emitTokenPrepass(b, loc, cfg, ops.aValues, ops.aScales, x);
     Value unranked = memref::CastOp::create(
-        b, loc, UnrankedMemRefType::get(b.getF16Type(), Attribute()), x);
+        b, loc, UnrankedMemRefType::get(cfg.mmaElement(ctx), Attribute()), x);
     Value desc = nvgpu::TmaCreateDescriptorOp::create(
         b, loc, sm90TokenMapType(ctx, cfg), unranked,
         ValueRange{ix.c(cfg.tokenTile), ix.c(nvfp4k::kWgmmaAtomK)});
@@ -415,15 +418,16 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
 /// portable way), an even N (outputs are stored in pairs), K a multiple of
 /// 32 (a TMA map's row stride, K/2 bytes, is a multiple of 16).
 LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
-                        const GemmShape &shape) {
+                        const GemmShape &shape,
+                        const SM90KernelOptions &options) {
   if (shape.mxfp4)
     return rewriter.notifyMatchFailure(op, "sm90 kernel: NVFP4 only");
-  // The MMA is f16: f16 activations are exact in it, bf16 ones are not
-  // (their range is wider).
-  if (shape.weightOnly && !shape.activationElement.isF16())
+  // f16 activations are exact in the f16 MMA; bf16 ones need the bf16 MMA
+  // (their range is wider), which runs only when asked for so far.
+  if (shape.weightOnly && !shape.activationElement.isF16() && !options.bf16Mma)
     return rewriter.notifyMatchFailure(
         op, "sm90 kernel: bf16 activations of a weight-only matmul run "
-            "portably (the kernel's MMA is f16)");
+            "portably (bf16-mma is off)");
   if (shape.n % 2)
     return rewriter.notifyMatchFailure(op, "sm90 kernel: N must be even");
   if (shape.k % 32)
@@ -440,7 +444,7 @@ template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
   }
   LogicalResult lowerGemm(Operation *op, const GemmProblem &problem,
                           ConversionPatternRewriter &rewriter) const override {
-    if (failed(supported(rewriter, op, problem.shape)))
+    if (failed(supported(rewriter, op, problem.shape, options)))
       return failure();
     // Weight-only f16 activations go through the pre-pass (a permuting
     // copy); FP4 tokens are converted in the kernel where it can.
@@ -618,6 +622,7 @@ struct ConvertNVFP4ToSM90Pass
     gemm.promoteEvery = promoteEvery;
     gemm.schedule = schedule;
     gemm.tokens = tokens;
+    gemm.bf16Mma = bf16Mma;
     if (failed(applyNVFP4ToGPUConversion(
             getOperation(), GPUKernelOptions(),
             [&](const TypeConverter &converter, RewritePatternSet &patterns) {

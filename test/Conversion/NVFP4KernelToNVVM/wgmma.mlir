@@ -111,3 +111,57 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+
+// bf16 fragments (weight-only matmuls on bf16 activations): the scales
+// widen exactly e4m3 -> f16 -> f32 -> bf16 (no x 64); each pair of codes goes
+// into the low bytes of two 16-bit lanes, (n & 7) << 6 | (n & 8) << 12 is
+// the bf16 pattern of e2m1 * 2^-126, times 2^126 (0x7E80 in both lanes),
+// times the row's scale.
+// CHECK-LABEL: gpu.func @dequant_bf16(
+// CHECK-SAME:    %[[CODES:.*]]: vector<2x2xi32>, %[[SCALES:.*]]: vector<2xf8E4M3FN>
+// CHECK:         %[[SF:.*]] = nvvm.convert.f8x2.to.f16x2 %{{.*}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
+// CHECK:         %[[S32:.*]] = arith.extf %[[SF]] : vector<2xf16> to vector<2xf32>
+// CHECK:         %[[SB:.*]] = arith.truncf %[[S32]] : vector<2xf32> to vector<2xbf16>
+// CHECK:         %[[S0:.*]] = vector.shuffle %[[SB]], %[[SB]] [0, 0]
+// CHECK:         %[[W00:.*]] = vector.extract %[[CODES]][0, 0]
+// CHECK:         %[[LO:.*]] = arith.andi %[[W00]], %c252645135_i32
+// CHECK:         %[[B0:.*]] = arith.andi %[[LO]], %c255_i32
+// CHECK:         %[[B1:.*]] = arith.andi %[[LO]], %c65280_i32
+// CHECK:         %[[B1S:.*]] = arith.shli %[[B1]], %c8_i32
+// CHECK:         %[[LANES:.*]] = arith.ori %[[B0]], %[[B1S]]
+// CHECK:         %[[MAG:.*]] = arith.andi %[[LANES]], %c458759_i32
+// CHECK:         %[[MAG6:.*]] = arith.shli %[[MAG]], %c6_i32
+// CHECK:         %[[SIGN:.*]] = arith.andi %[[LANES]], %c524296_i32
+// CHECK:         %[[SIGN12:.*]] = arith.shli %[[SIGN]], %c12_i32
+// CHECK:         %[[PAT:.*]] = arith.ori %[[MAG6]], %[[SIGN12]]
+// CHECK:         %[[V:.*]] = llvm.bitcast %[[PAT]] : i32 to vector<2xbf16>
+// CHECK:         %[[E2M1:.*]] = arith.mulf %[[V]], %cst{{.*}} : vector<2xbf16>
+// CHECK:         arith.mulf %[[E2M1]], %[[S0]] : vector<2xbf16>
+// CHECK:         vector.insert %{{.*}}, %{{.*}} [0] : vector<8xbf16> into vector<4x8xbf16>
+// CHECK-NOT:     nvfp4k.
+gpu.module @k {
+  gpu.func @dequant_bf16(%codes: vector<2x2xi32>, %scales: vector<2xf8E4M3FN>, %out: memref<4x8xbf16>) kernel {
+    %a = nvfp4k.dequant.fragment_a %codes, %scales : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xbf16>
+    %c0 = arith.constant 0 : index
+    vector.store %a, %out[%c0, %c0] : memref<4x8xbf16>, vector<4x8xbf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// A bf16 step: the same asm with .bf16.bf16 operand types.
+// CHECK-LABEL: gpu.func @single_bf16(
+// CHECK:         vector.bitcast %{{.*}} : vector<8xbf16> to vector<4xi32>
+// CHECK:         llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {$0, {{.*}}, $15}, {$16, $17, $18, $19}, $20, 1, 1, 1, 0;"
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>>
+gpu.module @k {
+  gpu.func @single_bf16(%a: vector<4x8xbf16>, %acc: vector<16xf32>, %desc: !desc, %out: memref<16xf32>) kernel {
+    %d = nvfp4k.wgmma.rs %acc, %a, %desc {k_offset = 0 : i64, n = array<i64: 32>} : vector<16xf32>, vector<4x8xbf16>, !desc -> vector<16xf32>
+    %c0 = arith.constant 0 : index
+    vector.store %d, %out[%c0] : memref<16xf32>, vector<16xf32>
+    gpu.return
+  }
+}

@@ -248,3 +248,27 @@ func.func @weight_only_f16(%x: memref<8x256xf16>, %w: memref<192x256xf4E2M1FN>,
   nvfp4.matmul %x, %w, %sw outs(%c : memref<8x192xbf16>) : memref<8x256xf16>, memref<192x256xf4E2M1FN>, memref<2x4x32x4x4xf8E4M3FN>
   return
 }
+
+// -----
+
+// bf16 activations with bf16-mma: the pre-pass copies them into a bf16
+// token operand (bf16 TMA boxes), the kernel dequantizes the weights to
+// bf16 fragments and runs the bf16 wgmma. Without the option they stay
+// portable (@portable).
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="bf16-mma=true" | FileCheck %s --check-prefix=BF16
+// BF16-LABEL: func.func @weight_only_bf16(
+// BF16:         %[[X:.*]] = gpu.alloc () : memref<8x256xbf16>
+// BF16:         vector.load %{{.*}} : memref<8x256xbf16>, vector<16xbf16>
+// BF16:         vector.store {{.*}}, %[[X]]{{.*}} : memref<8x256xbf16>, vector<2xbf16>
+// BF16:         nvgpu.tma.create.descriptor {{.*}} : memref<*xbf16> -> <tensor = memref<{{[0-9]+}}x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// BF16:         gpu.launch_func @nvfp4_sm90_gemm_{{[0-9]+}}::@nvfp4_sm90_gemm_{{[0-9]+}}
+// BF16:         nvfp4k.dequant.fragment_a {{.*}} -> vector<4x8xbf16>
+// BF16:         nvfp4k.wgmma.rs {{.*}} : vector<{{[0-9]+}}xf32>, vector<4x8xbf16>, <tensor = memref<{{[0-9]+}}x128xbf16, #gpu.address_space<workgroup>>>
+// CHECK-LABEL: func.func @weight_only_bf16(
+// CHECK-NOT:     nvfp4_sm90_gemm
+// OPTS-LABEL: func.func @weight_only_bf16(
+func.func @weight_only_bf16(%x: memref<8x256xbf16>, %w: memref<192x256xf4E2M1FN>,
+                            %sw: memref<2x4x32x4x4xf8E4M3FN>, %c: memref<8x192xbf16>) {
+  nvfp4.matmul %x, %w, %sw outs(%c : memref<8x192xbf16>) : memref<8x256xbf16>, memref<192x256xf4E2M1FN>, memref<2x4x32x4x4xf8E4M3FN>
+  return
+}

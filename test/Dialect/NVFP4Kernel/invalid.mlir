@@ -187,8 +187,19 @@ gpu.module @k {
 
 gpu.module @k {
   gpu.func @dequant_steps(%c: vector<2x2xi32>, %s: vector<2xf8E4M3FN>) kernel {
-    // expected-error @+1 {{expected 4x8 f16 fragments for 2 code words per row, got 'vector<8x8xf16>'}}
+    // expected-error @+1 {{expected 4x8 f16 or bf16 fragments for 2 code words per row, got 'vector<8x8xf16>'}}
     %a = nvfp4k.dequant.fragment_a %c, %s : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<8x8xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<128x128xf16, #gpu.address_space<workgroup>>>
+gpu.module @k {
+  gpu.func @wgmma_mixed_types(%acc: vector<64xf32>, %a: vector<4x8xbf16>, %d: !desc) kernel {
+    // expected-error @+1 {{expected a 2-D B tile of the A fragments' element type ('bf16'), got 'memref<128x128xf16, #gpu.address_space<workgroup>>'}}
+    %r = nvfp4k.wgmma.rs %acc, %a, %d {k_offset = 0 : i64, n = array<i64: 128>} : vector<64xf32>, vector<4x8xbf16>, !desc -> vector<64xf32>
     gpu.return
   }
 }

@@ -161,6 +161,14 @@ struct SM90GemmConfig : GemmShape {
   SM90TokenQuantize quantize; // tokens == quantize
 
   bool convertsTokens() const { return tokens != SM90TokenSource::prepass; }
+  /// The MMA's element type: bf16 for a weight-only matmul on bf16
+  /// activations (the pre-pass copies them; weights dequantize exactly to
+  /// bf16), f16 otherwise (every other token operand is exact in f16).
+  Type mmaElement(MLIRContext *ctx) const {
+    if (weightOnly && activationElement && activationElement.isBF16())
+      return BFloat16Type::get(ctx);
+    return Float16Type::get(ctx);
+  }
   int64_t kStages() const { return ceilDiv(k, kSM90StageK); }
   int64_t kPadded() const { return kStages() * kSM90StageK; }
   int64_t nTiles() const { return ceilDiv(n, kSM90TileRows); }
@@ -261,7 +269,8 @@ nvgpu::TensorMapDescriptorType sm90WeightMapType(MLIRContext *ctx);
 /// The tensor-map type of the f16 token operand as the wgmmas read it
 /// (wgmma B): [tokenTile, 64] boxes with the 128-byte swizzle.
 nvgpu::TensorMapDescriptorType bTileMapType(MLIRContext *ctx,
-                                            int64_t tokenTile);
+                                            int64_t tokenTile,
+                                            Type element);
 
 /// The tensor-map type of the token operand of `config`: the f16 pre-pass
 /// buffer ([tokenTile, 64] boxes, 128-byte swizzle), the FP4 codes

@@ -177,7 +177,7 @@ LogicalResult DequantFragmentAOp::verify() {
   int64_t words = codes.getDimSize(1);
   if (frags.getDimSize(0) != 2 * words || frags.getDimSize(1) != 8)
     return emitOpError("expected ")
-           << 2 * words << "x8 f16 fragments for " << words
+           << 2 * words << "x8 f16 or bf16 fragments for " << words
            << " code words per row, got " << frags;
   return success();
 }
@@ -206,11 +206,13 @@ LogicalResult WgmmaRSOp::verify() {
            << ", got " << acc.getDimSize(0);
   VectorType a = getA().getType();
   if (a.getDimSize(1) != 8)
-    return emitOpError("expected 8 f16 per k16 step's A fragment, got ")
+    return emitOpError("expected 8 values per k16 step's A fragment, got ")
            << a.getDimSize(1);
   MemRefType tile = getDescriptor().getType().getTensor();
-  if (tile.getRank() != 2 || !tile.getElementType().isF16())
-    return emitOpError("expected a 2-D f16 B tile, got ") << tile;
+  if (tile.getRank() != 2 || tile.getElementType() != a.getElementType())
+    return emitOpError("expected a 2-D B tile of the A fragments' element "
+                       "type (")
+           << a.getElementType() << "), got " << tile;
   if (tile.getDimSize(1) % kWgmmaAtomK)
     return emitOpError("expected the B tile's K to be whole 128-byte atoms "
                        "(multiples of ")

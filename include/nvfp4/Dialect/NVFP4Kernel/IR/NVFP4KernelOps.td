@@ -456,7 +456,7 @@ def NVFP4K_BulkLoadOp : NVFP4K_KernelOp<"bulk.load"> {
 //===----------------------------------------------------------------------===//
 
 def NVFP4K_DequantFragmentAOp : NVFP4K_KernelOp<"dequant.fragment_a", [Pure]> {
-  let summary = "exact f16 wgmma A fragments from packed E2M1 codes";
+  let summary = "exact f16 or bf16 wgmma A fragments from packed E2M1 codes";
   let description = [{
     Dequantizes the register-A fragments of `2 * W` consecutive k16 steps of
     `wgmma.m64nNk16.f16` for one thread. `codes[r][w]` (r = 0, 1: the
@@ -470,11 +470,16 @@ def NVFP4K_DequantFragmentAOp : NVFP4K_KernelOp<"dequant.fragment_a", [Pure]> {
     a4, a5 = (r0, t2), (r0, t3)   a6, a7 = (r1, t2), (r1, t3)
     ```
 
-    each `e2m1 * scale`, exact in f16 (at most 6 significant bits, in
-    [2^-10, 2688]). The token operand must hold the same K permutation.
-    Lowered to bit operations that place each code in an E4M3 bit pattern
-    (`e2m1 * 2^-6`), `cvt.rn.f16x2.e4m3x2`, and `mul.f16x2` by
-    `scale * 2^6` (exact).
+    each `e2m1 * scale`, exact in f16 and in bf16 (at most 6 significant
+    bits, in [2^-10, 2688]). The token operand must hold the same K
+    permutation. f16 fragments are lowered to bit operations that place
+    each code in an E4M3 bit pattern (`e2m1 * 2^-6`),
+    `cvt.rn.f16x2.e4m3x2`, and `mul.f16x2` by `scale * 2^6` (exact); bf16
+    ones (the A operand of a bf16 wgmma: weight-only matmuls on bf16
+    activations) place each code in a bf16 bit pattern (`e2m1 * 2^-126`,
+    subnormal for codes below 1), then `mul.bf16x2` by `2^126` and by the
+    scale (both exact; the scale widened once per block through f16 and
+    f32).
 
     Example:
 
@@ -484,7 +489,7 @@ def NVFP4K_DequantFragmentAOp : NVFP4K_KernelOp<"dequant.fragment_a", [Pure]> {
   }];
   let arguments = (ins VectorOfRankAndType<[2], [I32]>:$codes,
                        VectorOfLengthAndType<[2], [F8E4M3FN]>:$scales);
-  let results = (outs VectorOfRankAndType<[2], [F16]>:$fragments);
+  let results = (outs VectorOfRankAndType<[2], [F16, BF16]>:$fragments);
   let assemblyFormat = [{
     $codes `,` $scales attr-dict `:` type($codes) `,` type($scales) `->`
     type($fragments)
@@ -551,8 +556,8 @@ def NVFP4K_WgmmaRSOp : NVFP4K_KernelOp<"wgmma.rs", [AttrSizedOperandSegments]> {
   let description = [{
     The MMA step of the sm_90a kernel: `wgmma.fence`, then for each k16
     step s (rows of `a`) one
-    `wgmma.mma_async.sync.aligned.m64n<N>k16.f32.f16.f16` with the A
-    fragment `a[s]` from registers and B from shared memory through
+    `wgmma.mma_async.sync.aligned.m64n<N>k16.f32.f16.f16` (`.bf16.bf16`
+    for bf16 fragments and tile) with the A fragment `a[s]` from registers and B from shared memory through
     `descriptor`, then `wgmma.commit_group`. The B tile is K-major with a
     128-byte swizzle, stored as consecutive `[rows, 64]` atoms along K (the
     layout TMA boxes of 64 f16 columns give): step s reads columns
@@ -580,7 +585,7 @@ def NVFP4K_WgmmaRSOp : NVFP4K_KernelOp<"wgmma.rs", [AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$accumulator,
-                       VectorOfRankAndType<[2], [F16]>:$a,
+                       VectorOfRankAndType<[2], [F16, BF16]>:$a,
                        NVGPU_WarpgroupMatrixDescriptor:$descriptor,
                        Optional<Index>:$width, Optional<I1>:$scale_d,
                        DenseI64ArrayAttr:$n, I64Attr:$k_offset);

@@ -1,0 +1,70 @@
+"""The bit-level arithmetic the sm_90a kernels dequantize weights with
+(lib/Conversion/NVFP4KernelToNVVM: E2M1ToF16, E2M1ToBF16), replayed in
+numpy on every E2M1 code and every finite E4M3 scale: each step must be
+exact where the kernel relies on it. What the GPU's instructions do with
+these bit patterns is checked on the device (test/Integration/GPU)."""
+
+import numpy as np
+
+from nvfp4 import reference as ref
+
+CODES = np.arange(16, dtype=np.uint32)
+E2M1 = ref.E2M1_VALUES.astype(np.float64)[CODES]
+
+
+def _finite_e4m3():
+    bits = np.arange(256, dtype=np.uint8)
+    values = ref.e4m3_decode(bits).astype(np.float64)
+    keep = np.isfinite(values) & (values > 0)
+    return bits[keep], values[keep]
+
+
+def _bf16_value(bits):
+    """bf16 bit patterns (uint16, subnormals included) as float64."""
+    return ref.bf16_bits_to_f32(np.asarray(bits, np.uint16)).astype(np.float64)
+
+
+def _is_bf16(x):
+    return np.all(ref.bf16_bits_to_f32(ref.f32_to_bf16_bits(x.astype(np.float32)))
+                  .astype(np.float64) == x)
+
+
+def test_bf16_fragment_patterns_are_e2m1_times_2_to_the_minus_126():
+    # (n & 7) << 6 | (n & 8) << 12 in a 16-bit lane (E2M1ToBF16::half)
+    pattern = ((CODES & 7) << 6) | ((CODES & 8) << 12)
+    assert np.array_equal(_bf16_value(pattern), E2M1 * 2.0 ** -126)
+    # times 2^126 (0x7E80): exact, normal
+    assert _bf16_value(np.array([0x7E80]))[0] == 2.0 ** 126
+    assert np.array_equal(_bf16_value(pattern) * 2.0 ** 126, E2M1)
+
+
+def test_bf16_fragments_times_every_scale_are_exact_in_bf16():
+    _, scales = _finite_e4m3()
+    products = E2M1[:, None] * scales[None, :]
+    assert _is_bf16(scales)            # e4m3 -> f16 -> f32 -> bf16 keeps it
+    assert _is_bf16(products)          # mul.bf16x2 by the scale: no rounding
+    nonzero = products[products != 0]
+    assert np.abs(nonzero).min() == 2.0 ** -10 and np.abs(nonzero).max() == 2688
+
+
+def test_lanes_of_two_codes_per_word():
+    # Bytes 0 and 1 of a word of per-byte codes -> the low bytes of two
+    # 16-bit lanes: (w & 0xFF) | (w & 0xFF00) << 8; bytes 2, 3 after >> 16.
+    rng = np.random.default_rng(0)
+    words = rng.integers(0, 16, size=(1000, 4)).astype(np.uint32)
+    packed = words[:, 0] | words[:, 1] << 8 | words[:, 2] << 16 | words[:, 3] << 24
+    for high, (a, b) in ((False, (0, 1)), (True, (2, 3))):
+        w = packed >> 16 if high else packed
+        lanes = (w & 0xFF) | ((w & 0xFF00) << 8)
+        assert np.array_equal(lanes & 0xFFFF, words[:, a])
+        assert np.array_equal(lanes >> 16, words[:, b])
+
+
+def test_f16_fragments_are_exact_too():
+    # E2M1ToF16: ((n & 7) << 2 | (n & 8) << 4) as an E4M3 byte is
+    # e2m1 * 2^-6; times scale * 2^6 (exact in f16) gives e2m1 * scale.
+    pattern = (((CODES & 7) << 2) | ((CODES & 8) << 4)).astype(np.uint8)
+    assert np.array_equal(ref.e4m3_decode(pattern).astype(np.float64), E2M1 * 2.0 ** -6)
+    _, scales = _finite_e4m3()
+    products = E2M1[:, None] * scales[None, :]
+    assert np.all(products.astype(np.float16).astype(np.float64) == products)
