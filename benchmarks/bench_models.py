@@ -10,7 +10,7 @@ of the same weights, in one process.
 Models (MODELS): Llama-3-8B's decoder layers (hidden 4096, 32 heads, 8 KV
 heads, MLP 14336, vocab 128256) and Qwen3-30B-A3B's (hidden 2048, 32
 heads, 4 KV heads, 128 experts of 768, top 8, vocab 151936), `--layers` of
-them (weights N(0, 0.02)).
+them (matrices N(0, 0.02)).
 
 Forms:
   bf16          the transformers model itself (torch.nn.functional.linear:
@@ -74,11 +74,8 @@ def build(name, layers, device):
     with torch.device(device):
         model = tf.AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
     model.config.architectures = [type(model).__name__]
-    with torch.no_grad():
-        for n, p in model.named_parameters():
-            if p.dim() >= 2:
-                p.normal_(0, 0.02)
-    return model.eval()
+    from nvfp4_testing.producers import random_weights
+    return random_weights(model, 0.02).eval()
 
 
 def weight_bytes(model):

@@ -96,6 +96,36 @@ def _scale_dtype(fmt):
     return torch.float8_e4m3fn if fmt == "nvfp4" else torch.float8_e8m0fnu
 
 
+def _new_quantized(cls, half_k, fmt, weight_only, encode, decode):
+    """An empty layer of `cls` for from_quantized, its arguments checked."""
+    given = [v for v in (encode, decode) if v is not None]
+    if weight_only and given:
+        raise ValueError("weight_only=True quantizes no activations: no input scale")
+    if len(given) > 1:
+        raise ValueError("pass input_encode_scale or input_decode_scale, not both")
+    bs = _block_width(fmt)
+    if (2 * half_k) % bs:
+        raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {2 * half_k}")
+    layer = cls.__new__(cls)
+    torch.nn.Module.__init__(layer)
+    return layer
+
+
+def _register_input_scales(layer, encode, decode, device, experts):
+    """A checkpoint's calibrated activation scale as the layer's buffer
+    input_encode_scale / input_decode_scale: one value, or one per expert."""
+    for name, value in (("encode_scale", encode), ("decode_scale", decode)):
+        if value is None:
+            continue
+        v = torch.as_tensor(value, dtype=torch.float32, device=device)
+        if v.numel() not in (1, experts):
+            raise ValueError(f"input_{name}: one value" +
+                             (f" or one per expert ({experts})" if experts > 1 else "") +
+                             f", got {tuple(v.shape)}")
+        layer.register_buffer("input_" + name,
+                              v.reshape(()) if v.numel() == 1 else v.reshape(experts))
+
+
 def _static_input_options(layer):
     """A calibrated activation scale (a checkpoint's) as quantize options."""
     options = dict(layer.input_options)
@@ -162,26 +192,15 @@ class Linear(torch.nn.Module):
         activation scale (W4A4): input_encode_scale or input_decode_scale,
         used by every call's quantize (docs/spec.md 2.2, given scales)."""
         n, half_k = values.shape
-        given = [v for v in (input_encode_scale, input_decode_scale) if v is not None]
-        if weight_only and given:
-            raise ValueError("weight_only=True quantizes no activations: no input scale")
-        if len(given) > 1:
-            raise ValueError("pass input_encode_scale or input_decode_scale, not both")
-        layer = cls.__new__(cls)
-        torch.nn.Module.__init__(layer)
-        bs = _block_width(fmt)
-        if (2 * half_k) % bs:
-            raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {2 * half_k}")
+        layer = _new_quantized(cls, half_k, fmt, weight_only, input_encode_scale,
+                               input_decode_scale)
         layer.in_features, layer.out_features, layer.fmt = 2 * half_k, n, fmt
         layer.weight_only = weight_only
         layer.weight_options = {}
         layer.input_options = dict(input_options or {})
         _load_weight(layer, values, scales, decode, fmt)
-        for name, value in (("encode_scale", input_encode_scale),
-                            ("decode_scale", input_decode_scale)):
-            if value is not None:
-                layer.register_buffer("input_" + name, torch.as_tensor(
-                    value, dtype=torch.float32, device=values.device).reshape(()))
+        _register_input_scales(layer, input_encode_scale, input_decode_scale,
+                               values.device, 1)
         layer.bias = (None if bias is None else
                       torch.nn.Parameter(bias.detach().clone(), requires_grad=False))
         return layer
@@ -280,26 +299,14 @@ class GroupedExperts(torch.nn.Module):
         per expert ([E]: each expert's tokens are quantized with its own,
         in the masked layout; see forward)."""
         e, n, half_k = values.shape
-        if weight_only and (input_encode_scale is not None or input_decode_scale is not None):
-            raise ValueError("weight_only=True quantizes no activations: no input scale")
-        layer = cls.__new__(cls)
-        torch.nn.Module.__init__(layer)
-        bs = _block_width(fmt)
-        if (2 * half_k) % bs:
-            raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {2 * half_k}")
+        layer = _new_quantized(cls, half_k, fmt, weight_only, input_encode_scale,
+                               input_decode_scale)
         layer.num_experts, layer.in_features, layer.out_features = e, 2 * half_k, n
         layer.fmt, layer.check_tables, layer.weight_only = fmt, check_tables, weight_only
         layer.weight_options, layer.input_options = {}, {}
         _load_weight(layer, values, scales, decode, fmt)
-        for name, value in (("encode_scale", input_encode_scale),
-                            ("decode_scale", input_decode_scale)):
-            if value is not None:
-                v = torch.as_tensor(value, dtype=torch.float32, device=values.device)
-                if v.numel() not in (1, e):
-                    raise ValueError(f"input_{name}: one value or one per expert ({e}), "
-                                     f"got {tuple(v.shape)}")
-                layer.register_buffer("input_" + name,
-                                      v.reshape(()) if v.numel() == 1 else v.reshape(e))
+        _register_input_scales(layer, input_encode_scale, input_decode_scale,
+                               values.device, e)
         return layer
 
     @classmethod

@@ -67,15 +67,20 @@ def tiny_model(kind: str, seed: int = 0, **overrides):
         setattr(config, key, value)
     model = tf.AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
     model.config.architectures = [type(model).__name__]
+    return random_weights(model, 0.08).eval()
+
+
+def random_weights(model, std):
+    """Matrices N(0, std), norms N(1, 0.1), other vectors N(0, 0.05)."""
     with torch.no_grad():
         for name, p in model.named_parameters():
             if p.dim() >= 2:
-                p.normal_(0, 0.08)
+                p.normal_(0, std)
             elif "norm" in name:
                 p.normal_(1.0, 0.1)
             else:
                 p.normal_(0, 0.05)
-    return model.eval()
+    return model
 
 
 def calibration_ids(seed: int, batch: int = 4, length: int = 32):

@@ -639,8 +639,26 @@ static LogicalResult verifyActivationScales(Operation *op, bool weightOnly,
   return success();
 }
 
-/// The operands of nvfp4.matmul: `%a, %a_scales, %b, %b_scales`, or
-/// `%a, %b, %b_scales` for bf16/f16 activations (no A scales).
+/// nvfp4.matmul lists its operands, and then their types, as
+/// `a, a_scales, b, b_scales`, or `a, b, b_scales` for bf16/f16 activations
+/// (no A scales): the parsed list of either, split.
+template <typename T>
+static ParseResult splitMatmulList(OpAsmParser &parser, SMLoc loc,
+                                   StringRef what, ArrayRef<T> list, T &a,
+                                   std::optional<T> &aScales, T &b,
+                                   T &bScales) {
+  if (list.size() != 3 && list.size() != 4)
+    return parser.emitError(loc, "expected 4 ")
+           << what << " (a, a_scales, b, b_scales) or 3 (a, b, b_scales), got "
+           << list.size();
+  a = list[0];
+  if (list.size() == 4)
+    aScales = list[1];
+  b = list[list.size() - 2];
+  bScales = list.back();
+  return success();
+}
+
 static ParseResult
 parseMatmulOperands(OpAsmParser &parser, OpAsmParser::UnresolvedOperand &a,
                     std::optional<OpAsmParser::UnresolvedOperand> &aScales,
@@ -650,27 +668,10 @@ parseMatmulOperands(OpAsmParser &parser, OpAsmParser::UnresolvedOperand &a,
   SmallVector<OpAsmParser::UnresolvedOperand, 4> list;
   if (parser.parseOperandList(list))
     return failure();
-  if (list.size() != 3 && list.size() != 4)
-    return parser.emitError(loc, "expected 4 operands (a, a_scales, b, "
-                                 "b_scales) or 3 (a, b, b_scales), got ")
-           << list.size();
-  a = list[0];
-  if (list.size() == 4)
-    aScales = list[1];
-  b = list[list.size() - 2];
-  bScales = list.back();
-  return success();
+  return splitMatmulList<OpAsmParser::UnresolvedOperand>(
+      parser, loc, "operands", list, a, aScales, b, bScales);
 }
 
-static void printMatmulOperands(OpAsmPrinter &p, Operation *, Value a,
-                                Value aScales, Value b, Value bScales) {
-  p << a << ", ";
-  if (aScales)
-    p << aScales << ", ";
-  p << b << ", " << bScales;
-}
-
-/// Their types, in the same order, 4 or 3 of them.
 static ParseResult parseMatmulOperandTypes(OpAsmParser &parser, Type &a,
                                            Type &aScales, Type &b,
                                            Type &bScales) {
@@ -678,24 +679,31 @@ static ParseResult parseMatmulOperandTypes(OpAsmParser &parser, Type &a,
   SmallVector<Type, 4> list;
   if (parser.parseTypeList(list))
     return failure();
-  if (list.size() != 3 && list.size() != 4)
-    return parser.emitError(loc, "expected 4 operand types (a, a_scales, b, "
-                                 "b_scales) or 3 (a, b, b_scales), got ")
-           << list.size();
-  a = list[0];
-  if (list.size() == 4)
-    aScales = list[1];
-  b = list[list.size() - 2];
-  bScales = list.back();
+  std::optional<Type> scales;
+  if (failed(splitMatmulList<Type>(parser, loc, "operand types", list, a,
+                                   scales, b, bScales)))
+    return failure();
+  aScales = scales.value_or(Type());
   return success();
 }
 
-static void printMatmulOperandTypes(OpAsmPrinter &p, Operation *, Type a,
-                                    Type aScales, Type b, Type bScales) {
+/// Prints an operand or type list of nvfp4.matmul (no a_scales: three).
+template <typename T>
+static void printMatmulList(OpAsmPrinter &p, T a, T aScales, T b, T bScales) {
   p << a << ", ";
   if (aScales)
     p << aScales << ", ";
   p << b << ", " << bScales;
+}
+
+static void printMatmulOperands(OpAsmPrinter &p, Operation *, Value a,
+                                Value aScales, Value b, Value bScales) {
+  printMatmulList(p, a, aScales, b, bScales);
+}
+
+static void printMatmulOperandTypes(OpAsmPrinter &p, Operation *, Type a,
+                                    Type aScales, Type b, Type bScales) {
+  printMatmulList(p, a, aScales, b, bScales);
 }
 
 LogicalResult MatmulOp::verify() {
