@@ -96,6 +96,11 @@ def _scale_dtype(fmt):
     return torch.float8_e4m3fn if fmt == "nvfp4" else torch.float8_e8m0fnu
 
 
+#: The largest [E, S, K] token buffer (elements) GroupedExperts pads to S
+#: rows per expert without reading the group offsets (per-expert scales).
+_PADDED_TOKEN_ELEMENTS = 1 << 24
+
+
 def _new_quantized(cls, half_k, fmt, weight_only, encode, decode):
     """An empty layer of `cls` for from_quantized, its arguments checked."""
     given = [v for v in (encode, decode) if v is not None]
@@ -355,12 +360,14 @@ class GroupedExperts(torch.nn.Module):
         masked grouped matmul (masked_m = tokens per expert) computes; the
         rows come back in the sorted order. Exact: a quantize with a given
         scale treats every row on its own. maxM is the token count S when
-        E * S is small (no host sync: decode, CUDA graphs), else the largest
-        expert's count rounded up to 64 (one read of the offsets)."""
+        the buffer is small (E * S * K <= _PADDED_TOKEN_ELEMENTS: decode; no host sync, CUDA
+        graphs), else the largest
+        expert's count rounded up to 64 (one read of the offsets: a host
+        sync, so not inside a CUDA graph)."""
         s, k = x.shape
         e = self.num_experts
         counts = group_offsets[1:] - group_offsets[:-1]
-        if e * s <= (1 << 16):
+        if e * s * k <= _PADDED_TOKEN_ELEMENTS:
             max_m = max(s, 1)
         else:
             max_m = max(-(-int(counts.max()) // 64) * 64, 64)

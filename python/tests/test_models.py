@@ -291,6 +291,28 @@ def test_loader_errors_say_what_is_wrong(tmp_path, made):
         models.from_pretrained(str(d))
 
 
+def test_modelopt_format_from_hf_quant_config_alone(tmp_path):
+    """Older ModelOpt exports describe the format only in
+    hf_quant_config.json (config.json has no quantization_config)."""
+    import json
+    import shutil
+    pytest.importorskip("modelopt.torch.quantization")
+    path = tmp_path / "mo"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        P.modelopt_checkpoint(P.tiny_model("llama"), "NVFP4_DEFAULT_CFG", str(path))
+    plain = tmp_path / "plain"
+    shutil.copytree(path, plain)
+    cfg = json.loads((plain / "config.json").read_text())
+    del cfg["quantization_config"]
+    (plain / "config.json").write_text(json.dumps(cfg))
+    ids = P.calibration_ids(2)
+    with torch.no_grad():
+        a = models.from_pretrained(str(path))(ids).logits
+        b = models.from_pretrained(str(plain))(ids).logits
+    assert torch.equal(a, b)
+
+
 def test_sharded_checkpoint_with_tied_embeddings(tmp_path):
     """model.safetensors.index.json shards, and an lm_head tied to the
     embedding (small Qwen3 models tie them): nothing to load for lm_head."""

@@ -467,3 +467,31 @@ def test_linear_from_quantized_takes_a_static_input_scale(device):
     q, s, d = nv.quantize(x, encode_scale=enc)
     assert torch.equal(layer(x), nv.matmul(q, s, wq, ws, d, wd))
     assert "input_encode_scale" in dict(layer.named_buffers())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_grouped_experts_with_per_expert_static_scales(device, monkeypatch):
+    """Each expert's tokens quantized with its own calibrated scale: equal,
+    bit for bit, to quantizing each expert's tokens alone and running its
+    matmul, in both layouts (tokens padded to S rows per expert, and to the
+    largest expert's count when that buffer would be large)."""
+    nv = torch.ops.nvfp4
+    e, n, k = 3, 32, 64
+    w = _bf16((e, n, k), 61).to(device)
+    wq, ws, wd = nv.quantize(w, swizzle=False)
+    enc = torch.tensor([40.0, 300.0, 96.0], device=device)
+    layer = nvnn.GroupedExperts.from_quantized(wq, ws, wd.reshape(e),
+                                              input_encode_scale=enc)
+    x = _bf16((13, k), 62, scale=3.0).to(device)
+    offsets = torch.tensor([0, 6, 6, 13], dtype=torch.int32, device=device)
+    want = torch.empty(13, n, dtype=torch.bfloat16, device=device)
+    for g in range(e):
+        lo, hi = int(offsets[g]), int(offsets[g + 1])
+        if hi == lo:
+            continue
+        q, s, d = nv.quantize(x[lo:hi], encode_scale=enc[g])
+        want[lo:hi] = nv.matmul(q, s, layer.weight_values[g], layer.weight_scales[g], d,
+                                layer.weight_decode.view(torch.float32)[g])
+    assert torch.equal(layer(x, offsets), want)
+    monkeypatch.setattr(nvnn, "_PADDED_TOKEN_ELEMENTS", 0)  # the offsets-read layout
+    assert torch.equal(layer(x, offsets), want)
