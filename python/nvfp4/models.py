@@ -136,6 +136,9 @@ class _Format:
     module's replacement or None when the checkpoint keeps it unquantized."""
 
     fmt = "nvfp4"
+    #: whether quantized layers carry a static activation scale: True (W4A4),
+    #: False (W4A16), None (the format's groups differ: the layer says)
+    activations = None
 
     def quantized(self, ckpt, name) -> bool:
         raise NotImplementedError
@@ -153,6 +156,12 @@ class _Format:
 
         def bad(what):
             return CheckpointError(f"{name}: {what}")
+
+        if self.activations is not None and bool(inputs) != self.activations:
+            raise bad("the format quantizes activations with a static scale (W4A4) but "
+                      "the layer has none" if self.activations else
+                      "the format is weight-only (W4A16) but the layer has an activation "
+                      "scale")
 
         for key, t in [("decode scale", decode)] + list(inputs.items()):
             if t.numel() != 1 or not bool(torch.isfinite(t).all()) or float(t) <= 0:
@@ -203,9 +212,19 @@ class _CompressedTensors(_Format):
         if formats - {None, "nvfp4-pack-quantized"}:
             raise CheckpointError(f"compressed-tensors format {sorted(formats - {None})}: "
                                   "only nvfp4-pack-quantized is supported")
+        kinds = set()
         for g in groups.values():
             _check_nvfp4_args(g.get("weights"), "weights")
-            _check_nvfp4_args(g.get("input_activations"), "input_activations")
+            acts = g.get("input_activations")
+            _check_nvfp4_args(acts, "input_activations")
+            # NVFP4 W4A4: a static global scale, local (per-16) scales
+            # computed per call.
+            if acts is not None and acts.get("dynamic") != "local":
+                raise CheckpointError(
+                    f"compressed-tensors input_activations dynamic={acts.get('dynamic')!r}: "
+                    "supported is 'local' (a static input_global_scale)")
+            kinds.add(acts is not None)
+        self.activations = kinds.pop() if len(kinds) == 1 else None
 
     def quantized(self, ckpt, name):
         return name + ".weight_packed" in ckpt
@@ -233,6 +252,7 @@ class _ModelOpt(_Format):
         if qc.get("group_size", 16) != 16:
             raise CheckpointError(f"ModelOpt group_size {qc.get('group_size')}: NVFP4 is 16")
         self.exclude = list(qc.get("exclude_modules") or [])
+        self.activations = algo == "NVFP4"
 
     def quantized(self, ckpt, name):
         if any(fnmatch.fnmatch(name, pat) for pat in self.exclude):
@@ -291,8 +311,10 @@ def _quant_format(path, config):
 
 def _route(top_k_index: torch.Tensor, num_experts: int):
     """Stable sort of the (token, slot) pairs by expert: the permutation,
-    each pair's token, and group_offsets [E + 1] (int32)."""
-    flat = top_k_index.reshape(-1)
+    each pair's expert, and group_offsets [E + 1] (int32). An index of
+    num_experts or more (transformers' "masked" slot) goes to the last
+    expert: MoEExperts zeroes its contribution."""
+    flat = top_k_index.reshape(-1).clamp(max=num_experts - 1)
     order = torch.argsort(flat, stable=True)
     # scatter_add, not bincount: a shape that does not depend on the data
     # (torch.compile, CUDA graphs).
@@ -340,6 +362,9 @@ class MoEExperts(torch.nn.Module):
     def forward(self, hidden_states, top_k_index, top_k_weights):
         tokens, k = top_k_index.shape
         order, expert, offsets = _route(top_k_index, self.num_experts)
+        # Masked slots (index num_experts) add nothing.
+        weights = torch.where(top_k_index < self.num_experts, top_k_weights,
+                              torch.zeros_like(top_k_weights)).reshape(-1)[order, None]
         x = hidden_states[order // k]
         if self.gate_up is not None:
             gu = self.gate_up(x, offsets)
@@ -353,17 +378,23 @@ class MoEExperts(torch.nn.Module):
         y = self.down(h.contiguous(), offsets)
         if self.down_bias is not None:
             y = y + self.down_bias[expert].to(y.dtype)
-        y = y * top_k_weights.reshape(-1)[order, None].to(y.dtype)
+        # In the routing weights' precision where it is wider (DeepSeek-V3's
+        # fp32 weights), as transformers' experts multiply.
+        y = y.to(torch.promote_types(y.dtype, weights.dtype)) * weights
+        y = torch.where(weights != 0, y, torch.zeros_like(y))
         # Back to (token, slot) order and summed over the k slots: fixed
         # order, no atomics.
         out = torch.empty_like(y)
         out[order] = y
-        return out.view(tokens, k, -1).sum(dim=1).to(hidden_states.dtype)
+        return out.view(tokens, k, y.shape[-1]).sum(dim=1).to(hidden_states.dtype)
 
 
 def _grouped_experts(parts):
     """GroupedExperts of per-expert (values, scales, decode, input options)."""
     inputs = parts[0][3]
+    if any(p[3].keys() != inputs.keys() for p in parts):
+        raise CheckpointError("experts of one layer differ in whether (or which) static "
+                              "activation scale they store")
     kw = {}
     if inputs:
         (key,) = inputs.keys()
@@ -494,7 +525,8 @@ def _materialize(model, ckpt, device, dtype):
                 continue  # tied weights are set by tie_weights()
             t = ckpt.get(key, device)
             if t.is_floating_point():
-                t = t.to(dtype)
+                # the model's dtype, or what the model keeps in fp32
+                t = t.to(p.dtype if p.is_floating_point() else dtype)
             module._parameters[pname] = torch.nn.Parameter(t, requires_grad=False)
         for bname, b in list(module.named_buffers(recurse=False)):
             if b is None or not b.is_meta:

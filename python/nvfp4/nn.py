@@ -127,8 +127,10 @@ def _register_input_scales(layer, encode, decode, device, experts):
             raise ValueError(f"input_{name}: one value" +
                              (f" or one per expert ({experts})" if experts > 1 else "") +
                              f", got {tuple(v.shape)}")
+        # float32 bits as int32, as weight_decode: model.to(dtype) keeps them
         layer.register_buffer("input_" + name,
-                              v.reshape(()) if v.numel() == 1 else v.reshape(experts))
+                              (v.reshape(()) if v.numel() == 1 else v.reshape(experts))
+                              .view(torch.int32))
 
 
 def _static_input_options(layer):
@@ -137,8 +139,27 @@ def _static_input_options(layer):
     for name in ("encode_scale", "decode_scale"):
         buf = getattr(layer, "input_" + name, None)
         if buf is not None:
-            options[name] = buf
+            options[name] = buf.view(torch.float32)
     return options
+
+
+def _check_group_offsets(offsets, rows, experts):
+    """The contract of group_offsets (docs/spec.md section 3) for a path
+    that indexes with them in torch: starts at 0, never decreases, ends at
+    the token count (one read of the table)."""
+    o = offsets.detach().to("cpu", torch.int64)
+    if o.shape != (experts + 1,):
+        raise ValueError(f"group_offsets: expected [{experts + 1}] entries, got "
+                         f"{tuple(o.shape)}")
+    if int(o[0]) != 0:
+        raise ValueError(f"group_offsets[0] = {int(o[0])}: the first group starts at row 0")
+    for g in range(experts):
+        if int(o[g + 1]) < int(o[g]):
+            raise ValueError(f"group_offsets[{g + 1}] = {int(o[g + 1])} is below "
+                             f"group_offsets[{g}] = {int(o[g])}: offsets never decrease")
+    if int(o[-1]) != rows:
+        raise ValueError(f"group_offsets[{experts}] = {int(o[-1])}: the last offset is "
+                         f"the token count {rows}")
 
 
 def _weight_only_input(layer, x):
@@ -366,6 +387,8 @@ class GroupedExperts(torch.nn.Module):
         sync, so not inside a CUDA graph)."""
         s, k = x.shape
         e = self.num_experts
+        if self.check_tables:
+            _check_group_offsets(group_offsets, s, e)
         counts = group_offsets[1:] - group_offsets[:-1]
         if e * s * k <= _PADDED_TOKEN_ELEMENTS:
             max_m = max(s, 1)

@@ -370,3 +370,51 @@ def test_malformed_checkpoints_are_refused_with_a_message(tmp_path):
         bad = _rewrite(path, tmp_path / f"bad{i}", edit)
         with pytest.raises(models.CheckpointError, match=message):
             models.from_pretrained(bad)
+
+
+def test_moe_experts_masked_slots_and_no_tokens(tmp_path):
+    """transformers marks a slot it masks with index num_experts: it adds
+    nothing; and a call without tokens returns an empty result."""
+    pytest.importorskip("compressed_tensors")
+    path = str(tmp_path / "moe")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        P.compressed_tensors_checkpoint(P.tiny_model("qwen3_moe"), "NVFP4A16", path,
+                                        references=False)
+    experts = models.from_pretrained(path).model.layers[0].mlp.experts
+    e, h = experts.num_experts, 128
+    x = (torch.randn(5, h, generator=torch.Generator().manual_seed(3)) * 2).to(torch.bfloat16)
+    top = torch.tensor([[0, 1], [2, e], [e, e], [3, 0], [1, 2]])
+    wts = torch.full((5, 2), 0.5, dtype=torch.bfloat16)
+    keep = top < e
+    alone = experts(x, torch.where(keep, top, torch.zeros_like(top)),
+                    torch.where(keep, wts, torch.zeros_like(wts)))
+    assert torch.equal(experts(x, top, wts), alone)
+    assert torch.equal(experts(x, top, wts)[2], torch.zeros(h, dtype=torch.bfloat16))
+    empty = experts(x[:0], top[:0], wts[:0])
+    assert empty.shape == (0, h)
+
+
+def test_format_and_layers_must_agree_on_activation_scales(tmp_path):
+    import json
+    import shutil
+    pytest.importorskip("compressed_tensors")
+    path = tmp_path / "w4a4"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        P.compressed_tensors_checkpoint(P.tiny_model("qwen3_moe"), "NVFP4", str(path),
+                                        references=False)
+    # a layer without its static scale in a W4A4 checkpoint
+    bad = _rewrite(str(path), tmp_path / "missing",
+                   lambda t: t.pop("model.layers.0.mlp.experts.1.gate_proj.input_global_scale"))
+    with pytest.raises(models.CheckpointError,
+                       match="experts.1.gate_proj: the format quantizes activations"):
+        models.from_pretrained(bad)
+    # activations with a dynamic global scale: not what the loader runs
+    dyn = tmp_path / "dynamic"
+    shutil.copytree(path, dyn)
+    cfg = json.loads((dyn / "config.json").read_text())
+    cfg["quantization_config"]["config_groups"]["group_0"]["input_activations"]["dynamic"] = True
+    (dyn / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(models.CheckpointError, match="dynamic=True: supported is 'local'"):
+        models.from_pretrained(str(dyn))

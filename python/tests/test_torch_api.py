@@ -465,8 +465,12 @@ def test_linear_from_quantized_takes_a_static_input_scale(device):
     enc = torch.tensor(96.0, device=device)
     layer = nvnn.Linear.from_quantized(wq, ws, wd, input_encode_scale=enc)
     q, s, d = nv.quantize(x, encode_scale=enc)
-    assert torch.equal(layer(x), nv.matmul(q, s, wq, ws, d, wd))
+    want = nv.matmul(q, s, wq, ws, d, wd)
+    assert torch.equal(layer(x), want)
     assert "input_encode_scale" in dict(layer.named_buffers())
+    # model.to(dtype) leaves the stored scales exact (bits in int32 buffers)
+    layer.to(torch.float16)
+    assert torch.equal(layer(x), want)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -495,3 +499,8 @@ def test_grouped_experts_with_per_expert_static_scales(device, monkeypatch):
     assert torch.equal(layer(x, offsets), want)
     monkeypatch.setattr(nvnn, "_PADDED_TOKEN_ELEMENTS", 0)  # the offsets-read layout
     assert torch.equal(layer(x, offsets), want)
+    bad = torch.tensor([0, 6, 3, 13], dtype=torch.int32, device=device)
+    with pytest.raises(ValueError, match=r"group_offsets\[2\] = 3 is below group_offsets\[1\] = 6"):
+        layer(x, bad)
+    with pytest.raises(ValueError, match="the last offset is the token count 13"):
+        layer(x, torch.tensor([0, 6, 6, 12], dtype=torch.int32, device=device))

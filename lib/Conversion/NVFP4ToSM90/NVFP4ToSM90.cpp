@@ -192,7 +192,7 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
         Type element = cast<MemRefType>(operand.getType()).getElementType();
         Value half = vector::LoadOp::create(
             b, loc, VectorType::get({kChunk}, element), operand,
-            withBatch(bIdx, {r, k0}), false, llvm::Align(32));
+            withBatch(bIdx, {r, k0}), false, llvm::Align(16));
         return Value(arith::ExtFOp::create(b, loc, f32x16, half));
       }
       Value packed = vector::LoadOp::create(

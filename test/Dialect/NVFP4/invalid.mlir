@@ -703,6 +703,20 @@ func.func @f2_other_a(%x: memref<16x256xbf16>, %a: memref<16x256xf4E2M1FN>, %w: 
 
 // -----
 
+func.func @f2_weight_only_grouped(%x: memref<16x256xbf16>, %xb: memref<16x256xbf16>, %w: memref<2x64x256xf4E2M1FN>, %ws: memref<2x1x4x32x4x4xf8E4M3FN>, %off: memref<3xi32>, %y: memref<16x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F2] expected the matmul's a, a_scales and a_decode_scale to be the quantize's values, scales and decode scale}}
+  nvfp4.fused {
+    %q = memref.alloc() : memref<16x256xf4E2M1FN>
+    %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<f32>) : memref<16x256xbf16>
+    nvfp4.grouped_matmul contiguous a(%xb : memref<16x256xbf16>) b(%w : memref<2x64x256xf4E2M1FN>) b_scales(%ws : memref<2x1x4x32x4x4xf8E4M3FN>) group_offsets(%off : memref<3xi32>) outs(%y : memref<16x64xbf16>)
+  }
+  return
+}
+
+// -----
+
 func.func @f3_outside_buffer(%x: memref<16x256xbf16>, %q: memref<16x256xf4E2M1FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>) {
   // expected-error @+1 {{'nvfp4.fused' op [F3] expected the quantize's outputs to be allocated inside the region}}
   nvfp4.fused {

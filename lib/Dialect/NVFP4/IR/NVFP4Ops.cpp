@@ -1021,7 +1021,8 @@ LogicalResult FusedOp::verify() {
       return emitOpError("[F2] expected a contiguous or masked grouped "
                          "matmul (independent groups have one A each)");
     a = grouped.getA().front();
-    aScales = grouped.getAScales().front();
+    // A weight-only matmul has no A scales (and cannot match the quantize).
+    aScales = grouped.getAScales().empty() ? Value() : grouped.getAScales().front();
     aDecode = grouped.getADecodeScale();
   }
   Value values = quantize.getValuesTarget(),
