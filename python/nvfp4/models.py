@@ -45,6 +45,7 @@ token's k outputs in a fixed order, so results are deterministic.
 from __future__ import annotations
 
 import fnmatch
+import inspect
 import json
 import os
 import re
@@ -362,9 +363,9 @@ class MoEExperts(torch.nn.Module):
     def forward(self, hidden_states, top_k_index, top_k_weights):
         tokens, k = top_k_index.shape
         order, expert, offsets = _route(top_k_index, self.num_experts)
-        # Masked slots (index num_experts) add nothing.
-        weights = torch.where(top_k_index < self.num_experts, top_k_weights,
-                              torch.zeros_like(top_k_weights)).reshape(-1)[order, None]
+        weights = top_k_weights.reshape(-1)[order, None]
+        # Masked slots (index num_experts) and zero weights add nothing.
+        keep = (top_k_index.reshape(-1)[order, None] < self.num_experts) & (weights != 0)
         x = hidden_states[order // k]
         if self.gate_up is not None:
             gu = self.gate_up(x, offsets)
@@ -381,7 +382,7 @@ class MoEExperts(torch.nn.Module):
         # In the routing weights' precision where it is wider (DeepSeek-V3's
         # fp32 weights), as transformers' experts multiply.
         y = y.to(torch.promote_types(y.dtype, weights.dtype)) * weights
-        y = torch.where(weights != 0, y, torch.zeros_like(y))
+        y = torch.where(keep, y, torch.zeros_like(y))
         # Back to (token, slot) order and summed over the k slots: fixed
         # order, no atomics.
         out = torch.empty_like(y)
@@ -489,7 +490,6 @@ def _experts_builder(module):
     # differently: the signature check below)
     if down.shape != (e, h, two_i // 2):
         return None
-    import inspect
     if list(inspect.signature(module.forward).parameters)[:3] != [
             "hidden_states", "top_k_index", "top_k_weights"]:
         return None

@@ -153,10 +153,11 @@ def _check_group_offsets(offsets, rows, experts):
                          f"{tuple(o.shape)}")
     if int(o[0]) != 0:
         raise ValueError(f"group_offsets[0] = {int(o[0])}: the first group starts at row 0")
-    for g in range(experts):
-        if int(o[g + 1]) < int(o[g]):
-            raise ValueError(f"group_offsets[{g + 1}] = {int(o[g + 1])} is below "
-                             f"group_offsets[{g}] = {int(o[g])}: offsets never decrease")
+    down = torch.nonzero(o[1:] < o[:-1]).flatten()
+    if down.numel():
+        g = int(down[0])
+        raise ValueError(f"group_offsets[{g + 1}] = {int(o[g + 1])} is below "
+                         f"group_offsets[{g}] = {int(o[g])}: offsets never decrease")
     if int(o[-1]) != rows:
         raise ValueError(f"group_offsets[{experts}] = {int(o[-1])}: the last offset is "
                          f"the token count {rows}")

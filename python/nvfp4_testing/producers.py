@@ -281,21 +281,33 @@ def compressed_tensors_checkpoint(model, scheme: str, out: str, seed: int = 1,
     return reference, reordered, fp32
 
 
+def _saved(ckpt_dir, name, keys):
+    """Tensors `name.key` of a one-file checkpoint (None where absent)."""
+    from safetensors import safe_open
+    with safe_open(os.path.join(ckpt_dir, "model.safetensors"), framework="pt") as f:
+        stored = set(f.keys())
+        return [f.get_tensor(f"{name}.{k}") if f"{name}.{k}" in stored else None
+                for k in keys]
+
+
+def _compressed_tensors_args(ckpt_dir, which):
+    """The saved scheme's QuantizationArgs of `which` (weights,
+    input_activations)."""
+    from compressed_tensors.quantization import QuantizationArgs
+    with open(os.path.join(ckpt_dir, "config.json")) as f:
+        qc = json.load(f)["quantization_config"]
+    return QuantizationArgs(**qc["config_groups"]["group_0"][which])
+
+
 def compressed_tensors_weight(ckpt_dir: str, name: str):
     """compressed-tensors' own decompression of one saved linear (its
     unpacking and dequantize) in fp32 where its decompressor ends in the
     model dtype: e2m1 * fl(scale / global_scale), rounded to fp32."""
     from compressed_tensors.compressors.nvfp4.helpers import unpack_fp4_from_uint8
-    from compressed_tensors.quantization import QuantizationArgs
     from compressed_tensors.quantization.lifecycle.forward import dequantize
-    from safetensors import safe_open
-    with open(os.path.join(ckpt_dir, "config.json")) as f:
-        qc = json.load(f)["quantization_config"]
-    args = QuantizationArgs(**qc["config_groups"]["group_0"]["weights"])
-    with safe_open(os.path.join(ckpt_dir, "model.safetensors"), framework="pt") as f:
-        packed = f.get_tensor(name + ".weight_packed")
-        scale = f.get_tensor(name + ".weight_scale")
-        gs = f.get_tensor(name + ".weight_global_scale")
+    args = _compressed_tensors_args(ckpt_dir, "weights")
+    packed, scale, gs = _saved(ckpt_dir, name,
+                               ("weight_packed", "weight_scale", "weight_global_scale"))
     n, half = packed.shape
     codes = unpack_fp4_from_uint8(packed, n, 2 * half, dtype=torch.float32)
     return dequantize(codes, scale.float(), args=args, dtype=torch.float32,
@@ -307,15 +319,10 @@ def compressed_tensors_input(ckpt_dir: str, name: str, x: torch.Tensor):
     (in the dtype of x, as its fake-quantized forward does it, with the
     saved input_global_scale), dequantized in float64 without rounding to
     x's dtype: codes * fl(scale / global_scale)."""
-    from compressed_tensors.quantization import QuantizationArgs
     from compressed_tensors.quantization.lifecycle.forward import quantize
     from compressed_tensors.quantization.utils import compute_dynamic_scales_and_zp
-    from safetensors import safe_open
-    with open(os.path.join(ckpt_dir, "config.json")) as f:
-        qc = json.load(f)["quantization_config"]
-    args = QuantizationArgs(**qc["config_groups"]["group_0"]["input_activations"])
-    with safe_open(os.path.join(ckpt_dir, "model.safetensors"), framework="pt") as f:
-        igs = f.get_tensor(name + ".input_global_scale")
+    args = _compressed_tensors_args(ckpt_dir, "input_activations")
+    (igs,) = _saved(ckpt_dir, name, ("input_global_scale",))
     scale, zp = compute_dynamic_scales_and_zp(x, args, torch.nn.Module(), global_scale=igs)
     codes = quantize(x, scale, zp, args, global_scale=igs)
     per_block = (scale.float() / igs.float()).double()
@@ -341,19 +348,12 @@ def modelopt_checkpoint(model, config: str, out: str, seed: int = 1):
     export_hf_checkpoint(model, export_dir=out)
 
 
-def _modelopt_tensors(ckpt_dir, name, keys):
-    from safetensors import safe_open
-    with safe_open(os.path.join(ckpt_dir, "model.safetensors"), framework="pt") as f:
-        return [f.get_tensor(f"{name}.{k}") if f"{name}.{k}" in f.keys() else None
-                for k in keys]
-
-
 def modelopt_weight(ckpt_dir: str, name: str, dtype=torch.float32):
     """ModelOpt's own dequantization (NVFP4QTensor.dequantize) of one saved
     linear: e2m1 * fl(weight_scale * weight_scale_2)."""
     from modelopt.torch.quantization.qtensor.nvfp4_tensor import NVFP4QTensor
-    packed, scale, scale_2 = _modelopt_tensors(ckpt_dir, name,
-                                               ("weight", "weight_scale", "weight_scale_2"))
+    packed, scale, scale_2 = _saved(ckpt_dir, name,
+                                    ("weight", "weight_scale", "weight_scale_2"))
     n, half = packed.shape
     q = NVFP4QTensor(torch.Size((n, 2 * half)), dtype, packed)
     return q.dequantize(dtype=dtype, scale=scale, double_scale=scale_2.float(),
@@ -364,8 +364,12 @@ def modelopt_input(ckpt_dir: str, name: str, x: torch.Tensor):
     """ModelOpt's NVFP4 quantization of a W4A4 layer's input x [M, K] with the
     saved input_scale (NVFP4QTensor.quantize, its static-global path),
     dequantized by NVFP4QTensor.dequantize in float64."""
+    (input_scale,) = _saved(ckpt_dir, name, ("input_scale",))
+    return _modelopt_qdq(x, input_scale)
+
+
+def _modelopt_qdq(x, input_scale):
     from modelopt.torch.quantization.qtensor.nvfp4_tensor import NVFP4QTensor
-    (input_scale,) = _modelopt_tensors(ckpt_dir, name, ("input_scale",))
     q, scale, scale_2 = NVFP4QTensor.quantize(x, 16, weights_scaling_factor_2=input_scale.float())
     return q.dequantize(dtype=torch.float64, scale=scale, double_scale=scale_2,
                         block_sizes={-1: 16})
@@ -379,28 +383,25 @@ def modelopt_reference_model(ckpt_dir: str, kind: str, seed: int = 0):
     holds them) and, W4A4, quantize-dequantize their inputs with
     NVFP4QTensor and the saved input_scale. MoE experts run as one Linear
     per expert (LinearExperts)."""
-    from safetensors import safe_open
+    from safetensors.torch import load_file
     model = tiny_model(kind, seed)
     _linearize_experts(model)  # one Linear per expert, as ModelOpt exports them
-    with safe_open(os.path.join(ckpt_dir, "model.safetensors"), framework="pt") as f:
-        keys = set(f.keys())
+    saved = load_file(os.path.join(ckpt_dir, "model.safetensors"))
     with torch.no_grad():
         for name, m in model.named_modules():
             if not isinstance(m, torch.nn.Linear):
                 continue
-            if f"{name}.weight_scale_2" in keys:
-                m.weight.copy_(modelopt_weight(ckpt_dir, name).to(m.weight.dtype))
-                if f"{name}.input_scale" in keys:
-                    def qdq(mod, args, name=name):
-                        x = args[0]
-                        flat = x.reshape(-1, x.shape[-1])
-                        return (modelopt_input(ckpt_dir, name, flat).to(x.dtype)
-                                .reshape(x.shape),)
-                    m.register_forward_pre_hook(qdq)
-            else:
-                with safe_open(os.path.join(ckpt_dir, "model.safetensors"),
-                               framework="pt") as f:
-                    m.weight.copy_(f.get_tensor(f"{name}.weight"))
+            if f"{name}.weight_scale_2" not in saved:
+                m.weight.copy_(saved[f"{name}.weight"])
+                continue
+            m.weight.copy_(modelopt_weight(ckpt_dir, name).to(m.weight.dtype))
+            input_scale = saved.get(f"{name}.input_scale")
+            if input_scale is not None:
+                def qdq(mod, args, input_scale=input_scale):
+                    x = args[0]
+                    flat = x.reshape(-1, x.shape[-1])
+                    return (_modelopt_qdq(flat, input_scale).to(x.dtype).reshape(x.shape),)
+                m.register_forward_pre_hook(qdq)
     return model
 
 

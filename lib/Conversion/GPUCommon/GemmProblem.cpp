@@ -56,15 +56,14 @@ FailureOr<GemmProblem> GemmProblem::get(MatmulOp op, MatmulOp::Adaptor operands,
   s.rowsPerGroup = {aType.getDimSize(0)};
   s.maxRows = aType.getDimSize(0);
   s.mxfp4 = hasE8M0Scales(op.getBScales());
-  s.weightOnly = op.isWeightOnly();
-  if (s.weightOnly)
+  if (op.isWeightOnly())
     s.activationElement = aType.getElementType();
   setEpilogue(s, /*grouped=*/false, outType.getElementType(),
               static_cast<bool>(operands.getAcc()),
               op.getBeta().convertToFloat(), operands.getADecodeScale(),
               operands.getBDecodeScale(), operands.getAlpha());
   p.aValues = {operands.getA()};
-  if (!s.weightOnly)
+  if (!s.weightOnly())
     p.aScales = {operands.getAScales()};
   p.weights = {operands.getB()};
   p.weightScales = {operands.getBScales()};
@@ -105,8 +104,7 @@ FailureOr<GemmProblem> GemmProblem::get(GroupedMatmulOp op,
     s.maxRows = aType.getDimSize(aType.getRank() - 2);
   }
   s.mxfp4 = hasE8M0Scales(op.getBScales().front());
-  s.weightOnly = op.isWeightOnly();
-  if (s.weightOnly)
+  if (op.isWeightOnly())
     s.activationElement = aType.getElementType();
   setEpilogue(s, /*grouped=*/true,
               cast<ShapedType>(op.getOuts().front().getType()).getElementType(),

@@ -778,11 +778,6 @@ struct MatmulToGPU : BufferizedOpPattern<MatmulOp> {
   }
 };
 
-/// Group g's A scales; null without them (bf16/f16 activations).
-Value aScalesOf(ValueRange scales, int64_t g = 0) {
-  return scales.empty() ? Value() : scales[g];
-}
-
 struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
   using BufferizedOpPattern::BufferizedOpPattern;
   LogicalResult lower(GroupedMatmulOp op, OpAdaptor adaptor,
@@ -805,8 +800,8 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
         int64_t m = outType.getDimSize(0), n = outType.getDimSize(1);
         int64_t k = cast<ShapedType>(op.getA()[g].getType()).getDimSize(1);
         DeviceOperand a = deviceOperand(adaptor.getA()[g],
-                                        aScalesOf(adaptor.getAScales(), g),
-                                        aScalesOf(op.getAScales(), g), 0);
+                                        groupAScales(adaptor.getAScales(), g),
+                                        groupAScales(op.getAScales(), g), 0);
         DeviceOperand bo = deviceOperand(
             adaptor.getB()[g], adaptor.getBScales()[g], op.getBScales()[g], 0);
         Value acc = adaptor.getAcc().empty() ? Value() : adaptor.getAcc()[g];
@@ -825,8 +820,8 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
       int64_t rows =
           cast<ShapedType>(op.getA().front().getType()).getDimSize(0);
       DeviceOperand a =
-          deviceOperand(adaptor.getA().front(), aScalesOf(adaptor.getAScales()),
-                        aScalesOf(op.getAScales()), 0);
+          deviceOperand(adaptor.getA().front(), groupAScales(adaptor.getAScales()),
+                        groupAScales(op.getAScales()), 0);
       DeviceOperand bo =
           deviceOperand(adaptor.getB().front(), adaptor.getBScales().front(),
                         op.getBScales().front(), 1);
@@ -864,8 +859,8 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
       int64_t maxM =
           cast<ShapedType>(op.getA().front().getType()).getDimSize(1);
       DeviceOperand a =
-          deviceOperand(adaptor.getA().front(), aScalesOf(adaptor.getAScales()),
-                        aScalesOf(op.getAScales()), 1);
+          deviceOperand(adaptor.getA().front(), groupAScales(adaptor.getAScales()),
+                        groupAScales(op.getAScales()), 1);
       DeviceOperand bo =
           deviceOperand(adaptor.getB().front(), adaptor.getBScales().front(),
                         op.getBScales().front(), 1);

@@ -443,12 +443,6 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
     return success();
   }
 
-  /// Group g's A scales, null for bf16/f16 activations.
-  template <typename OpOrAdaptor>
-  static Value scalesOf(OpOrAdaptor op, int64_t g) {
-    return op.getAScales().empty() ? Value() : op.getAScales()[g];
-  }
-
   static AlphaOperands alphaOperands(OpAdaptor adaptor) {
     return {adaptor.getADecodeScale(), adaptor.getBDecodeScale(),
             adaptor.getAlpha(), /*grouped=*/true};
@@ -466,8 +460,8 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
       Value aHat = allocF32(rewriter, loc, m, k);
       Value bHat = allocF32(rewriter, loc, n, k);
       dequantizeRows(rewriter, loc,
-                     quantOperand(adaptor.getA()[g], scalesOf(adaptor, g),
-                                  scalesOf(op, g), 0),
+                     quantOperand(adaptor.getA()[g], groupAScales(adaptor.getAScales(), g),
+                                  groupAScales(op.getAScales(), g), 0),
                      Value(), indexConst(rewriter, loc, m), k, aHat);
       dequantizeRows(rewriter, loc,
                      quantOperand(adaptor.getB()[g], adaptor.getBScales()[g],
@@ -497,8 +491,8 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
             k = bType.getDimSize(2);
     int64_t rows = aType.getDimSize(aType.getRank() - 2);
     QuantOperand a =
-        quantOperand(adaptor.getA().front(), scalesOf(adaptor, 0),
-                     scalesOf(op, 0), masked ? 1 : 0);
+        quantOperand(adaptor.getA().front(), groupAScales(adaptor.getAScales()),
+                     groupAScales(op.getAScales()), masked ? 1 : 0);
     QuantOperand b = quantOperand(adaptor.getB().front(),
                                   adaptor.getBScales().front(),
                                   op.getBScales().front(), 1);

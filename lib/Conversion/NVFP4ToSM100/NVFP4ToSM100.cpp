@@ -202,7 +202,7 @@ template <typename OpTy> struct GemmToSM100 : ChipGemmPattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "sm100 kernel: K % 32 != 0");
     // tcgen05's block-scaled MMA takes FP4 (or FP8) operands on both sides;
     // bf16/f16 activations against FP4 weights run on the portable kernel.
-    if (problem.shape.weightOnly)
+    if (problem.shape.weightOnly())
       return rewriter.notifyMatchFailure(
           op, "sm100 kernel: FP4 activations only (W4A16 runs portably)");
     SM100GemmConfig cfg;

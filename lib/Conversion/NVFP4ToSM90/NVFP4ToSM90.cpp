@@ -424,7 +424,8 @@ LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
     return rewriter.notifyMatchFailure(op, "sm90 kernel: NVFP4 only");
   // f16 activations are exact in the f16 MMA; bf16 ones need the bf16 MMA
   // (their range is wider), which runs only when asked for so far.
-  if (shape.weightOnly && !shape.activationElement.isF16() && !options.bf16Mma)
+  if (shape.weightOnly() && !shape.activationElement.isF16() &&
+      !options.bf16Mma)
     return rewriter.notifyMatchFailure(
         op, "sm90 kernel: bf16 activations of a weight-only matmul run "
             "portably (bf16-mma is off)");
@@ -450,7 +451,7 @@ template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
     // copy); FP4 tokens are converted in the kernel where it can.
     SM90GemmConfig cfg = configure(
         options, problem.shape,
-        canConvertTokens(problem.shape) && !problem.shape.weightOnly
+        canConvertTokens(problem.shape) && !problem.shape.weightOnly()
             ? SM90TokenSource::fp4
             : SM90TokenSource::prepass);
     emitSM90Gemm(rewriter, op, cfg, problem);

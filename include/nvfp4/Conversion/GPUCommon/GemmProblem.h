@@ -32,10 +32,10 @@ struct GemmShape {
   /// rowsPerGroup (independent).
   int64_t maxRows = 0;
   bool mxfp4 = false;
-  /// bf16/f16 activations without scales (W4A16); aValues are those.
-  bool weightOnly = false;
-  /// Their element type (bf16 or f16); null for FP4 activations.
+  /// The element type of bf16/f16 activations without scales (W4A16;
+  /// aValues are those); null for FP4 activations.
   Type activationElement;
+  bool weightOnly() const { return static_cast<bool>(activationElement); }
   Type outElement;
   bool hasAcc = false;
   float beta = 1.0f;

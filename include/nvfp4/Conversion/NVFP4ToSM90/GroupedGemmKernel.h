@@ -165,7 +165,7 @@ struct SM90GemmConfig : GemmShape {
   /// activations (the pre-pass copies them; weights dequantize exactly to
   /// bf16), f16 otherwise (every other token operand is exact in f16).
   Type mmaElement(MLIRContext *ctx) const {
-    if (weightOnly && activationElement && activationElement.isBF16())
+    if (activationElement && activationElement.isBF16())
       return BFloat16Type::get(ctx);
     return Float16Type::get(ctx);
   }

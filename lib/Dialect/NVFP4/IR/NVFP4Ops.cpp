@@ -622,6 +622,17 @@ static LogicalResult verifyBeta(Operation *op, bool hasAcc, float beta) {
   return success();
 }
 
+/// [G3] [G4] [G9] `values` (one per group) share one element type.
+static LogicalResult verifyOneElementType(Operation *op, ValueRange values,
+                                          StringRef what) {
+  Type first = cast<ShapedType>(values.front().getType()).getElementType();
+  for (Value v : values)
+    if (Type t = cast<ShapedType>(v.getType()).getElementType(); t != first)
+      return op->emitOpError("expected one ")
+             << what << " for all groups, got " << first << " and " << t;
+  return success();
+}
+
 /// [M9] [G9] A of FP4 codes comes with its scales; bf16/f16 values
 /// (weight-only quantization) come without scales and without a decode
 /// scale: they are taken as they are.
@@ -792,13 +803,8 @@ LogicalResult GroupedMatmulOp::verify() {
   if (g == 0)
     return emitOpError("expected at least one group");
   // [G9] one activation type; FP4 codes with scales, bf16/f16 without.
-  Type aElem = cast<ShapedType>(getA().front().getType()).getElementType();
-  for (Value a : getA())
-    if (cast<ShapedType>(a.getType()).getElementType() != aElem)
-      return emitOpError("expected one activation element type for all "
-                         "groups, got ")
-             << aElem << " and "
-             << cast<ShapedType>(a.getType()).getElementType();
+  if (failed(verifyOneElementType(*this, getA(), "activation element type")))
+    return failure();
   bool weightOnly = isWeightOnly();
   if (failed(verifyActivationScales(*this, weightOnly,
                                     !getAScales().empty(), getADecodeScale())))
@@ -824,23 +830,18 @@ LogicalResult GroupedMatmulOp::verify() {
     return emitOpError("expected masked_m exactly in masked mode");
 
   // [G3] one scale format across groups.
+  SmallVector<Value> scales(getAScales());
+  llvm::append_range(scales, getBScales());
+  if (failed(verifyOneElementType(*this, scales, "scale format")))
+    return failure();
   Type scaleType =
       cast<ShapedType>(getBScales().front().getType()).getElementType();
-  for (Value s : llvm::concat<Value>(getAScales(), getBScales()))
-    if (cast<ShapedType>(s.getType()).getElementType() != scaleType)
-      return emitOpError("expected one scale format for all groups, got ")
-             << scaleType << " and "
-             << cast<ShapedType>(s.getType()).getElementType();
   int64_t bs = getBlockWidth(scaleType);
   // [G4] one output element type across groups.
+  if (failed(verifyOneElementType(*this, getTargets(), "result element type")))
+    return failure();
   Type outType =
       cast<ShapedType>(getTargets().front().getType()).getElementType();
-  for (Value t : getTargets())
-    if (cast<ShapedType>(t.getType()).getElementType() != outType)
-      return emitOpError("expected one result element type for all groups, "
-                         "got ")
-             << outType << " and "
-             << cast<ShapedType>(t.getType()).getElementType();
 
   auto checkK = [&](int64_t k) -> LogicalResult {
     if (k % bs != 0)

@@ -44,6 +44,12 @@ Value loadCode(OpBuilder &b, Location loc, Value values, Value batch, Value r,
 /// The indices `batch?, rest...`.
 SmallVector<Value> withBatch(Value batch, ArrayRef<Value> rest);
 
+/// Group g's A scales of a (grouped) matmul's a_scales list; null when the
+/// list is empty (bf16/f16 activations: weight-only).
+inline Value groupAScales(ValueRange aScales, int64_t g = 0) {
+  return aScales.empty() ? Value() : aScales[g];
+}
+
 /// Stores zero to every element of a static memref of rank >= 1 (loops over
 /// all but the last dimension, one vector store per innermost row).
 void fillZeros(OpBuilder &b, Location loc, Value memref);
