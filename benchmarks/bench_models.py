@@ -5,7 +5,7 @@ of the same weights, in one process.
 
     python3 benchmarks/bench_models.py --out DIR [--models llama8b,qwen3moe]
         [--layers 4] [--batches 1,8,64] [--context 512] [--prefill 2048]
-        [--forms bf16,nvfp4,nvfp4a16_f16,nvfp4a16]
+        [--forms bf16,nvfp4,nvfp4a16_f16,nvfp4a16_mma,nvfp4a16]
 
 Models (MODELS): Llama-3-8B's decoder layers (hidden 4096, 32 heads, 8 KV
 heads, MLP 14336, vocab 128256) and Qwen3-30B-A3B's (hidden 2048, 32
@@ -22,6 +22,8 @@ Forms:
                 sm_90a kernel)
   nvfp4a16      compressed-tensors NVFP4A16 in bf16 (W4A16: the portable
                 kernel; decode only)
+  nvfp4a16_mma  the same in bf16 with bf16-mma=true (NVFP4_PIPELINE_OPTIONS:
+                the sm_90a kernel's bf16 MMA)
 
 Measured: prefill (batch 1, --prefill tokens, logits of the last position
 only, eager: one forward per rep) tokens/s; decode tokens/s at each batch:
@@ -178,6 +180,24 @@ def measure(model, form, args, device, rows, name):
         row[f"decode_b{batch}_mode"] = mode
     print(json.dumps(row), flush=True)
     rows.append(row)
+    write(args.out, rows, args.batches)
+
+
+def write(out, rows, batches):
+    """DIR/models.json and models.md of the rows so far (rewritten after
+    each row: a run cut short keeps what it measured); returns the table."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "models.json").write_text(json.dumps(rows, indent=1))
+    cols = ["prefill_tokens_per_s"] + [f"decode_b{b}_tokens_per_s" for b in batches]
+    lines = ["| model | form | weights GiB | " + " | ".join(cols) + " |",
+             "|---" * (3 + len(cols)) + "|"]
+    for r in rows:
+        vals = [f"{r[c]:.1f}" if c in r else "-" for c in cols]
+        lines.append(f"| {r['model']} x{r['layers']} | {r['form']} | "
+                     f"{r['weight_bytes'] / 2**30:.2f} | " + " | ".join(vals) + " |")
+    (out / "models.md").write_text("\n".join(lines) + "\n")
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -188,7 +208,7 @@ def main(argv=None):
     parser.add_argument("--batches", default="1,8,64")
     parser.add_argument("--context", type=int, default=512)
     parser.add_argument("--prefill", type=int, default=2048)
-    parser.add_argument("--forms", default="bf16,nvfp4,nvfp4a16_f16,nvfp4a16")
+    parser.add_argument("--forms", default="bf16,nvfp4,nvfp4a16_f16,nvfp4a16_mma,nvfp4a16")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args(argv)
@@ -204,8 +224,9 @@ def main(argv=None):
             model = build(name, args.layers, device)
             measure(model, "bf16", args, device, rows, name)
             del model
-        for form, scheme in (("nvfp4", "NVFP4"), ("nvfp4a16_f16", "NVFP4A16"),
-                             ("nvfp4a16", "NVFP4A16")):
+        for form, scheme, options in (("nvfp4", "NVFP4", ""), ("nvfp4a16_f16", "NVFP4A16", ""),
+                                      ("nvfp4a16_mma", "NVFP4A16", "bf16-mma=true"),
+                                      ("nvfp4a16", "NVFP4A16", "")):
             if form not in forms:
                 continue
             path = os.path.join(tmp, f"{name}-{scheme}")
@@ -221,23 +242,21 @@ def main(argv=None):
             t = time.time()
             model = models.from_pretrained(path, device=device, dtype=dtype)
             print(f"  loaded in {time.time() - t:.1f} s", flush=True)
-            measure(model, form, args, device, rows, name)
+            saved = os.environ.get("NVFP4_PIPELINE_OPTIONS")
+            # Read when a program compiles; the CPU pipeline takes none.
+            os.environ["NVFP4_PIPELINE_OPTIONS"] = options if device.type == "cuda" else ""
+            try:
+                measure(model, form, args, device, rows, name)
+            finally:
+                if saved is None:
+                    del os.environ["NVFP4_PIPELINE_OPTIONS"]
+                else:
+                    os.environ["NVFP4_PIPELINE_OPTIONS"] = saved
             del model
             gc.collect()
             if device.type == "cuda":
                 torch.cuda.empty_cache()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "models.json").write_text(json.dumps(rows, indent=1))
-    cols = ["prefill_tokens_per_s"] + [f"decode_b{b}_tokens_per_s" for b in args.batches]
-    lines = ["| model | form | weights GiB | " + " | ".join(cols) + " |",
-             "|---" * (3 + len(cols)) + "|"]
-    for r in rows:
-        vals = [f"{r[c]:.1f}" if c in r else "-" for c in cols]
-        lines.append(f"| {r['model']} x{r['layers']} | {r['form']} | "
-                     f"{r['weight_bytes'] / 2**30:.2f} | " + " | ".join(vals) + " |")
-    (out / "models.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    print(write(args.out, rows, args.batches))
 
 
 if __name__ == "__main__":

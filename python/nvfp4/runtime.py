@@ -200,24 +200,11 @@ def _numpy_item(a):
 # Programs
 # ---------------------------------------------------------------------------
 
-def _template_strides(shape):
-    """Strides of an output's template: 0 (one element seen as the whole
-    shape), or, for an empty output, the contiguous ones (empty_like keeps
-    them)."""
-    if 0 not in shape:
-        return (0,) * len(shape)
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= max(d, 1)
-    return tuple(reversed(strides))
-
-
 class Program:
     """One compiled program and the storage of its outputs."""
 
     __slots__ = ("kernel", "outputs", "is_gpu", "num_inputs", "scalar_inputs",
-                 "_templates")
+                 "_torch_outputs")
 
     def __init__(self, kernel):
         self.kernel = kernel
@@ -226,29 +213,22 @@ class Program:
         self.num_inputs = len(ins)
         self.scalar_inputs = frozenset(i for i, v in enumerate(ins) if v[2])
         self.outputs = [(tuple(shape), _element_of(t)) for shape, _, _, t in kernel.outputs]
-        # device index -> one template tensor per output (below)
-        self._templates = {}
+        self._torch_outputs = None  # (shape, torch dtype) per output
 
     def empty_outputs(self, like, poison=None):
         """Outputs allocated by the framework of `like` (a torch tensor: on
         its device; else numpy)."""
         if like is not None:
-            # torch.empty_like of a template (one element seen through stride
-            # 0 as the output's shape: empty_like makes it contiguous) costs
-            # half a torch.empty(shape, dtype=, device=), which parses its
-            # arguments on every call.
-            index = like.get_device()  # -1: the CPU
-            templates = self._templates.get(index)
-            if templates is None:
-                device = like.device
-                templates = [
-                    _torch.empty(shape if 0 in shape else (1,),
-                                 dtype=_TORCH_DTYPES[element], device=device)
-                    .as_strided(shape, _template_strides(shape))
-                    for shape, element in self.outputs]
-                self._templates[index] = templates
-            empty_like = _torch.empty_like
-            outs = [empty_like(t) for t in templates]
+            # Allocated on every call, nothing kept: a tensor cached here on
+            # a first call inside a CUDA graph capture (torch.compile's
+            # cudagraph trees warm up in the graph's pool) would be a live
+            # allocation of that pool that the graph does not own.
+            specs = self._torch_outputs
+            if specs is None:
+                specs = self._torch_outputs = [(shape, _TORCH_DTYPES[element])
+                                               for shape, element in self.outputs]
+            device, empty = like.device, _torch.empty
+            outs = [empty(shape, dtype=dtype, device=device) for shape, dtype in specs]
             if poison is not None:
                 for t in outs:
                     if t.numel():

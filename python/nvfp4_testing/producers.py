@@ -116,6 +116,12 @@ def relative_rms(a, b):
     return float((a.float() - b.float()).norm() / b.float().norm())
 
 
+def token_relative_errors(a, b):
+    """||a_t - b_t|| / ||b_t|| for each position t (rows of the last axis)."""
+    a, b = a.float().reshape(-1, a.shape[-1]), b.float().reshape(-1, b.shape[-1])
+    return (a - b).norm(dim=-1) / b.norm(dim=-1)
+
+
 # ---------------------------------------------------------------------------
 # compressed-tensors
 # ---------------------------------------------------------------------------
@@ -144,7 +150,8 @@ class LinearExperts(torch.nn.ModuleList):
         inter = experts.intermediate_dim
         for e in range(experts.num_experts):
             def lin(w):
-                m = torch.nn.Linear(w.shape[1], w.shape[0], bias=False, dtype=w.dtype)
+                m = torch.nn.Linear(w.shape[1], w.shape[0], bias=False, dtype=w.dtype,
+                                    device=w.device)
                 m.weight.data.copy_(w)
                 return m
             gu = experts.gate_up_proj.data[e]
