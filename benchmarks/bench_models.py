@@ -27,10 +27,10 @@ Forms:
 
 Measured: prefill (batch 1, --prefill tokens, logits of the last position
 only, eager: one forward per rep) tokens/s; decode tokens/s at each batch:
-one step with a static KV cache holding --context tokens (a few more as
-the timed steps append theirs), captured in a
-CUDA graph and replayed (the median of the replays), tokens/s = batch /
-step time; where capture fails the step runs eagerly (the `decode_mode`
+one step of nvfp4.models.GraphDecoder (a static KV cache holding --context
+tokens, a few more as the timed steps append theirs; the step recorded as
+a CUDA graph and replayed: the median of the steps), tokens/s = batch /
+step time; where recording fails the step runs eagerly (the `decode_mode`
 column says which). Weight memory: the bytes of every parameter and buffer.
 Consecutive layers have distinct weights (cold in L2 as in a model).
 
@@ -116,53 +116,23 @@ def prefill_tokens_per_s(model, tokens, device, reps):
 
 
 def decode_tokens_per_s(model, batch, context, device, reps):
-    from transformers import StaticCache
-    # The static cache advances its own length every step (also in a graph
-    # replay): room for the timed steps, and reset to the prompt before.
-    cache = StaticCache(config=model.config, max_cache_len=context + 256)
-
-    def rewind():
-        for layer in cache.layers:
-            if hasattr(layer, "cumulative_length"):
-                layer.cumulative_length.fill_(context)
-
+    from nvfp4.models import GraphDecoder
     g = torch.Generator(device="cpu").manual_seed(batch)
     prompt = torch.randint(0, model.config.vocab_size, (batch, context), generator=g).to(device)
-    ids = torch.randint(0, model.config.vocab_size, (batch, 1), generator=g).to(device)
-    pos = torch.full((batch, 1), context, device=device)
-    with torch.no_grad():
-        model(prompt, cache=cache,
-              position_ids=torch.arange(context, device=device).expand(batch, -1),
-              logits_to_keep=1)
-
-        def step():
-            return model(ids, cache=cache, position_ids=pos, logits_to_keep=1)
-
-        for _ in range(2):
-            step()
-        rewind()
-        cuda = device.type == "cuda"
+    token = torch.randint(0, model.config.vocab_size, (batch,), generator=g).to(device)
+    mode = "cuda_graph" if device.type == "cuda" else "eager"
+    decoder = GraphDecoder(model, batch, context + reps + 4)
+    decoder.prefill(prompt)
+    try:
+        decoder.step_logits(token)  # records the step (CUDA)
+    except Exception as e:  # report it, time eagerly
+        print(f"  graph capture failed ({type(e).__name__}: {str(e)[:200]}); eager",
+              flush=True)
         mode = "eager"
-        run = step
-        if cuda:
-            try:
-                torch.cuda.synchronize()
-                graph = torch.cuda.CUDAGraph()
-                stream = torch.cuda.Stream()
-                stream.wait_stream(torch.cuda.current_stream())
-                with torch.cuda.stream(stream):
-                    step()
-                    with torch.cuda.graph(graph, stream=stream):
-                        step()
-                torch.cuda.current_stream().wait_stream(stream)
-                run, mode = graph.replay, "cuda_graph"
-            except Exception as e:  # report it, time eagerly
-                print(f"  graph capture failed ({type(e).__name__}: {str(e)[:200]}); eager",
-                      flush=True)
-                torch.cuda.synchronize()
-        rewind()
-        run()
-        seconds = timed(run, reps, cuda)
+        decoder = GraphDecoder(model, batch, context + reps + 4, graphs=False)
+        decoder.prefill(prompt)
+        decoder.step_logits(token)
+    seconds = timed(lambda: decoder.step_logits(token), reps, device.type == "cuda")
     return batch / seconds, mode
 
 

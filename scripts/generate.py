@@ -4,12 +4,12 @@ NVFP4A16, ModelOpt NVFP4 / W4A16_NVFP4, gpt-oss MXFP4) with
 nvfp4.models.from_pretrained and generates greedily with a static KV cache.
 
     python3 scripts/generate.py /path/to/Llama-3.1-8B-Instruct-NVFP4 \\
-        --prompt "The capital of France is" --device cuda --compile
+        --prompt "The capital of France is" --device cuda --cuda-graph
 
---compile runs each decode step as a CUDA graph
-(torch.compile(mode="reduce-overhead") over the model's forward; the nvfp4
-ops are torch custom ops, so they are recorded in the graphs). A directory
-without a tokenizer takes --ids (comma-separated token ids) instead.
+Without --cuda-graph: model.generate(..., cache_implementation="static").
+--cuda-graph: nvfp4.models.GraphDecoder, each decode step one CUDA graph
+replay (the same greedy tokens as its eager steps). A directory without a
+tokenizer takes --ids (comma-separated token ids) instead.
 """
 
 import argparse
@@ -31,8 +31,8 @@ def main(argv=None):
     parser.add_argument("--ids", help="comma-separated prompt token ids (no tokenizer)")
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--compile", action="store_true",
-                        help="CUDA graphs: torch.compile(mode='reduce-overhead')")
+    parser.add_argument("--cuda-graph", action="store_true",
+                        help="each decode step a CUDA graph replay (GraphDecoder)")
     args = parser.parse_args(argv)
 
     start = time.time()
@@ -47,21 +47,25 @@ def main(argv=None):
         tokenizer = AutoTokenizer.from_pretrained(args.checkpoint)
         ids = tokenizer(args.prompt, return_tensors="pt").input_ids
     ids = ids.to(args.device)
-    if args.compile:
-        model.forward = torch.compile(model.forward, mode="reduce-overhead")
     kwargs = dict(max_new_tokens=args.max_new_tokens, do_sample=False,
                   cache_implementation="static",
                   pad_token_id=getattr(model.generation_config, "pad_token_id", None) or 0)
+    sync = torch.cuda.synchronize if args.device != "cpu" else (lambda: None)
     with torch.no_grad():
-        model.generate(ids, **dict(kwargs, max_new_tokens=2))  # compile / warm up
-        if args.device != "cpu":
-            torch.cuda.synchronize()
-        start = time.time()
-        out = model.generate(ids, **kwargs)
-        if args.device != "cpu":
-            torch.cuda.synchronize()
+        if args.cuda_graph:
+            decoder = models.GraphDecoder(model, ids.shape[0],
+                                          ids.shape[1] + args.max_new_tokens)
+            decoder.generate(ids, 2)  # warm up: compiles, records the step
+            sync()
+            start = time.time()
+            new = decoder.generate(ids, args.max_new_tokens)[0]
+        else:
+            model.generate(ids, **dict(kwargs, max_new_tokens=2))  # warm up
+            sync()
+            start = time.time()
+            new = model.generate(ids, **kwargs)[0, ids.shape[1]:]
+        sync()
     seconds = time.time() - start
-    new = out[0, ids.shape[1]:]
     text = tokenizer.decode(new) if tokenizer else ",".join(str(int(t)) for t in new)
     print(f"generated {new.numel()} tokens in {seconds:.2f} s "
           f"({new.numel() / seconds:.1f} tokens/s, batch 1)")

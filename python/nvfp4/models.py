@@ -56,7 +56,7 @@ import torch
 from . import nn as nvnn
 from . import ops as _ops  # noqa: F401  (registers torch.ops.nvfp4)
 
-__all__ = ["from_pretrained", "MoEExperts", "CheckpointError"]
+__all__ = ["from_pretrained", "MoEExperts", "CheckpointError", "GraphDecoder"]
 
 
 class CheckpointError(ValueError):
@@ -585,3 +585,110 @@ def from_pretrained(path: str, device="cpu", dtype: torch.dtype = torch.bfloat16
     model.eval()
     model.nvfp4_quantized_modules = replaced
     return model
+
+
+# ---------------------------------------------------------------------------
+# Decode steps as CUDA graphs
+# ---------------------------------------------------------------------------
+
+class GraphDecoder:
+    """Greedy decoding of a transformers causal LM with a static KV cache,
+    each decode step one CUDA graph replay (on the CPU: the same steps,
+    eager). The step is recorded once, at the first step (the nvfp4 ops
+    launch on torch's current stream and allocate their outputs from torch,
+    so they are recorded like any other op), and replayed for every later
+    step and prompt with the next token and its position copied into the
+    graph's input buffers; the static cache advances its own length in the
+    replay.
+
+        dec = GraphDecoder(model, batch=1, max_len=prompt + new_tokens)
+        tokens = dec.generate(ids, new_tokens)   # [batch, new_tokens]
+
+    ``step_logits`` replays one step (benchmarks time it); graphs=False runs
+    the steps eagerly (the same kernels: the same tokens).
+    """
+
+    def __init__(self, model, batch: int, max_len: int, graphs: bool = True):
+        from transformers import StaticCache
+        self.model = model
+        self.device = next(model.parameters()).device
+        self.cache = StaticCache(config=model.config, max_cache_len=max_len)
+        self.ids = torch.zeros(batch, 1, dtype=torch.long, device=self.device)
+        self.pos = torch.zeros(batch, 1, dtype=torch.long, device=self.device)
+        self.length = 0
+        self.graph = None
+        self.logits = None
+        # One recording stream for the decoder's life (the nvfp4 runtime
+        # keeps a workspace per stream).
+        self.graphs = graphs and self.device.type == "cuda"
+        self.stream = torch.cuda.Stream(self.device) if self.graphs else None
+
+    def _forward(self):
+        return self.model(self.ids, cache=self.cache, position_ids=self.pos,
+                          logits_to_keep=1).logits[:, -1]
+
+    def _set_length(self, length):
+        # transformers' StaticCache layers keep their length on the device
+        # (cumulative_length): a replayed step advances it.
+        for layer in self.cache.layers:
+            if hasattr(layer, "cumulative_length"):
+                layer.cumulative_length.fill_(length)
+        self.length = length
+
+    @torch.no_grad()
+    def prefill(self, prompt):
+        """Runs the prompt [batch, T] into the cache (eager); returns the
+        last position's logits [batch, vocab]."""
+        batch, t = prompt.shape
+        pos = torch.arange(t, device=self.device).expand(batch, -1)
+        logits = self.model(prompt.to(self.device), cache=self.cache, position_ids=pos,
+                            logits_to_keep=1).logits[:, -1]
+        self._set_length(t)
+        return logits
+
+    def _record(self):
+        length = self.length
+        # Two eager steps (first calls compile the nvfp4 programs and
+        # allocate their tables outside the graph), then the recording on a
+        # side stream; the cache length is put back after each, so the
+        # step's KV entries are written again by the replay.
+        for _ in range(2):
+            self._forward()
+            self._set_length(length)
+        torch.cuda.synchronize(self.device)
+        self.graph = torch.cuda.CUDAGraph()
+        stream = self.stream
+        stream.wait_stream(torch.cuda.current_stream(self.device))
+        with torch.cuda.stream(stream):
+            with torch.cuda.graph(self.graph, stream=stream):
+                self.logits = self._forward()
+        torch.cuda.current_stream(self.device).wait_stream(stream)
+        self._set_length(length)
+
+    @torch.no_grad()
+    def step_logits(self, tokens):
+        """One decode step: `tokens` [batch] at the current length; returns
+        the logits [batch, vocab] (on CUDA, a buffer the next step
+        overwrites)."""
+        self.ids.copy_(tokens.reshape(-1, 1))
+        self.pos.fill_(self.length)
+        if not self.graphs:
+            out = self._forward()
+        else:
+            if self.graph is None:
+                self._record()
+            self.graph.replay()
+            out = self.logits
+        self.length += 1
+        return out
+
+    @torch.no_grad()
+    def generate(self, prompt, new_tokens: int):
+        """Greedy: the next `new_tokens` tokens [batch, new_tokens]."""
+        out = []
+        token = self.prefill(prompt).argmax(-1)
+        for i in range(new_tokens):
+            out.append(token)
+            if i + 1 < new_tokens:
+                token = self.step_logits(token).argmax(-1)
+        return torch.stack(out, 1)

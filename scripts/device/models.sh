@@ -7,7 +7,7 @@
 #   2. the selfcheck family weight_only, with the f16 MMA and with
 #      bf16-mma=true (its first run on a GPU);
 #   3. python/tests/test_models.py on CUDA tensors;
-#   4. scripts/generate.py --compile on a tiny checkpoint (CUDA graphs);
+#   4. scripts/generate.py --cuda-graph on a tiny checkpoint (CUDA graphs);
 #   5. benchmarks/bench_models.py with the arguments given (default: both
 #      models, all forms) unless BENCH=0.
 # Logs and results in $OUT.
@@ -34,7 +34,7 @@ P.compressed_tensors_checkpoint(P.tiny_model("qwen3_moe"), "NVFP4", "/tmp/nvfp4/
                                 shared_expert_input_scale=True, references=False)
 PY
 timeout 300 python3 scripts/generate.py /tmp/nvfp4/ckpt --ids 1,2,3,4,5 --max-new-tokens 16 \
-  --device cuda --compile >> "$OUT/generate.log" 2>&1 || status=1
+  --device cuda --cuda-graph >> "$OUT/generate.log" 2>&1 || status=1
 echo "== generate"; tail -3 "$OUT/generate.log"
 if [ "${BENCH:-1}" = 1 ]; then
   timeout ${BENCH_TIMEOUT:-420} python3 benchmarks/bench_models.py --out "$OUT" "$@" \

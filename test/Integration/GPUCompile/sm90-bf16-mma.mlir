@@ -3,7 +3,7 @@
 // at decode size and MoE experts, each kernel assembled with no spills and
 // without ptxas serializing the wgmmas (C75xx). The fragments are
 // mul.rn.bf16x2 by 2^126 (0x7E80 in both lanes) and by the scale, the MMA
-// m64nNk16.f32.bf16.bf16. Compile-only (CI); not yet run on a GPU.
+// m64nNk16.f32.bf16.bf16. Compile-only (CI); test/Integration/GPU/weight-only.test runs it.
 // REQUIRES: ptxas
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="bf16-mma=true format=isa" -o %t.isa.mlir
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm90_gemm_0 -o %t.0.ptx
