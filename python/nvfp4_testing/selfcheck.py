@@ -659,7 +659,10 @@ def check_weight_only(target, size):
     if size == "full":
         cases += [(1, 4096, 4096, "bf16", "nvfp4", "bf16"), (256, 4096, 1024, "bf16", "nvfp4",
                                                                "bf16"),
-                  (16, 4096, 4096, "f16", "nvfp4", "bf16")]
+                  (16, 4096, 4096, "f16", "nvfp4", "bf16"),
+                  # gpt-oss's experts' shapes (K = 2880: a last stage of 64)
+                  (1, 2880, 5760, "bf16", "mxfp4", "bf16"),
+                  (64, 2880, 200, "bf16", "mxfp4", "f32")]
     for m, k, n, act, fmt, out in cases:
         modest = out == "f16" or act == "f16"
         x = activations((m, k), act, modest)
@@ -715,6 +718,20 @@ def check_weight_only(target, size):
                                   target=target)
     rep.close(f"grouped_linear(weight_only) M={ms} N={n} K={k} -> bf16", got, want, "bf16",
               np.concatenate(bounds))
+    # MXFP4 experts on bf16 activations (gpt-oss; on sm_90a the kernel's
+    # bf16 MMA with bf16-mma=true): K of 64 past the last 128.
+    kx, nx = 320, 136
+    Xm = [activations((mg, kx), "bf16", False) for mg in ms]
+    Bm = [random_operand(nx, kx, "mxfp4", rng) for _ in ms]
+    bm_stack, bm_s = np.stack([b[0] for b in Bm]), np.stack([b[1] for b in Bm])
+    xm_cat = np.concatenate(Xm)
+    got = compiler.grouped_matmul("contiguous", xm_cat, None, bm_stack, bm_s, fmt="mxfp4",
+                                  group_offsets=offsets, out_dtype="f32", target=target)
+    want = ref.grouped_matmul_contiguous(xm_cat, None, bm_stack, bm_s, offsets,
+                                         np.ones(G, np.float32), fmt="mxfp4", swizzled=True)
+    rep.close(f"contiguous mxfp4 M={ms} N={nx} K={kx} bf16 -> f32", got, want, "f32",
+              np.concatenate([summation_bound(x, None, b[0], b[1], kx, fmt="mxfp4", b_rows=nx,
+                                              swizzled=True) for x, b in zip(Xm, Bm)]))
     # f16 activations (the sm_90a kernel takes these: exact in its f16 MMA).
     x16 = np.concatenate([activations((mg, k), "f16", True) for mg in ms])
     B16 = [random_operand(n, k, "nvfp4", rng, modest=True) for _ in ms]

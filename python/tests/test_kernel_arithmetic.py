@@ -1,6 +1,6 @@
 """The bit-level arithmetic the sm_90a kernels dequantize weights with
 (lib/Conversion/NVFP4KernelToNVVM: E2M1ToF16, E2M1ToBF16), replayed in
-numpy on every E2M1 code and every finite E4M3 scale: each step must be
+numpy on every E2M1 code and every finite E4M3 and E8M0 scale: each step must be
 exact where the kernel relies on it. What the GPU's instructions do with
 these bit patterns is checked on the device (test/Integration/GPU)."""
 
@@ -45,6 +45,42 @@ def test_bf16_fragments_times_every_scale_are_exact_in_bf16():
     assert _is_bf16(products)          # mul.bf16x2 by the scale: no rounding
     nonzero = products[products != 0]
     assert np.abs(nonzero).min() == 2.0 ** -10 and np.abs(nonzero).max() == 2688
+
+
+def _e8m0_bf16_bits(e):
+    """E2M1ToBF16::scalePair for E8M0: e << 7, 0x0040 for e = 0, 0x7FC0
+    for e = 255."""
+    e = np.asarray(e, np.uint32)
+    return np.where(e == 0, 0x0040, np.where(e == 255, 0x7FC0, e << 7)).astype(np.uint16)
+
+
+def test_e8m0_scales_as_bf16_patterns_are_the_reference_scales():
+    e = np.arange(256)
+    got = _bf16_value(_e8m0_bf16_bits(e))
+    want = ref.e8m0_decode(e.astype(np.uint8)).astype(np.float64)
+    assert np.array_equal(got[:255], want[:255])      # 2^-127 (subnormal) .. 2^127
+    assert np.isnan(got[255]) and np.isnan(want[255])
+
+
+def test_bf16_fragments_times_every_e8m0_scale_are_exact_or_overflow_as_fp32():
+    # MXFP4 weights on the bf16 MMA: e2m1 * 2^(e - 127) from the exact
+    # e2m1 (pattern * 2^126) times the scale pattern. Every finite product
+    # is a bf16 (subnormals down to 2^-128 included); where it is not
+    # finite, fp32 (the reference's dequantization) overflows too.
+    scales = _bf16_value(_e8m0_bf16_bits(np.arange(255)))
+    products = E2M1[:, None] * scales[None, :]
+    with np.errstate(over="ignore"):
+        fp32 = (ref.E2M1_VALUES[:, None].astype(np.float32) *
+                ref.e8m0_decode(np.arange(255).astype(np.uint8))[None, :])
+    finite = np.abs(products) < 2.0 ** 128
+    assert _is_bf16(products[finite])
+    assert np.array_equal(products[finite], fp32[finite].astype(np.float64))
+    assert np.all(np.isinf(fp32[~finite]))
+    # bf16 rounds to infinity exactly where fp32 does: 2^128 and above.
+    assert np.all(np.isinf(ref.bf16_bits_to_f32(
+        ref.f32_to_bf16_bits(fp32[~finite]))))
+    nonzero = np.abs(products[(products != 0) & finite])
+    assert nonzero.min() == 2.0 ** -128
 
 
 def test_lanes_of_two_codes_per_word():

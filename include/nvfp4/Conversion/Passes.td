@@ -200,9 +200,9 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "is added to an fp32 register total (even; 0: never)">,
     Option<"bf16Mma", "bf16-mma", "bool", /*default=*/"false",
            "Weight-only matmuls on bf16 activations on the kernel with a "
-           "bf16 MMA (weights dequantized exactly to bf16, the pre-pass "
-           "copying the activations); otherwise they run on the portable "
-           "kernel. Off by default: checked on an H200 (the weight_only "
+           "bf16 MMA (NVFP4 or MXFP4 weights dequantized exactly to bf16, "
+           "the pre-pass copying the activations); otherwise they run on the "
+           "portable kernel. Off by default: checked on an H200 (the weight_only "
            "selfchecks, 2026-11-27), not yet on an H100">
   ];
   let dependentDialects = [

@@ -819,13 +819,34 @@ private:
 /// the scale (widened exactly through f16 and f32) e2m1 * scale.
 class E2M1ToBF16 {
 public:
-  explicit E2M1ToBF16(ImplicitLocOpBuilder &b) : b(b) {}
+  /// e8m0: the scales are E8M0 (MXFP4), else E4M3.
+  explicit E2M1ToBF16(ImplicitLocOpBuilder &b, bool e8m0 = false)
+      : b(b), e8m0(e8m0) {}
 
-  /// Two E4M3 scale bytes (vector<2xf8E4M3FN> or their bits) as bf16x2.
+  /// Two scale bytes (vector<2xf8E4M3FN> / vector<2xf8E8M0FNU> or their
+  /// bits) as bf16x2: E4M3 widened through f16 and f32; E8M0 e as the bf16
+  /// pattern e << 7 (2^(e - 127)), 0x0040 for e = 0 (2^-127, subnormal),
+  /// 0x7FC0 (NaN) for e = 255.
   Value scalePair(Value scales) {
     auto i8x2 = VectorType::get({2}, b.getI8Type());
     if (scales.getType() != i8x2)
       scales = vector::BitCastOp::create(b, i8x2, scales);
+    if (e8m0) {
+      auto i16x2 = VectorType::get({2}, b.getI16Type());
+      auto splat = [&](int64_t v) {
+        return arith::ConstantOp::create(
+            b, DenseElementsAttr::get(i16x2, b.getI16IntegerAttr(v)));
+      };
+      Value e = arith::ExtUIOp::create(b, i16x2, scales);
+      Value bits = arith::ShLIOp::create(b, e, splat(7));
+      bits = arith::SelectOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, e, splat(0)),
+          splat(0x0040), bits);
+      bits = arith::SelectOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, e, splat(255)),
+          splat(0x7FC0), bits);
+      return vector::BitCastOp::create(b, bf16x2(), bits);
+    }
     Value f16 = E2M1ToF16(b).cvt(scales);
     Value f32 = arith::ExtFOp::create(
         b, VectorType::get({2}, b.getF32Type()), f16);
@@ -865,6 +886,7 @@ private:
   VectorType bf16x2() { return VectorType::get({2}, b.getBF16Type()); }
   Value word(int64_t v) { return cInt(b, b.getI32Type(), v); }
   ImplicitLocOpBuilder &b;
+  bool e8m0;
 };
 
 struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
@@ -873,8 +895,10 @@ struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
   matchAndRewrite(DequantFragmentAOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    bool e8m0 =
+        isa<Float8E8M0FNUType>(op.getScales().getType().getElementType());
     Value result = op.getFragments().getType().getElementType().isBF16()
-                       ? lower(E2M1ToBF16(b), b, op, adaptor)
+                       ? lower(E2M1ToBF16(b, e8m0), b, op, adaptor)
                        : lower(E2M1ToF16(b), b, op, adaptor);
     rewriter.replaceOp(op, result);
     return success();

@@ -220,9 +220,10 @@ void KernelBuilder::emitIssuer() {
         nvfp4k::RingWaitEmptyOp::create(b, ring, i);
         // Every TMA box is whole (zeros past the operands); the last stage
         // may carry one scale unit instead of two.
-        Value units = c(2);
-        if (cfg.stageUnits(last) != 2)
-          units = select(eq(kb, c(last)), c(cfg.stageUnits(last)), c(2));
+        int64_t full = cfg.stageScaleUnits();
+        Value units = c(full);
+        if (cfg.stageUnits(last) != full)
+          units = select(eq(kb, c(last)), c(cfg.stageUnits(last)), c(full));
         Value scaleBytes = mul(units, c(Swizzled128x4Attr::kUnitBytes));
         Value bytes = add(c(cfg.weightBytes()), scaleBytes);
         switch (cfg.tokens) {
@@ -482,30 +483,37 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
   Value rho = add(add(mul(warpgroup, c(64)), mul(warp, c(8))), g8);
   // Byte offsets inside a stage: the thread's 16 code bytes of each row
   // (bytes 16c .. 16c + 15 of the row's 64: chunks 2c and 2c + 1), and its
-  // scale words: row rho's in unit c / 2 of the stage's two, and row
-  // rho + 32's right after it (rho % 128 < 96).
+  // scale words: row rho's in the stage's unit that holds those chunks'
+  // scales (NVFP4: unit c / 2 of two; MXFP4: the one unit, block c), and
+  // row rho + 32's right after it (rho % 128 < 96).
   int64_t weights = weightsOffset(), scales = scalesOffset();
   Value codeWord0 = divu(add(mul(rho, c(64)), mul(c4, c(16))), c(4));
   Value codeWord1 = add(codeWord0, c(32 * 64 / 4));
+  Value unit = cfg.mxfp4 ? c(0) : divu(c4, c(2));
   Value scaleWord =
-      divu(add(mul(divu(c4, c(2)), c(Swizzled128x4Attr::kUnitBytes)),
+      divu(add(mul(unit, c(Swizzled128x4Attr::kUnitBytes)),
                Swizzled128x4Attr::buildOffsetInUnit(b, b.getLoc(), rho, c(0))),
            c(4));
-  // prmt selector of the thread's scale bytes: chunk 2c (byte 2(c%2)) and
-  // 2c + 1 of row rho (word 0, bytes 0-3) and rho + 32 (word 1, bytes 4-7),
-  // as (rho, rho + 32) for each chunk.
-  Value h2 = mul(remu(c4, c(2)), c(2));
+  // prmt selector of the thread's scale bytes, as (rho, rho + 32) for
+  // chunk 2c, then for chunk 2c + 1: row rho's bytes are word 0 (bytes
+  // 0-3), rho + 32's word 1 (bytes 4-7). NVFP4: bytes 2(c % 2) and
+  // 2(c % 2) + 1 of each; MXFP4: byte c of each, twice (one block of 32
+  // covers both chunks).
+  Value lo = cfg.mxfp4 ? c4 : mul(remu(c4, c(2)), c(2));
+  Value hi = cfg.mxfp4 ? c4 : add(lo, c(1));
   Value selector = arith::IndexCastOp::create(
       b, i32,
-      add(add(h2, mul(add(h2, c(4)), c(16))),
-          add(mul(add(h2, c(1)), c(256)), mul(add(h2, c(5)), c(4096)))));
+      add(add(lo, mul(add(lo, c(4)), c(16))),
+          add(mul(hi, c(256)), mul(add(hi, c(4)), c(4096)))));
   auto wordsType = shared({cfg.weightBytes() / 4}, i32);
   auto scaleWordsType = shared({cfg.scaleBytes() / 4}, i32);
   auto tokensType = tokenTileType();
   auto descType = nvgpu::WarpgroupMatrixDescriptorType::get(
       ctx, cast<MemRefType>(tokensType));
   auto accType = VectorType::get({cfg.tokenTile / 2}, b.getF32Type());
-  auto e4m3x2 = VectorType::get({2}, b.getType<Float8E4M3FNType>());
+  auto scalex2 = VectorType::get(
+      {2}, cfg.mxfp4 ? Type(b.getType<Float8E8M0FNUType>())
+                     : Type(b.getType<Float8E4M3FNType>()));
   // The descriptors take the B tile's swizzle from the type of the map
   // that writes it: the f16 pre-pass map's (converted tokens are stored in
   // its layout).
@@ -603,7 +611,7 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
           };
           auto fragments = [&](Value codeWords, Value scaleBits) {
             Value pair = vector::BitCastOp::create(
-                b, e4m3x2,
+                b, scalex2,
                 LLVM::BitcastOp::create(
                     b, VectorType::get({2}, b.getI8Type()),
                     arith::TruncIOp::create(b, b.getI16Type(), scaleBits)));

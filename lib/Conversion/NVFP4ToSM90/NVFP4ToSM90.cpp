@@ -414,18 +414,23 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, buffer);
 }
 
-/// Whether the kernel covers a matmul: NVFP4 scales (MXFP4 goes the
-/// portable way), an even N (outputs are stored in pairs), K a multiple of
-/// 32 (a TMA map's row stride, K/2 bytes, is a multiple of 16).
+/// Whether the kernel covers a matmul: NVFP4 scales, or MXFP4 weights of a
+/// weight-only matmul on bf16 activations with bf16-mma (E8M0 scales span
+/// a range only bf16 holds; MXFP4 tokens go the portable way), an even N
+/// (outputs are stored in pairs), K a multiple of 32 (a TMA map's row
+/// stride, K/2 bytes, is a multiple of 16).
 LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
                         const GemmShape &shape,
                         const SM90KernelOptions &options) {
-  if (shape.mxfp4)
-    return rewriter.notifyMatchFailure(op, "sm90 kernel: NVFP4 only");
+  bool bf16Activations =
+      shape.weightOnly() && !shape.activationElement.isF16();
+  if (shape.mxfp4 && !(bf16Activations && options.bf16Mma))
+    return rewriter.notifyMatchFailure(
+        op, "sm90 kernel: MXFP4 only as weights of a weight-only matmul on "
+            "bf16 activations with bf16-mma");
   // f16 activations are exact in the f16 MMA; bf16 ones need the bf16 MMA
   // (their range is wider), which runs only when asked for so far.
-  if (shape.weightOnly() && !shape.activationElement.isF16() &&
-      !options.bf16Mma)
+  if (bf16Activations && !options.bf16Mma)
     return rewriter.notifyMatchFailure(
         op, "sm90 kernel: bf16 activations of a weight-only matmul run "
             "portably (bf16-mma is off)");

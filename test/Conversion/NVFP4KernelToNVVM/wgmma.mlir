@@ -152,6 +152,34 @@ gpu.module @k {
 
 // -----
 
+// E8M0 scales (MXFP4 weights, bf16 fragments only): the scale byte e as the
+// bf16 pattern e << 7, 0x0040 (2^-127) for e = 0 and 0x7FC0 (NaN) for
+// e = 255; the codes as for E4M3 scales.
+// CHECK-LABEL: gpu.func @dequant_e8m0(
+// CHECK-SAME:    %[[CODES:.*]]: vector<2x2xi32>, %[[SCALES:.*]]: vector<2xf8E8M0FNU>
+// CHECK:         %[[I8:.*]] = vector.bitcast %[[SCALES]] : vector<2xf8E8M0FNU> to vector<2xi8>
+// CHECK:         %[[E:.*]] = arith.extui %[[I8]] : vector<2xi8> to vector<2xi16>
+// CHECK:         %[[SH:.*]] = arith.shli %[[E]], %{{.*}} : vector<2xi16>
+// CHECK:         %[[Z:.*]] = arith.cmpi eq, %[[E]], %{{.*}} : vector<2xi16>
+// CHECK:         %[[B0:.*]] = arith.select %[[Z]], %{{.*}}, %[[SH]] : vector<2xi1>, vector<2xi16>
+// CHECK:         %[[N:.*]] = arith.cmpi eq, %[[E]], %{{.*}} : vector<2xi16>
+// CHECK:         %[[B1:.*]] = arith.select %[[N]], %{{.*}}, %[[B0]] : vector<2xi1>, vector<2xi16>
+// CHECK:         %[[SB:.*]] = vector.bitcast %[[B1]] : vector<2xi16> to vector<2xbf16>
+// CHECK:         %[[S0:.*]] = vector.shuffle %[[SB]], %[[SB]] [0, 0]
+// CHECK:         %[[E2M1:.*]] = arith.mulf %{{.*}}, %cst{{.*}} : vector<2xbf16>
+// CHECK:         arith.mulf %[[E2M1]], %[[S0]] : vector<2xbf16>
+// CHECK-NOT:     nvfp4k.
+gpu.module @k {
+  gpu.func @dequant_e8m0(%codes: vector<2x2xi32>, %scales: vector<2xf8E8M0FNU>, %out: memref<4x8xbf16>) kernel {
+    %a = nvfp4k.dequant.fragment_a %codes, %scales : vector<2x2xi32>, vector<2xf8E8M0FNU> -> vector<4x8xbf16>
+    %c0 = arith.constant 0 : index
+    vector.store %a, %out[%c0, %c0] : memref<4x8xbf16>, vector<4x8xbf16>
+    gpu.return
+  }
+}
+
+// -----
+
 // A bf16 step: the same asm with .bf16.bf16 operand types.
 // CHECK-LABEL: gpu.func @single_bf16(
 // CHECK:         vector.bitcast %{{.*}} : vector<8xbf16> to vector<4xi32>

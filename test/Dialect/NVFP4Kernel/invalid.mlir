@@ -186,6 +186,16 @@ gpu.module @k {
 // -----
 
 gpu.module @k {
+  gpu.func @dequant_e8m0_f16(%c: vector<2x2xi32>, %s: vector<2xf8E8M0FNU>) kernel {
+    // expected-error @+1 {{E8M0 scales need bf16 fragments (2^(e - 127) exceeds f16's range), got 'vector<4x8xf16>'}}
+    %a = nvfp4k.dequant.fragment_a %c, %s : vector<2x2xi32>, vector<2xf8E8M0FNU> -> vector<4x8xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
   gpu.func @dequant_steps(%c: vector<2x2xi32>, %s: vector<2xf8E4M3FN>) kernel {
     // expected-error @+1 {{expected 4x8 f16 or bf16 fragments for 2 code words per row, got 'vector<8x8xf16>'}}
     %a = nvfp4k.dequant.fragment_a %c, %s : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<8x8xf16>

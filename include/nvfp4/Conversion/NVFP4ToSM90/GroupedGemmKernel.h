@@ -172,16 +172,24 @@ struct SM90GemmConfig : GemmShape {
   int64_t kStages() const { return ceilDiv(k, kSM90StageK); }
   int64_t kPadded() const { return kStages() * kSM90StageK; }
   int64_t nTiles() const { return ceilDiv(n, kSM90TileRows); }
-  /// 512-byte scale units per 128 weight rows (each covers 64 of K), and
-  /// their bytes.
-  int64_t scaleUnits() const { return Swizzled128x4Attr::colTiles(k / 16); }
-  int64_t scaleRowTileBytes() const {
-    return Swizzled128x4Attr::rowTileBytes(k / 16);
+  /// The weights' block size: 16 (NVFP4, E4M3 scales) or 32 (MXFP4, E8M0
+  /// scales: weight-only matmuls on the bf16 MMA only).
+  int64_t blockSize() const { return mxfp4 ? 32 : 16; }
+  /// 512-byte scale units per 128 weight rows (each covers 4 blocks of K:
+  /// 64 for NVFP4, 128 for MXFP4), and their bytes.
+  int64_t scaleUnits() const {
+    return Swizzled128x4Attr::colTiles(k / blockSize());
   }
-  /// Scale units stage `kb` carries: 2, or 1 in a last stage that K fills
-  /// at most halfway.
+  int64_t scaleRowTileBytes() const {
+    return Swizzled128x4Attr::rowTileBytes(k / blockSize());
+  }
+  /// Scale units per 128-K stage: 2 (NVFP4), 1 (MXFP4).
+  int64_t stageScaleUnits() const { return kSM90StageK / (4 * blockSize()); }
+  /// Scale units stage `kb` carries: stageScaleUnits(), or 1 in an NVFP4
+  /// last stage that K fills at most halfway.
   int64_t stageUnits(int64_t kb) const {
-    return std::min<int64_t>(2, scaleUnits() - 2 * kb);
+    return std::min<int64_t>(stageScaleUnits(),
+                             scaleUnits() - stageScaleUnits() * kb);
   }
 
   // Bytes of one stage: the token tile (two [tokenTile, 64] f16 atoms),
@@ -190,7 +198,9 @@ struct SM90GemmConfig : GemmShape {
   // token atoms keep the 128-byte swizzle's 1024-byte alignment.
   int64_t tokenBytes() const { return tokenTile * kSM90StageK * 2; }
   int64_t weightBytes() const { return kSM90TileRows * kSM90StageK / 2; }
-  int64_t scaleBytes() const { return 2 * Swizzled128x4Attr::kUnitBytes; }
+  int64_t scaleBytes() const {
+    return stageScaleUnits() * Swizzled128x4Attr::kUnitBytes;
+  }
   /// Raw FP4 tokens: the codes box [tokenTile, 64 bytes], then the scale
   /// units of up to two 128-row tiles (a token tile of at most 64 rows
   /// crosses at most one boundary), 1 KiB each.

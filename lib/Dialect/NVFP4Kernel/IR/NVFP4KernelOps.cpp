@@ -179,6 +179,11 @@ LogicalResult DequantFragmentAOp::verify() {
     return emitOpError("expected ")
            << 2 * words << "x8 f16 or bf16 fragments for " << words
            << " code words per row, got " << frags;
+  if (isa<Float8E8M0FNUType>(getScales().getType().getElementType()) &&
+      !frags.getElementType().isBF16())
+    return emitOpError("E8M0 scales need bf16 fragments (2^(e - 127) "
+                       "exceeds f16's range), got ")
+           << frags;
   return success();
 }
 

@@ -479,7 +479,11 @@ def NVFP4K_DequantFragmentAOp : NVFP4K_KernelOp<"dequant.fragment_a", [Pure]> {
     activations) place each code in a bf16 bit pattern (`e2m1 * 2^-126`,
     subnormal for codes below 1), then `mul.bf16x2` by `2^126` and by the
     scale (both exact; the scale widened once per block through f16 and
-    f32).
+    f32). E8M0 scales (MXFP4 weights: 2^(e - 127), a range only bf16
+    holds) take bf16 fragments only: the scale is the bf16 pattern `e << 7`
+    (`0x0040`, the subnormal 2^-127, for e = 0; NaN for e = 255), and the
+    products are exact down to bf16's subnormals (2^-133) and overflow to
+    infinity above its largest finite value as fp32's would.
 
     Example:
 
@@ -488,7 +492,7 @@ def NVFP4K_DequantFragmentAOp : NVFP4K_KernelOp<"dequant.fragment_a", [Pure]> {
     ```
   }];
   let arguments = (ins VectorOfRankAndType<[2], [I32]>:$codes,
-                       VectorOfLengthAndType<[2], [F8E4M3FN]>:$scales);
+                       VectorOfLengthAndType<[2], [F8E4M3FN, F8E8M0FNU]>:$scales);
   let results = (outs VectorOfRankAndType<[2], [F16, BF16]>:$fragments);
   let assemblyFormat = [{
     $codes `,` $scales attr-dict `:` type($codes) `,` type($scales) `->`
