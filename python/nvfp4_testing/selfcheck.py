@@ -507,15 +507,17 @@ def check_matmul(target, size):
         bound = None if tame else summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw)
         rep.close(f"nvfp4 M={m} K={k} N={n} -> {out}{' (no outliers, bar only)' if tame else ''}",
                   got, want, out, bound)
-    # MXFP4, accumulate, alpha operand.
-    m, k, n = 200, 256, 136
-    kw = dict(a_rows=m, b_rows=n, swizzled=True)
-    a_q, a_s = random_operand(m, k, "mxfp4", rng)
-    b_q, b_s = random_operand(n, k, "mxfp4", rng)
-    got = compiler.matmul(a_q, a_s, b_q, b_s, fmt="mxfp4", out_dtype="f32", target=target)
-    want = ref.matmul_reference(a_q, a_s, b_q, b_s, fmt="mxfp4", **kw)
-    rep.close(f"mxfp4 M={m} K={k} N={n} -> f32", got, want, "f32",
-              summation_bound(a_q, a_s, b_q, b_s, k, fmt="mxfp4", **kw))
+    # MXFP4 (on sm_90a the kernel's bf16 MMA with bf16-mma=true; the full
+    # size has gpt-oss's K = 2880: a last stage of 64), accumulate, alpha.
+    for (m, k, n), out in [((200, 256, 136), "f32")] + (
+            [((256, 2880, 200), "bf16")] if size == "full" else []):
+        kw = dict(a_rows=m, b_rows=n, swizzled=True)
+        a_q, a_s = random_operand(m, k, "mxfp4", rng)
+        b_q, b_s = random_operand(n, k, "mxfp4", rng)
+        got = compiler.matmul(a_q, a_s, b_q, b_s, fmt="mxfp4", out_dtype=out, target=target)
+        want = ref.matmul_reference(a_q, a_s, b_q, b_s, fmt="mxfp4", **kw)
+        rep.close(f"mxfp4 M={m} K={k} N={n} -> {out}", got, want, out,
+                  summation_bound(a_q, a_s, b_q, b_s, k, fmt="mxfp4", **kw))
     a_q, a_s = random_operand(m, k, "nvfp4", rng)
     b_q, b_s = random_operand(n, k, "nvfp4", rng)
     acc = rng.standard_normal((m, n)).astype(np.float32) * 100

@@ -85,8 +85,9 @@ struct LowerToSM90Options : public GPUTargetOptions<LowerToSM90Options> {
       llvm::cl::init(ConvertNVFP4ToSM90Options().tokens)};
   Option<bool> bf16Mma{
       *this, "bf16-mma",
-      llvm::cl::desc("Weight-only matmuls on bf16 activations on the kernel "
-                     "(bf16 MMA; checked on an H200, not yet on an H100)"),
+      llvm::cl::desc("Weight-only matmuls on bf16 activations and MXFP4 on "
+                     "the kernel (bf16 MMA; checked on an H200 for NVFP4 "
+                     "weights, not yet on an H100 nor for MXFP4)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().bf16Mma)};
 };
 

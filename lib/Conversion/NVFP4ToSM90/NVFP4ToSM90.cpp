@@ -198,9 +198,15 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
       Value packed = vector::LoadOp::create(
           b, loc, VectorType::get({kChunk / 2}, b.getI8Type()), operand,
           withBatch(bIdx, {r, ix.div(k0, ix.c(2))}), false, llvm::Align(8));
+      // The chunk's block scale: E4M3 per 16 values, or E8M0 per 32 (MXFP4
+      // tokens: bf16 holds their products exactly, f16 does not).
       Value scale =
-          nb.e4m3Decode(loadScaleByte(b, loc, scaleOperand,
-                                      /*swizzled=*/true, bIdx, r, chunk));
+          cfg.mxfp4 ? nb.e8m0Decode(loadScaleByte(b, loc, scaleOperand,
+                                                  /*swizzled=*/true, bIdx, r,
+                                                  ix.div(chunk, ix.c(2))))
+                    : nb.e4m3Decode(loadScaleByte(b, loc, scaleOperand,
+                                                  /*swizzled=*/true, bIdx, r,
+                                                  chunk));
       SmallVector<Value> out;
       for (int64_t i = 0; i < kChunk; ++i) {
         Value byte = arith::ExtUIOp::create(
@@ -414,9 +420,9 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, buffer);
 }
 
-/// Whether the kernel covers a matmul: NVFP4 scales, or MXFP4 weights of a
-/// weight-only matmul on bf16 activations with bf16-mma (E8M0 scales span
-/// a range only bf16 holds; MXFP4 tokens go the portable way), an even N
+/// Whether the kernel covers a matmul: NVFP4, or MXFP4 with bf16-mma (E8M0
+/// scales span a range only bf16 holds: the bf16 MMA, on bf16 activations
+/// or on MXFP4 tokens the pre-pass dequantizes to bf16), an even N
 /// (outputs are stored in pairs), K a multiple of 32 (a TMA map's row
 /// stride, K/2 bytes, is a multiple of 16).
 LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
@@ -424,10 +430,13 @@ LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
                         const SM90KernelOptions &options) {
   bool bf16Activations =
       shape.weightOnly() && !shape.activationElement.isF16();
-  if (shape.mxfp4 && !(bf16Activations && options.bf16Mma))
+  if (shape.mxfp4 && !options.bf16Mma)
     return rewriter.notifyMatchFailure(
-        op, "sm90 kernel: MXFP4 only as weights of a weight-only matmul on "
-            "bf16 activations with bf16-mma");
+        op, "sm90 kernel: MXFP4 runs on the bf16 MMA (bf16-mma is off)");
+  if (shape.mxfp4 && shape.weightOnly() && !bf16Activations)
+    return rewriter.notifyMatchFailure(
+        op, "sm90 kernel: MXFP4 weights on f16 activations (their products "
+            "need bf16's range, the activations f16's precision)");
   // f16 activations are exact in the f16 MMA; bf16 ones need the bf16 MMA
   // (their range is wider), which runs only when asked for so far.
   if (bf16Activations && !options.bf16Mma)
@@ -456,7 +465,8 @@ template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
     // copy); FP4 tokens are converted in the kernel where it can.
     SM90GemmConfig cfg = configure(
         options, problem.shape,
-        canConvertTokens(problem.shape) && !problem.shape.weightOnly()
+        canConvertTokens(problem.shape) && !problem.shape.weightOnly() &&
+                !problem.shape.mxfp4
             ? SM90TokenSource::fp4
             : SM90TokenSource::prepass);
     emitSM90Gemm(rewriter, op, cfg, problem);
@@ -522,7 +532,7 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
     // Zero sizes, K = 0 and what the kernel does not cover: the ops'
     // own lowerings.
     if (shape.n == 0 || shape.empty() || shape.k == 0 || shape.n % 2 ||
-        shape.k % 32)
+        shape.k % 32 || shape.mxfp4)
       return unfused();
     SM90GemmConfig cfg = configure(options, shape, SM90TokenSource::quantize);
     if (!cfg.convertsTokens())

@@ -163,9 +163,11 @@ struct SM90GemmConfig : GemmShape {
   bool convertsTokens() const { return tokens != SM90TokenSource::prepass; }
   /// The MMA's element type: bf16 for a weight-only matmul on bf16
   /// activations (the pre-pass copies them; weights dequantize exactly to
-  /// bf16), f16 otherwise (every other token operand is exact in f16).
+  /// bf16) and for MXFP4 (E8M0 scales: only bf16 holds the products; the
+  /// pre-pass dequantizes MXFP4 tokens to bf16), f16 otherwise (every other
+  /// token operand is exact in f16).
   Type mmaElement(MLIRContext *ctx) const {
-    if (activationElement && activationElement.isBF16())
+    if (mxfp4 || (activationElement && activationElement.isBF16()))
       return BFloat16Type::get(ctx);
     return Float16Type::get(ctx);
   }
@@ -173,7 +175,7 @@ struct SM90GemmConfig : GemmShape {
   int64_t kPadded() const { return kStages() * kSM90StageK; }
   int64_t nTiles() const { return ceilDiv(n, kSM90TileRows); }
   /// The weights' block size: 16 (NVFP4, E4M3 scales) or 32 (MXFP4, E8M0
-  /// scales: weight-only matmuls on the bf16 MMA only).
+  /// scales: on the bf16 MMA only).
   int64_t blockSize() const { return mxfp4 ? 32 : 16; }
   /// 512-byte scale units per 128 weight rows (each covers 4 blocks of K:
   /// 64 for NVFP4, 128 for MXFP4), and their bytes.
