@@ -3,14 +3,16 @@ shapes, in bf16 (transformers on cuBLAS) and loaded by
 nvfp4.models.from_pretrained from checkpoints that compressed-tensors made
 of the same weights, in one process.
 
-    python3 benchmarks/bench_models.py --out DIR [--models llama8b,qwen3moe]
+    python3 benchmarks/bench_models.py --out DIR [--models llama8b,qwen3moe,gptoss20b]
         [--layers 4] [--batches 1,8,64] [--context 512] [--prefill 2048]
-        [--forms bf16,nvfp4,nvfp4a16_f16,nvfp4a16_mma,nvfp4a16]
+        [--forms bf16,nvfp4,nvfp4a16_f16,nvfp4a16_mma,nvfp4a16,mxfp4,mxfp4_mma]
 
 Models (MODELS): Llama-3-8B's decoder layers (hidden 4096, 32 heads, 8 KV
 heads, MLP 14336, vocab 128256) and Qwen3-30B-A3B's (hidden 2048, 32
-heads, 4 KV heads, 128 experts of 768, top 8, vocab 151936), `--layers` of
-them (matrices N(0, 0.02)).
+heads, 4 KV heads, 128 experts of 768, top 8, vocab 151936), and on request
+gpt-oss-20b's (hidden 2880, 64 heads of 64, 8 KV heads, 32 experts of
+2880, top 4, sliding and full attention in turn, vocab 201088), `--layers`
+of them (matrices N(0, 0.02)).
 
 Forms:
   bf16          the transformers model itself (torch.nn.functional.linear:
@@ -24,6 +26,9 @@ Forms:
                 kernel; decode only)
   nvfp4a16_mma  the same in bf16 with bf16-mma=true (NVFP4_PIPELINE_OPTIONS:
                 the sm_90a kernel's bf16 MMA)
+  mxfp4         gpt-oss only: its MXFP4 experts as OpenAI's checkpoints store
+                them (W4A16 on bf16 activations: the portable kernel)
+  mxfp4_mma     the same with bf16-mma=true (the sm_90a kernel's bf16 MMA)
 
 Measured: prefill (batch 1, --prefill tokens, logits of the last position
 only, eager: one forward per rep) tokens/s; decode tokens/s at each batch:
@@ -64,13 +69,18 @@ MODELS = {
                                    num_key_value_heads=4, head_dim=128,
                                    max_position_embeddings=8192, decoder_sparse_step=1,
                                    mlp_only_layers=[], norm_topk_prob=True)),
+    "gptoss20b": ("gpt_oss", dict(vocab_size=201088, hidden_size=2880, intermediate_size=2880,
+                                  num_local_experts=32, num_experts_per_tok=4,
+                                  num_attention_heads=64, num_key_value_heads=8, head_dim=64,
+                                  sliding_window=128, max_position_embeddings=8192)),
 }
 
 
 def build(name, layers, device):
     import transformers as tf
     kind, dims = MODELS[name]
-    cls = {"llama": tf.LlamaConfig, "qwen3_moe": tf.Qwen3MoeConfig}[kind]
+    cls = {"llama": tf.LlamaConfig, "qwen3_moe": tf.Qwen3MoeConfig,
+           "gpt_oss": tf.GptOssConfig}[kind]
     config = cls(num_hidden_layers=layers, tie_word_embeddings=False, **dims)
     torch.manual_seed(0)
     with torch.device(device):
@@ -178,7 +188,8 @@ def main(argv=None):
     parser.add_argument("--batches", default="1,8,64")
     parser.add_argument("--context", type=int, default=512)
     parser.add_argument("--prefill", type=int, default=2048)
-    parser.add_argument("--forms", default="bf16,nvfp4,nvfp4a16_f16,nvfp4a16_mma,nvfp4a16")
+    parser.add_argument("--forms",
+                        default="bf16,nvfp4,nvfp4a16_f16,nvfp4a16_mma,nvfp4a16,mxfp4,mxfp4_mma")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args(argv)
@@ -194,17 +205,25 @@ def main(argv=None):
             model = build(name, args.layers, device)
             measure(model, "bf16", args, device, rows, name)
             del model
-        for form, scheme, options in (("nvfp4", "NVFP4", ""), ("nvfp4a16_f16", "NVFP4A16", ""),
-                                      ("nvfp4a16_mma", "NVFP4A16", "bf16-mma=true"),
-                                      ("nvfp4a16", "NVFP4A16", "")):
+        # gpt-oss: its own MXFP4 format (experts only, bf16 activations);
+        # the others: compressed-tensors.
+        quantized = ((("mxfp4", "MXFP4", ""), ("mxfp4_mma", "MXFP4", "bf16-mma=true"))
+                     if MODELS[name][0] == "gpt_oss" else
+                     (("nvfp4", "NVFP4", ""), ("nvfp4a16_f16", "NVFP4A16", ""),
+                      ("nvfp4a16_mma", "NVFP4A16", "bf16-mma=true"),
+                      ("nvfp4a16", "NVFP4A16", "")))
+        for form, scheme, options in quantized:
             if form not in forms:
                 continue
             path = os.path.join(tmp, f"{name}-{scheme}")
             if not os.path.exists(path):
                 model = build(name, args.layers, device)
                 t = time.time()
-                producers.compressed_tensors_checkpoint(
-                    model, scheme, path, shared_expert_input_scale=True, references=False)
+                if scheme == "MXFP4":
+                    producers.gpt_oss_checkpoint(model, path)
+                else:
+                    producers.compressed_tensors_checkpoint(
+                        model, scheme, path, shared_expert_input_scale=True, references=False)
                 print(f"  {name} {scheme}: checkpoint in {time.time() - t:.1f} s", flush=True)
                 del model
                 gc.collect()
