@@ -541,9 +541,10 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
         c(widths.size() - 1));
     if (widths.size() == 1)
       which = Value();
-    // Scale bytes outside the operand count as zero (a zero scale makes
-    // any code zero): rows past N, and chunks past K in the last stage
-    // (which may also hold an uncopied unit).
+    // Scale bytes outside the operand count as zero (a zero E4M3 scale
+    // makes any code zero; a zero E8M0 byte is 2^-127, but the codes there
+    // are the TMA box's zeros): rows past N, and chunks past K in the last
+    // stage (which may also hold an uncopied unit).
     Value rowMask;
     if (cfg.n % kSM90TileRows) {
       Value row = add(mul(tile.getWeightTile(), c(kSM90TileRows)), rho);

@@ -161,9 +161,10 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   return cfg;
 }
 
-/// The token operand, exactly in f16: dst[row, :] holds token-matrix row
+/// The token operand, exactly in the MMA's element type (f16; bf16 for
+/// MXFP4 tokens and bf16 activations): dst[row, :] holds token-matrix row
 /// `row` (the groups' rows one after another; FP4 codes times their block
-/// scales, or a weight-only matmul's f16 activations) without its decode scale,
+/// scales, or a weight-only matmul's activations) without its decode scale,
 /// permuted inside each 128-block as the kernel consumes K
 /// (nvfp4k::wgmmaFragmentK), zero in the K padding. One launch, one thread per
 /// 16-value chunk. `values`/`scales` hold one operand per group (independent,

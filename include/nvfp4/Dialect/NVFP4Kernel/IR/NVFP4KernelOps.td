@@ -482,8 +482,8 @@ def NVFP4K_DequantFragmentAOp : NVFP4K_KernelOp<"dequant.fragment_a", [Pure]> {
     f32). E8M0 scales (MXFP4 weights: 2^(e - 127), a range only bf16
     holds) take bf16 fragments only: the scale is the bf16 pattern `e << 7`
     (`0x0040`, the subnormal 2^-127, for e = 0; NaN for e = 255), and the
-    products are exact down to bf16's subnormals (2^-133) and overflow to
-    infinity above its largest finite value as fp32's would.
+    products are exact down to the smallest, 2^-128 (a bf16 subnormal), and
+    overflow to infinity where fp32's would (at 2^128).
 
     Example:
 
