@@ -616,6 +616,7 @@ class GraphDecoder:
         self.ids = torch.zeros(batch, 1, dtype=torch.long, device=self.device)
         self.pos = torch.zeros(batch, 1, dtype=torch.long, device=self.device)
         self.length = 0
+        self.max_len = max_len
         self.graph = None
         self.logits = None
         # One recording stream for the decoder's life (the nvfp4 runtime
@@ -640,6 +641,9 @@ class GraphDecoder:
         """Runs the prompt [batch, T] into the cache (eager); returns the
         last position's logits [batch, vocab]."""
         batch, t = prompt.shape
+        if batch != self.ids.shape[0] or not 0 < t < self.max_len:
+            raise ValueError(f"prompt of shape {tuple(prompt.shape)}: this decoder takes "
+                             f"[{self.ids.shape[0]}, T] with 0 < T < {self.max_len}")
         pos = torch.arange(t, device=self.device).expand(batch, -1)
         logits = self.model(prompt.to(self.device), cache=self.cache, position_ids=pos,
                             logits_to_keep=1).logits[:, -1]
@@ -670,6 +674,10 @@ class GraphDecoder:
         """One decode step: `tokens` [batch] at the current length; returns
         the logits [batch, vocab] (on CUDA, a buffer the next step
         overwrites)."""
+        if self.length >= self.max_len:
+            raise ValueError(f"the cache holds {self.max_len} positions: all are used")
+        if tokens.numel() != self.ids.shape[0]:
+            raise ValueError(f"{tokens.numel()} tokens for a batch of {self.ids.shape[0]}")
         self.ids.copy_(tokens.reshape(-1, 1))
         self.pos.fill_(self.length)
         if not self.graphs:

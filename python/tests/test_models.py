@@ -313,6 +313,22 @@ def test_graph_decoder_generates_what_generate_does(made, device):
     assert torch.equal(got, want)
 
 
+def test_graph_decoder_refuses_what_it_cannot_hold(made):
+    model = models.from_pretrained(made.path)
+    dec = models.GraphDecoder(model, 2, 10)
+    with pytest.raises(ValueError, match=r"this decoder takes \[2, T\] with 0 < T < 10"):
+        dec.prefill(made.ids[:1, :8])
+    with pytest.raises(ValueError, match="0 < T < 10"):
+        dec.prefill(made.ids[:2, :10])
+    dec.prefill(made.ids[:2, :8])
+    with pytest.raises(ValueError, match="3 tokens for a batch of 2"):
+        dec.step_logits(torch.tensor([1, 2, 3]))
+    dec.step_logits(torch.tensor([1, 2]))
+    dec.step_logits(torch.tensor([1, 2]))
+    with pytest.raises(ValueError, match="the cache holds 10 positions: all are used"):
+        dec.step_logits(torch.tensor([1, 2]))
+
+
 def test_loader_errors_say_what_is_wrong(tmp_path, made):
     import json
     import shutil
