@@ -1,8 +1,11 @@
 """The bit-level arithmetic the sm_90a kernels dequantize weights with
 (lib/Conversion/NVFP4KernelToNVVM: E2M1ToF16, E2M1ToBF16), replayed in
-numpy on every E2M1 code and every finite E4M3 and E8M0 scale: each step must be
-exact where the kernel relies on it. What the GPU's instructions do with
-these bit patterns is checked on the device (test/Integration/GPU)."""
+numpy on every E2M1 code and every finite E4M3 and E8M0 scale: each step
+must be exact where the kernel relies on it; and the consumer's scale-byte
+index math (GroupedGemmKernel.cpp: the 8-byte load and the prmt selector)
+replayed for every thread against the reference swizzle. What the GPU's
+instructions do with these bit patterns is checked on the device
+(test/Integration/GPU)."""
 
 import numpy as np
 
@@ -104,3 +107,48 @@ def test_f16_fragments_are_exact_too():
     _, scales = _finite_e4m3()
     products = E2M1[:, None] * scales[None, :]
     assert np.all(products.astype(np.float16).astype(np.float64) == products)
+
+
+def _prmt(w0, w1, selector):
+    """PTX prmt.b32 (default mode): result byte i is byte (selector nibble
+    i) of the 8 bytes {w1, w0}."""
+    src = int(w0) | (int(w1) << 32)
+    return sum(((src >> (8 * ((selector >> (4 * i)) & 7))) & 0xFF) << (8 * i)
+               for i in range(4))
+
+
+def test_consumer_scale_bytes_are_the_rows_and_blocks_of_its_codes():
+    # GroupedGemmKernel.cpp, emitConsumer: thread (warpgroup J, warp w,
+    # lane l) owns tile rows rho = 64 J + 8 w + l / 4 and rho + 32, and the
+    # code bytes 16 c .. 16 c + 15 (c = l % 4) of each row in a 128-K stage:
+    # chunks 2c and 2c + 1 (16 codes each). One 8-byte load at the scale
+    # word of row rho in the stage's units, then prmt: bytes 0, 1 the
+    # (rho, rho + 32) scales of chunk 2c, bytes 2, 3 those of chunk 2c + 1.
+    # NVFP4: two units a stage, block = chunk; MXFP4: one unit, block = c.
+    rng = np.random.default_rng(3)
+    for fmt, bs in (("nvfp4", 16), ("mxfp4", 32)):
+        k = 640                                   # 5 stages
+        scales = rng.integers(0, 256, size=(128, k // bs), dtype=np.uint8)
+        tile = ref.swizzle_scales(scales).reshape(-1)  # one 128-row tile
+        units_per_stage = 128 // (4 * bs)
+        for stage in range(k // 128):
+            region = tile[stage * units_per_stage * 512:(stage + 1) * units_per_stage * 512]
+            for j in range(2):
+                for w in range(4):
+                    for lane in range(32):
+                        c, g = lane % 4, lane // 4
+                        rho = 64 * j + 8 * w + g
+                        unit = 0 if fmt == "mxfp4" else c // 2
+                        at = unit * 512 + (rho % 32) * 16 + (rho % 128) // 32 * 4
+                        assert at % 8 == 0            # the 8-byte load is aligned
+                        w0 = int.from_bytes(region[at:at + 4].tobytes(), "little")
+                        w1 = int.from_bytes(region[at + 4:at + 8].tobytes(), "little")
+                        lo = c if fmt == "mxfp4" else (c % 2) * 2
+                        hi = c if fmt == "mxfp4" else lo + 1
+                        selector = lo + (lo + 4) * 16 + hi * 256 + (hi + 4) * 4096
+                        got = _prmt(w0, w1, selector).to_bytes(4, "little")
+                        for h in range(2):
+                            chunk = stage * 8 + 2 * c + h
+                            block = chunk * 16 // bs
+                            assert got[2 * h] == scales[rho, block]
+                            assert got[2 * h + 1] == scales[rho + 32, block]
