@@ -413,7 +413,8 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
         qargs, qresults, line = q.build()
         m, k = q.shape
         lines = [line]
-        tw, vw, sww = _scale_operand("ws", w_s, fmt, 1 if groups else 0, lines)
+        tw, vw, sww = _scale_operand("ws", w_s, fmt, 1 if groups else 0, lines, w_q,
+                                     "weight scales")
         args = [("x", _tensor(q.shape, q.element))] + qargs + [("w", _fp4_type(w_q)),
                                                                ("ws", tw)]
         n = _shape(w_q)[-2]
@@ -544,14 +545,24 @@ def unswizzle_scales(sw, rows, cols, fmt="nvfp4", **run_options):
                  lambda o: o[0])
 
 
-def _scale_operand(name, s, fmt, batch_rank, lines):
+def _scale_operand(name, s, fmt, batch_rank, lines, values=None, what=None):
     """The argument type of scales `s` and the value the matmul takes: a
     swizzle_scales of it when it is row-major (the kernels need the 128x4
-    layout)."""
+    layout). Row-major scales must be exactly [..., rows, K / block] of
+    their packed `values` [..., rows, K / 2]: the swizzled layout pads to
+    128 x 4 tiles, so fewer rows or more columns would pass the verifier
+    and read padding as scales."""
     t = _scale_type(s, fmt, batch_rank)
     if len(s.shape) == batch_rank + 5:
         return t, f"%{name}", t
     shape = _shape(s)
+    if values is not None:
+        vshape = _shape(values)
+        want = vshape[:-1] + (vshape[-1] * 2 // (16 if fmt == "nvfp4" else 32),)
+        if shape != want:
+            raise ValueError(f"{what or name}: row-major scales of shape {list(shape)} for "
+                             f"values of shape {list(vshape)} (K = {vshape[-1] * 2}); "
+                             f"expected {list(want)}")
     rows, cols = shape[-2:]
     swz = _tensor(swizzled_shape(shape[:-2], rows, cols), _scale_element(fmt), _SWZ)
     lines.append(f"  %{name}_swz = nvfp4.swizzle_scales %{name} : {t} -> {swz}")
@@ -593,12 +604,12 @@ def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
     def build():
         m, n = _shape(a_q)[0], _shape(b_q)[0]
         lines = []
-        tb, vb, swb = _scale_operand("sb", b_s, fmt, 0, lines)
+        tb, vb, swb = _scale_operand("sb", b_s, fmt, 0, lines, b_q, "b_s")
         if weight_only:
             args = [("a", _tensor(_shape(a_q), a_element))]
             a_operands, a_types = "%a", args[0][1]
         else:
-            ta, va, swa = _scale_operand("sa", a_s, fmt, 0, lines)
+            ta, va, swa = _scale_operand("sa", a_s, fmt, 0, lines, a_q, "a_s")
             args = [("a", _fp4_type(a_q)), ("sa", ta)]
             a_operands, a_types = f"%a, {va}", f"{args[0][1]}, {swa}"
         args += [("b", _fp4_type(b_q)), ("sb", tb)]
@@ -705,10 +716,12 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
                 types.append(typer(arr))
             return names, types
 
-        def scale_group(kw, arrays, batch_rank):
+        def scale_group(kw, arrays, batch_rank, values):
             names, types = [], []
             for i, arr in enumerate(arrays):
-                t, value, swz = _scale_operand(f"{kw}{i}", arr, fmt, batch_rank, lines)
+                what = f"{kw}[{i}]" if independent else kw
+                t, value, swz = _scale_operand(f"{kw}{i}", arr, fmt, batch_rank, lines,
+                                               values[i], what)
                 args.append((f"{kw}{i}", t))
                 names.append(value)
                 types.append(swz)
@@ -717,9 +730,9 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
         a_type = (lambda x: _tensor(_shape(x), a_element)) if weight_only else _fp4_type
         for kw, (names, types) in (
                 ("a", group("a", A, a_type)),
-                ("a_scales", scale_group("a_scales", SA, a_batch)),
+                ("a_scales", scale_group("a_scales", SA, a_batch, A)),
                 ("b", group("b", B, _fp4_type)),
-                ("b_scales", scale_group("b_scales", SB, 0 if independent else 1))):
+                ("b_scales", scale_group("b_scales", SB, 0 if independent else 1, B))):
             if not names:
                 continue
             clauses.append(f"{kw}({', '.join(names)} : {', '.join(types)})")

@@ -275,6 +275,35 @@ def test_bad_input_raises_and_writes_nothing():
         compiler.quantize(_data((16, 32), 1), out=(np.empty((16, 16), np.uint8),))
 
 
+def test_row_major_scales_must_cover_their_operand_exactly():
+    """Row-major scales are swizzled into 128 x 4 tiles inside the call, so
+    scales of fewer rows (or more columns) than the operand would pass the
+    verifier and read padding bytes as scales: refused, naming the operand,
+    nothing written."""
+    aq, as_, ad, bq, bs, bd = _operands(64, 96, 128, 43)
+    out = _poisoned((64, 96), np.float32)
+    with pytest.raises(ValueError, match=r"a_s: row-major scales of shape \[32, 8\] for "
+                                         r"values of shape \[64, 64\] \(K = 128\); "
+                                         r"expected \[64, 8\]"):
+        compiler.matmul(aq, as_[:32], bq, bs, a_decode=ad, b_decode=bd, out=out,
+                        out_dtype="f32")
+    wide = np.concatenate([bs, bs[:, :4]], axis=1)
+    with pytest.raises(ValueError, match=r"b_s: .*expected \[96, 8\]"):
+        compiler.matmul(aq, as_, bq, wide, a_decode=ad, b_decode=bd, out=out,
+                        out_dtype="f32")
+    assert (out.reshape(-1).view(np.uint8) == POISON).all()
+    stack_b = np.stack([bq, bq])
+    offsets = np.array([0, 30, 64], np.int32)
+    with pytest.raises(ValueError, match=r"b_scales: .*\[2, 96, 8\]"):
+        compiler.grouped_matmul("contiguous", aq, as_, stack_b, np.stack([bs, bs])[:, :80],
+                                group_offsets=offsets, out_dtype="f32")
+    with pytest.raises(ValueError, match=r"a_scales\[1\]: .*expected \[64, 8\]"):
+        compiler.grouped_matmul("independent", [aq, aq], [as_, as_[:40]], [bq, bq],
+                                [bs, bs], out_dtype="f32")
+    with pytest.raises(ValueError, match=r"weight scales: .*expected \[96, 8\]"):
+        compiler.linear(_data((4, 128), 44), bq, bs[:64], bd)
+
+
 def test_emulate_tcgen05_needs_the_gpu_target():
     # The emulated sm_100a kernels are GPU code (what they compute is checked
     # on the H200: test/Integration/GPU/emulate-tcgen05.test).
