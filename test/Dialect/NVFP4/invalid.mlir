@@ -829,3 +829,25 @@ func.func @g9_bf16_with_a_decode(%a: tensor<2x16x64xbf16>, %b: tensor<2x64x64xf4
   %c = nvfp4.grouped_matmul masked a(%a : tensor<2x16x64xbf16>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) masked_m(%m : tensor<2xi32>) a_decode_scale(%d : tensor<2xf32>) -> tensor<2x16x64xbf16>
   return
 }
+
+// -----
+
+// [M7] the bufferized form's outs are held to the result types too.
+func.func @matmul_outs_i8(%a: memref<64x64xf4E2M1FN>, %sa: memref<1x1x32x4x4xf8E4M3FN>,
+                          %b: memref<96x64xf4E2M1FN>, %sb: memref<1x1x32x4x4xf8E4M3FN>,
+                          %c: memref<64x96xi8>) {
+  // expected-error @+1 {{expected a bf16, f16 or f32 result, got 'i8'}}
+  nvfp4.matmul %a, %sa, %b, %sb outs(%c : memref<64x96xi8>) : memref<64x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>, memref<96x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
+// [G2] [G4] likewise for grouped outs.
+func.func @grouped_outs_f64(%q: memref<40x256xf4E2M1FN>, %s: memref<1x4x32x4x4xf8E4M3FN>,
+                            %w: memref<4x64x256xf4E2M1FN>, %ws: memref<4x1x4x32x4x4xf8E4M3FN>,
+                            %off: memref<5xi32>, %y: memref<40x64xf64>) {
+  // expected-error @+1 {{expected a bf16, f16 or f32 result, got 'f64'}}
+  nvfp4.grouped_matmul contiguous a(%q : memref<40x256xf4E2M1FN>) a_scales(%s : memref<1x4x32x4x4xf8E4M3FN>) b(%w : memref<4x64x256xf4E2M1FN>) b_scales(%ws : memref<4x1x4x32x4x4xf8E4M3FN>) group_offsets(%off : memref<5xi32>) outs(%y : memref<40x64xf64>)
+  return
+}

@@ -622,6 +622,15 @@ static LogicalResult verifyBeta(Operation *op, bool hasAcc, float beta) {
   return success();
 }
 
+/// [M7] [G2] a matmul's result (or `outs`, which the ODS types do not
+/// constrain on the bufferized form) is bf16, f16 or f32.
+static LogicalResult verifyResultElement(Operation *op, Type element) {
+  if (element.isBF16() || element.isF16() || element.isF32())
+    return success();
+  return op->emitOpError("expected a bf16, f16 or f32 result, got ")
+         << element;
+}
+
 /// [G3] [G4] [G9] `values` (one per group) share one element type.
 static LogicalResult verifyOneElementType(Operation *op, ValueRange values,
                                           StringRef what) {
@@ -766,9 +775,10 @@ LogicalResult MatmulOp::verify() {
       failed(verifyF32Vector(*this, "alpha", getAlpha(), std::nullopt,
                              /*allowScalar=*/true)))
     return failure();
-  // [M7] result [M, N].
+  // [M7] result [M, N], bf16/f16/f32.
   auto result = cast<ShapedType>(getTarget().getType());
-  if (failed(expectType(*this, "result", result,
+  if (failed(verifyResultElement(*this, result.getElementType())) ||
+      failed(expectType(*this, "result", result,
                         cloneShaped(a, {m, n}, result.getElementType()))))
     return failure();
   // [M8] accumulator of the result type.
@@ -842,6 +852,8 @@ LogicalResult GroupedMatmulOp::verify() {
     return failure();
   Type outType =
       cast<ShapedType>(getTargets().front().getType()).getElementType();
+  if (failed(verifyResultElement(*this, outType)))
+    return failure();
 
   auto checkK = [&](int64_t k) -> LogicalResult {
     if (k % bs != 0)
