@@ -133,14 +133,21 @@ def _host(x):
     if is_torch(x):
         return x
     a = np.ascontiguousarray(x)
+    if a.dtype.byteorder == (">" if np.little_endian else "<"):
+        raise ValueError(f"a {a.dtype.str} array is not in this machine's byte order: pass "
+                         "a.astype(a.dtype.newbyteorder('='))")
     return a.view(np.uint16) if a.dtype.name == "bfloat16" else a
 
 
 def _values(x):
     """A values operand as the program takes it: GPU-mode's per-group [M,
-    K/2, L] with L = 1 -> [M, K/2] (a view)."""
+    K/2, L] with L = 1 -> [M, K/2] (a view). Packed FP4 bytes are uint8."""
     if not is_torch(x):
-        return _host(x)
+        a = _host(x)
+        if a.dtype != np.uint8:
+            raise TypeError(f"packed FP4 values are uint8 bytes (two codes each), got "
+                            f"{a.dtype}")
+        return a
     return x[..., 0] if x.dim() == 3 and x.shape[2] == 1 else x
 
 
@@ -212,6 +219,31 @@ def _call(key, build, inputs, run_options, pick):
     return pick(res)
 
 
+def _table(value, what):
+    """group_offsets / masked_m as int32: integers within int32's range
+    (a wider or float table would wrap or be truncated into range)."""
+    if is_torch(value):
+        if str(value.dtype) != "torch.int32":
+            raise TypeError(f"{what}: an int32 tensor, got {value.dtype}")
+        return value
+    a = np.asarray(value)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{what}: integers, got {a.dtype}")
+    info = np.iinfo(np.int32)
+    if a.size and (a.min() < info.min or a.max() > info.max):
+        raise ValueError(f"{what}: values beyond int32 ({int(a.min())}..{int(a.max())})")
+    return _host(a.astype(np.int32))
+
+
+def _check_beta(acc, beta):
+    if beta is None:
+        return
+    if acc is None:
+        raise ValueError("beta scales acc: pass acc too")
+    if not np.isfinite(float(beta)):
+        raise ValueError(f"beta must be finite, got {beta}")
+
+
 def _scalar_f32(value, shape):
     """A decode scale / alpha operand: an array as given, or a Python number
     (or list) made an f32 numpy array (runtime.launch moves host arrays to
@@ -248,6 +280,29 @@ def _check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, row_sc
     return given[0]
 
 
+_BLOCKS = {"1x16": (1, 16), "16x16": (16, 16), "1x32": (1, 32)}
+
+
+def _block(block):
+    """A quantize block as (rows, cols): "1x16" / "16x16" / "1x32" or a
+    pair of ints (a list too); None: the format's default."""
+    if block is None:
+        return None
+    if isinstance(block, str):
+        if block not in _BLOCKS:
+            raise ValueError(f"block must be one of {sorted(_BLOCKS)} or (rows, cols), "
+                             f"got {block!r}")
+        return _BLOCKS[block]
+    try:
+        pair = tuple(int(v) for v in block)
+    except (TypeError, ValueError):
+        pair = ()
+    if len(pair) != 2 or list(pair) != list(block):
+        raise ValueError(f"block must be one of {sorted(_BLOCKS)} or (rows, cols), "
+                         f"got {block!r}")
+    return pair
+
+
 class _QuantizeOp:
     """One nvfp4.quantize of a program: the inputs it takes after x, its
     arguments and its text. quantize() runs it alone; linear() and
@@ -263,7 +318,16 @@ class _QuantizeOp:
         self.element = element_type_of(x)
         self.fmt, self.nv = fmt, fmt == "nvfp4"
         _scale_element(fmt)
+        if rounding not in ("nearest_even", "stochastic"):
+            raise ValueError(f"rounding must be 'nearest_even' or 'stochastic', got "
+                             f"{rounding!r}")
         self.stochastic = rounding == "stochastic"
+        if seed is not None and not self.stochastic:
+            raise ValueError("seed applies to rounding='stochastic' only")
+        block = _block(block)
+        if e4m3_max is not None and (not np.isfinite(float(e4m3_max)) or
+                                     float(e4m3_max) != int(e4m3_max)):
+            raise ValueError(f"e4m3_max must be a whole number, got {e4m3_max}")
         self.batch = shape[:-2]
         if row_scaled and not self.nv:
             raise ValueError("row_scaled applies to nvfp4 only")
@@ -306,8 +370,7 @@ class _QuantizeOp:
             operands += " seed %seed"
         attrs = []
         if block is not None:
-            blk = {"1x16": (1, 16), "16x16": (16, 16), "1x32": (1, 32)}.get(block, block)
-            attrs.append(f"block = array<i64: {blk[0]}, {blk[1]}>")
+            attrs.append(f"block = array<i64: {block[0]}, {block[1]}>")
         if self.stochastic:
             attrs.append("rounding = #nvfp4.rounding<stochastic>")
         if hadamard:
@@ -579,6 +642,7 @@ def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
     [M, K], taken as they are (no a_decode).
     """
     weight_only = a_s is None
+    _check_beta(acc, beta)
     if weight_only:
         if a_decode is not None:
             raise ValueError("weight-only matmul (a_s=None): bf16/f16 activations have no "
@@ -653,6 +717,7 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
     activations ([M_g, K] / [S, K] / [G, maxM, K]), no a_decode.
     """
     weight_only = a_scales is None
+    _check_beta(acc, beta)
     if weight_only and a_decode is not None:
         raise ValueError("weight-only grouped matmul (a_scales=None): bf16/f16 activations "
                          "have no a_decode")
@@ -677,13 +742,16 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
         raise TypeError("grouped_matmul: all groups' activations must have one dtype")
     inputs = A + SA + B + SB
     operand_count = len(inputs)
+    for name, value, wanted in (("group_offsets", group_offsets, "contiguous"),
+                                ("masked_m", masked_m, "masked")):
+        if (value is not None) != (mode == wanted):
+            raise ValueError(f"{mode} mode {'takes no' if value is not None else 'needs'} "
+                             f"{name}")
     table = None
     if mode == "contiguous":
-        table = _host(group_offsets if is_torch(group_offsets)
-                      else np.asarray(group_offsets, dtype=np.int32))
+        table = _table(group_offsets, "group_offsets")
     elif mode == "masked":
-        table = _host(masked_m if is_torch(masked_m)
-                      else np.asarray(masked_m, dtype=np.int32))
+        table = _table(masked_m, "masked_m")
     if table is not None:
         inputs.append(table)
     extras = []

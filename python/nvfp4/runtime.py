@@ -374,6 +374,12 @@ def launch(prog: Program, inputs: Sequence, out=None, *, stream=None,
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
         if len(outs) != len(prog.outputs):
             raise ValueError(f"out= takes {len(prog.outputs)} array(s), got {len(outs)}")
+        for o in outs:
+            if isinstance(o, np.ndarray) and not o.flags.writeable:
+                raise ValueError(f"out=: the array of shape {o.shape} is read-only")
+    if benchmark and (int(reps) < 1 or int(warmup) < 0):
+        raise ValueError(f"benchmark takes reps >= 1 and warmup >= 0, got reps={reps}, "
+                         f"warmup={warmup}")
     tensor = _tensor_type()
     like = None      # the tensor whose framework and device outputs follow
     host = False     # inputs that a GPU call must move (numpy, CPU tensors)

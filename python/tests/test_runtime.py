@@ -304,6 +304,64 @@ def test_row_major_scales_must_cover_their_operand_exactly():
         compiler.linear(_data((4, 128), 44), bq, bs[:64], bd)
 
 
+def test_options_and_arrays_out_of_contract_are_refused_before_anything_runs():
+    """What the API used to accept silently, wrap, truncate or crash on
+    (issue 24): each refused with a message, the out= array untouched."""
+    x = _data((16, 64), 45)
+    aq, as_, ad, bq, bs, bd = _operands(16, 8, 64, 46)
+    out = _poisoned((16, 8), np.float32)
+    ro = _poisoned((16, 8), np.float32)
+    ro.setflags(write=False)
+    stack_b, stack_s = np.stack([bq, bq]), np.stack([bs, bs])
+    cases = [
+        (ValueError, "is read-only",
+         lambda: compiler.matmul(aq, as_, bq, bs, out=ro, out_dtype="f32")),
+        (ValueError, r"group_offsets: values beyond int32 \(0\.\.4294967304\)",
+         lambda: compiler.grouped_matmul("contiguous", aq, as_, stack_b, stack_s,
+                                         group_offsets=np.array([0, 2**32 + 8, 16]),
+                                         out=out, out_dtype="f32")),
+        (TypeError, "group_offsets: integers, got float64",
+         lambda: compiler.grouped_matmul("contiguous", aq, as_, stack_b, stack_s,
+                                         group_offsets=[0, 8.5, 16], out=out, out_dtype="f32")),
+        (ValueError, "contiguous mode takes no masked_m",
+         lambda: compiler.grouped_matmul("contiguous", aq, as_, stack_b, stack_s,
+                                         group_offsets=[0, 8, 16], masked_m=[1, 2],
+                                         out=out, out_dtype="f32")),
+        (ValueError, "masked mode needs masked_m",
+         lambda: compiler.grouped_matmul("masked", aq[None], as_[None], stack_b, stack_s,
+                                         out_dtype="f32")),
+        (ValueError, "beta must be finite, got nan",
+         lambda: compiler.matmul(aq, as_, bq, bs, acc=np.zeros((16, 8), np.float32),
+                                 beta=float("nan"), out=out, out_dtype="f32")),
+        (ValueError, "beta scales acc: pass acc too",
+         lambda: compiler.matmul(aq, as_, bq, bs, beta=0.5, out=out, out_dtype="f32")),
+        (TypeError, "packed FP4 values are uint8 bytes",
+         lambda: compiler.matmul(aq.view(np.int8), as_, bq, bs, out=out, out_dtype="f32")),
+        (ValueError, "not in this machine's byte order",
+         lambda: compiler.quantize(x.astype(x.dtype.newbyteorder("S")))),
+        (ValueError, "rounding must be 'nearest_even' or 'stochastic', got 'up'",
+         lambda: compiler.quantize(x, rounding="up")),
+        (ValueError, r"block must be one of .* got \(16, 16, 1\)",
+         lambda: compiler.quantize(x, block=(16, 16, 1))),
+        (ValueError, "seed applies to rounding='stochastic' only",
+         lambda: compiler.quantize(x, seed=3)),
+        (ValueError, "e4m3_max must be a whole number, got 256.7",
+         lambda: compiler.quantize(x, scale_rule="four_over_six", e4m3_max=256.7)),
+        (ValueError, "benchmark takes reps >= 1",
+         lambda: compiler.quantize(x, benchmark=True, reps=0)),
+    ]
+    for error, message, call in cases:
+        with pytest.raises(error, match=message):
+            call()
+    assert (out.reshape(-1).view(np.uint8) == POISON).all()
+    assert (ro.reshape(-1).view(np.uint8) == POISON).all()
+    # A block given as a list is the same block as the tuple or the name.
+    q_list = compiler.quantize(x, block=[16, 16])
+    q_name = compiler.quantize(x, block="16x16")
+    for a, b in zip(q_list, q_name):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
 def test_emulate_tcgen05_needs_the_gpu_target():
     # The emulated sm_100a kernels are GPU code (what they compute is checked
     # on the H200: test/Integration/GPU/emulate-tcgen05.test).
