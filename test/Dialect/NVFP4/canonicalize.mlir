@@ -158,3 +158,46 @@ func.func @dead_ops(%x: tensor<16x32xbf16>, %y: memref<16x32xbf16>, %q: memref<1
   nvfp4.quantize nvfp4 %y outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) : memref<16x32xbf16>
   return
 }
+
+// -----
+
+// Splat constants fold to splats, whatever their size: a splat without
+// padding, a zero splat, and the unswizzle of any splat.
+// CHECK-LABEL: func @splats_stay_splats
+// CHECK-DAG: arith.constant dense<1.000000e+00> : tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+// CHECK-DAG: arith.constant dense<0.000000e+00> : tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+// CHECK-DAG: arith.constant dense<2.000000e+00> : tensor<100000x4096xf8E4M3FN>
+// CHECK-NOT: swizzle_scales
+func.func @splats_stay_splats() -> (tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<100000x4096xf8E4M3FN>) {
+  %one = arith.constant dense<1.0> : tensor<100096x4096xf8E4M3FN>
+  %a = nvfp4.swizzle_scales %one : tensor<100096x4096xf8E4M3FN> -> tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+  %zero = arith.constant dense<0.0> : tensor<100000x4096xf8E4M3FN>
+  %b = nvfp4.swizzle_scales %zero : tensor<100000x4096xf8E4M3FN> -> tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+  %two = arith.constant dense<2.0> : tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+  %c = nvfp4.unswizzle_scales %two : tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<100000x4096xf8E4M3FN>
+  return %a, %b, %c : tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<100000x4096xf8E4M3FN>
+}
+
+// -----
+
+// A nonzero splat with padding is not a splat once swizzled: too large to
+// materialize here, it is swizzled when the program runs.
+// CHECK-LABEL: func @large_padded_splat_kept
+// CHECK: nvfp4.swizzle_scales
+func.func @large_padded_splat_kept() -> tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> {
+  %one = arith.constant dense<1.0> : tensor<100000x4096xf8E4M3FN>
+  %a = nvfp4.swizzle_scales %one : tensor<100000x4096xf8E4M3FN> -> tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+  return %a : tensor<782x1024x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+}
+
+// -----
+
+// A small padded splat folds to its bytes: the value where the scales are,
+// zero in the padding.
+// CHECK-LABEL: func @small_padded_splat
+// CHECK: arith.constant dense<"0x38383800000000000000000000000000383838{{0+}}"> : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+func.func @small_padded_splat() -> tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> {
+  %one = arith.constant dense<1.0> : tensor<2x3xf8E4M3FN>
+  %a = nvfp4.swizzle_scales %one : tensor<2x3xf8E4M3FN> -> tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+  return %a : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>
+}

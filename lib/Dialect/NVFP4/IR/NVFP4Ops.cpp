@@ -518,6 +518,34 @@ static void forEachScale(ArrayRef<int64_t> rowMajorShape,
            b * tileBytes + Swizzled128x4Attr::offset(r, c, cols));
 }
 
+/// The largest non-splat constant the swizzle folders rewrite (elements, one
+/// byte each); a larger one is swizzled when the program runs.
+constexpr int64_t kMaxFoldedScales = int64_t(1) << 24;
+
+/// A constant of scales `input` rearranged into `resultType`: a splat stays
+/// a splat (the swizzle's padding is zero, so only a zero splat, or one
+/// without padding, swizzles to a splat); otherwise the bytes moved by
+/// `move(fn)`, which calls fn(from, to) per element, unless the result is
+/// larger than kMaxFoldedScales.
+static Attribute rearrangeScales(
+    DenseElementsAttr input, ShapedType resultType, bool splatKeepsSplat,
+    function_ref<void(function_ref<void(int64_t, int64_t)>)> move) {
+  if (input.isSplat() && splatKeepsSplat)
+    return DenseElementsAttr::get(resultType, input.getSplatValue<Attribute>());
+  if (resultType.getNumElements() > kMaxFoldedScales)
+    return {};
+  // f8 scales: one byte per element.
+  SmallVector<char> in;
+  if (input.isSplat())
+    in.assign(cast<ShapedType>(input.getType()).getNumElements(),
+              input.getRawData().front());
+  else
+    in.assign(input.getRawData().begin(), input.getRawData().end());
+  SmallVector<char> out(resultType.getNumElements(), 0);
+  move([&](int64_t from, int64_t to) { out[to] = in[from]; });
+  return DenseElementsAttr::getFromRawBuffer(resultType, out);
+}
+
 // The folders use the multi-result form because the result is optional (the
 // bufferized form has none).
 LogicalResult SwizzleScalesOp::fold(FoldAdaptor adaptor,
@@ -527,14 +555,18 @@ LogicalResult SwizzleScalesOp::fold(FoldAdaptor adaptor,
   if (!input || hasBufferSemantics())
     return failure();
   auto resultType = cast<ShapedType>(getResult().getType());
-  const llvm::fltSemantics &sem =
-      cast<FloatType>(resultType.getElementType()).getFloatSemantics();
-  SmallVector<APFloat> out(resultType.getNumElements(),
-                           APFloat::getZero(sem));
-  SmallVector<APFloat> in(input.getValues<APFloat>());
-  forEachScale(cast<ShapedType>(getInput().getType()).getShape(),
-               [&](int64_t rm, int64_t sw) { out[sw] = in[rm]; });
-  results.push_back(DenseElementsAttr::get(resultType, out));
+  auto inputType = cast<ShapedType>(getInput().getType());
+  bool noPadding = resultType.getNumElements() == inputType.getNumElements();
+  bool zero = input.isSplat() &&
+              llvm::all_of(input.getRawData(), [](char c) { return c == 0; });
+  Attribute folded = rearrangeScales(
+      input, resultType, noPadding || zero, [&](auto fn) {
+        forEachScale(inputType.getShape(),
+                     [&](int64_t rm, int64_t sw) { fn(rm, sw); });
+      });
+  if (!folded)
+    return failure();
+  results.push_back(folded);
   return success();
 }
 
@@ -549,16 +581,20 @@ LogicalResult UnswizzleScalesOp::fold(FoldAdaptor adaptor,
     results.push_back(swizzle.getInput());
     return success();
   }
-  // Constant scales: unswizzle at compile time.
+  // Constant scales: unswizzle at compile time (a splat's every element is
+  // the splat value).
   auto input = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
   if (!input)
     return failure();
   auto resultType = cast<ShapedType>(getResult().getType());
-  SmallVector<APFloat> in(input.getValues<APFloat>());
-  SmallVector<APFloat> out(resultType.getNumElements(), in.front());
-  forEachScale(resultType.getShape(),
-               [&](int64_t rm, int64_t sw) { out[rm] = in[sw]; });
-  results.push_back(DenseElementsAttr::get(resultType, out));
+  Attribute folded =
+      rearrangeScales(input, resultType, /*splatKeepsSplat=*/true, [&](auto fn) {
+        forEachScale(resultType.getShape(),
+                     [&](int64_t rm, int64_t sw) { fn(sw, rm); });
+      });
+  if (!folded)
+    return failure();
+  results.push_back(folded);
   return success();
 }
 
