@@ -75,7 +75,10 @@ Expected<NpyArray> mlir::nvfp4::parseNpy(StringRef bytes, StringRef path) {
   std::optional<StringRef> descr = headerField(header, "descr");
   if (!descr || !descr->consume_front("'"))
     return npyError(path, "header has no 'descr'");
-  array.descr = descr->take_until([](char c) { return c == '\''; }).str();
+  size_t descrEnd = descr->find('\'');
+  if (descrEnd == StringRef::npos)
+    return npyError(path, "unterminated 'descr' in the header");
+  array.descr = descr->take_front(descrEnd).str();
   std::optional<StringRef> fortran = headerField(header, "fortran_order");
   if (!fortran)
     return npyError(path, "header has no 'fortran_order'");
@@ -85,7 +88,10 @@ Expected<NpyArray> mlir::nvfp4::parseNpy(StringRef bytes, StringRef path) {
   std::optional<StringRef> shape = headerField(header, "shape");
   if (!shape || !shape->consume_front("("))
     return npyError(path, "header has no 'shape'");
-  StringRef dims = shape->take_until([](char c) { return c == ')'; });
+  size_t shapeEnd = shape->find(')');
+  if (shapeEnd == StringRef::npos)
+    return npyError(path, "unterminated 'shape' in the header");
+  StringRef dims = shape->take_front(shapeEnd);
   SmallVector<StringRef> parts;
   dims.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
   for (StringRef part : parts) {
