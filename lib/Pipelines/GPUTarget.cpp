@@ -143,10 +143,12 @@ mlir::nvfp4::resolveGPUTarget(StringRef chip, StringRef features,
     if (entry.empty())
       continue;
     StringRef body = entry.ltrim("+-");
-    if (!body.starts_with("ptx")) {
-      kept.push_back(entry.str());
-      continue;
-    }
+    // NVPTX's only features besides the PTX version are its chips, which
+    // chip= selects: anything else LLVM would ignore with a warning.
+    if (!body.starts_with("ptx"))
+      return fail("features: '" + entry +
+                  "' is not a feature this compiler knows (features= takes a "
+                  "PTX ISA version, +ptxNN; the chip is chip=)");
     unsigned version = 0;
     if (!entry.starts_with("+") ||
         body.drop_front(3).getAsInteger(10, version) ||

@@ -29,11 +29,13 @@
 // RUN: not nvfp4-opt %s --nvfp4-lower-to-gpu="chip=sm_100a features=+ptx80" 2>&1 | FileCheck %s --check-prefix=GPU-LOW
 // RUN: not nvfp4-opt %s --nvfp4-lower-to-gpu="chip=sm_120a features=+ptx86" 2>&1 | FileCheck %s --check-prefix=GPU-LOW120
 // RUN: not nvfp4-opt %s --nvfp4-lower-to-gpu="chip=sm_90a features=+ptx99" 2>&1 | FileCheck %s --check-prefix=GPU-BADPTX
+// RUN: not nvfp4-opt %s --nvfp4-lower-to-gpu="chip=sm_90a features=+ptx86,+foo" 2>&1 | FileCheck %s --check-prefix=GPU-BADFEATURE
 // RUN: not nvfp4-opt %s --nvfp4-lower-to-gpu="chip=sm_30" 2>&1 | FileCheck %s --check-prefix=GPU-UNKNOWN
 // RUN: not nvfp4-opt %s --nvfp4-lower-to-gpu="chip=sm_90x" 2>&1 | FileCheck %s --check-prefix=GPU-UNKNOWN
 // GPU-LOW: error: nvfp4-lower-to-gpu: features '+ptx80' select PTX ISA 8.0, but sm_100a needs 8.6 or later
 // GPU-LOW120: error: nvfp4-lower-to-gpu: features '+ptx86' select PTX ISA 8.6, but sm_120a needs 8.7 or later
 // GPU-BADPTX: error: nvfp4-lower-to-gpu: features: '+ptx99' is not a PTX ISA version this compiler knows (+ptx32 to +ptx90)
+// GPU-BADFEATURE: error: nvfp4-lower-to-gpu: features: '+foo' is not a feature this compiler knows (features= takes a PTX ISA version, +ptxNN; the chip is chip=)
 // GPU-UNKNOWN: error: nvfp4-lower-to-gpu: unknown chip '{{sm_30|sm_90x}}'; expected one of sm_50, {{.*}}, sm_90a, sm_100, sm_100a, {{.*}}, sm_121f
 
 // nvfp4-lower-to-sm90 needs wgmma: sm_90a only.

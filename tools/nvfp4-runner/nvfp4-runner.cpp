@@ -260,6 +260,9 @@ int main(int argc, char **argv) {
   if (emulateTcgen05 && targetName == "cpu")
     return fail("--emulate-tcgen05 runs GPU kernels; it needs --target=gpu "
                 "or auto");
+  if ((!chipName.empty() || portable) && targetName == "cpu")
+    return fail(llvm::Twine(!chipName.empty() ? "--chip" : "--portable") +
+                " chooses GPU code; it needs --target=gpu or auto");
   if (compileOnly) {
     if (targetName == "auto")
       return fail("--compile-only needs --target=cpu or --target=gpu");
