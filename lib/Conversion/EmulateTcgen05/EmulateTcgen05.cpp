@@ -891,8 +891,12 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (maxCtas < 1) {
-      getOperation().emitError("nvfp4-emulate-tcgen05: max-ctas must be >= 1");
+    // Each CTA's emulated tensor memory is 256 KiB of device memory (plus
+    // its scratch and queue): 4096 CTAs take over 1 GiB.
+    constexpr int64_t kMaxEmulatedCtas = 4096;
+    if (maxCtas < 1 || maxCtas > kMaxEmulatedCtas) {
+      getOperation().emitError("nvfp4-emulate-tcgen05: max-ctas must be 1 to ")
+          << kMaxEmulatedCtas << ", got " << int64_t(maxCtas);
       return signalPassFailure();
     }
     // The E2M1 conversions anywhere (the portable quantize kernels are

@@ -228,8 +228,9 @@ struct ConvertNVFP4ToSM100Pass
         tokenTile != 256)
       return reject("token-tile must be 0 (choose), 64, 128 or 256, got " +
                     Twine(tokenTile));
-    if (ctas < 1)
-      return reject("ctas must be positive, got " + Twine(ctas));
+    if (ctas < 1 || ctas > kMaxPersistentCtas)
+      return reject("ctas must be 1 to " + Twine(kMaxPersistentCtas) +
+                    ", got " + Twine(ctas));
     if (stages != 0) {
       // The largest configuration must fit: 256-token tiles, NVFP4.
       SM100GemmConfig widest;

@@ -623,8 +623,9 @@ struct ConvertNVFP4ToSM90Pass
                     Twine(widest.maxStages()) + " with " +
                     Twine(widest.tokenTile) + "-token tiles, got " +
                     Twine(stages));
-    if (ctas < 1)
-      return reject("ctas must be positive, got " + Twine(ctas));
+    if (ctas < 1 || ctas > kMaxPersistentCtas)
+      return reject("ctas must be 1 to " + Twine(kMaxPersistentCtas) +
+                    ", got " + Twine(ctas));
     if (granule != 0 && granule != 8 && granule != 16 && granule != 32)
       return reject("granule must be 0 (choose), 8, 16 or 32, got " +
                     Twine(granule));

@@ -1,6 +1,10 @@
 // What nvfp4-emulate-tcgen05 does not emulate is a diagnostic, never a
 // silently different kernel.
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-emulate-tcgen05 --verify-diagnostics
+// Its tensor memory is device memory, max-ctas slices of 256 KiB: bounded.
+// RUN: not nvfp4-opt %s --nvfp4-emulate-tcgen05="max-ctas=4294967297" 2>&1 | FileCheck %s --check-prefix=MAXCTAS
+// RUN: not nvfp4-opt %s --nvfp4-emulate-tcgen05="max-ctas=0" 2>&1 | FileCheck %s --check-prefix=MAXCTAS
+// MAXCTAS: error: nvfp4-emulate-tcgen05: max-ctas must be 1 to 4096, got {{4294967297|0}}
 
 gpu.module @pair {
   gpu.func @k(%slot: !llvm.ptr<3>) kernel {

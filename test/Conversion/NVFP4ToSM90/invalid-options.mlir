@@ -4,6 +4,7 @@
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="stages=6" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="stages=9 token-tile=64" 2>&1 | FileCheck %s --check-prefix=STAGES64
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="ctas=0" 2>&1 | FileCheck %s --check-prefix=CTAS
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="ctas=4294967297" 2>&1 | FileCheck %s --check-prefix=CTAS
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="promote-every=3" 2>&1 | FileCheck %s --check-prefix=PROMOTE
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="granule=24" 2>&1 | FileCheck %s --check-prefix=GRANULE
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="schedule=split-k" 2>&1 | FileCheck %s --check-prefix=SCHEDULE
@@ -16,7 +17,7 @@
 // TILE: error: convert-nvfp4-to-sm90: token-tile must be 0 (choose), 8, 16, 32, 64 or 128, got 96
 // STAGES: error: convert-nvfp4-to-sm90: stages must be 0 (the deepest that fits) or 2 to 5 with 128-token tiles, got {{1|6}}
 // STAGES64: error: convert-nvfp4-to-sm90: stages must be 0 (the deepest that fits) or 2 to 8 with 64-token tiles, got 9
-// CTAS: error: convert-nvfp4-to-sm90: ctas must be positive, got 0
+// CTAS: error: convert-nvfp4-to-sm90: ctas must be 1 to 65536, got {{0|4294967297}}
 // PROMOTE: error: convert-nvfp4-to-sm90: promote-every must be even and non-negative, got 3
 // GRANULE: error: convert-nvfp4-to-sm90: granule must be 0 (choose), 8, 16 or 32, got 24
 // SCHEDULE: error: convert-nvfp4-to-sm90: schedule must be auto, data-parallel or stream-k, got 'split-k'

@@ -26,6 +26,10 @@ constexpr int64_t kThreadsPerBlock = 256;
 /// Blocks of a grid-stride reduction: enough to fill a 132-SM H200 eight
 /// times over, few enough that the per-block atomics stay cheap.
 constexpr int64_t kGridStrideBlocks = 132 * 8;
+/// The most CTAs a persistent GEMM's `ctas` option takes: far more than any
+/// chip's SMs (a grid that large is no longer persistent), and its tile
+/// arithmetic stays well inside i32.
+constexpr int64_t kMaxPersistentCtas = int64_t(1) << 16;
 
 /// Index arithmetic on `index` values.
 class KernelIndexing {
