@@ -133,7 +133,8 @@ gpu.module @k {
 
 !map = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 gpu.module @k {
-  gpu.func @tma_box(%m: !map, %d: memref<64x64xf16, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) kernel {
+  gpu.func @tma_box(%m: !map, %d: memref<64x64xf16, #gpu.address_space<workgroup>>, %i: index) kernel {
+    %r = nvfp4k.ring.create : !nvfp4k.ring<2, consumers = 1>
     // expected-error @+1 {{expected the destination to have the tensor map's box type 'memref<128x64xf16, #gpu.address_space<workgroup>>', got 'memref<64x64xf16, #gpu.address_space<workgroup>>'}}
     nvfp4k.tma.load %m[%i, %i], %d, %r[%i] : !map, memref<64x64xf16, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
     gpu.return
@@ -144,7 +145,8 @@ gpu.module @k {
 
 !map = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 gpu.module @k {
-  gpu.func @tma_coords(%m: !map, %d: memref<128x64xf16, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) kernel {
+  gpu.func @tma_coords(%m: !map, %d: memref<128x64xf16, #gpu.address_space<workgroup>>, %i: index) kernel {
+    %r = nvfp4k.ring.create : !nvfp4k.ring<2, consumers = 1>
     // expected-error @+1 {{expected 2 coordinates (the map's rank), got 1}}
     nvfp4k.tma.load %m[%i], %d, %r[%i] : !map, memref<128x64xf16, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
     gpu.return
@@ -154,7 +156,8 @@ gpu.module @k {
 // -----
 
 gpu.module @k {
-  gpu.func @bulk_bytes(%s: i64, %d: memref<1024xi8, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) kernel {
+  gpu.func @bulk_bytes(%s: i64, %d: memref<1024xi8, #gpu.address_space<workgroup>>, %i: index) kernel {
+    %r = nvfp4k.ring.create : !nvfp4k.ring<2, consumers = 1>
     %c = arith.constant 24 : index
     // expected-error @+1 {{expected a positive multiple of 16 bytes, got 24}}
     nvfp4k.bulk.load %s, %d, %c, %r[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
@@ -165,7 +168,8 @@ gpu.module @k {
 // -----
 
 gpu.module @k {
-  gpu.func @bulk_size(%s: i64, %d: memref<1024xi8, #gpu.address_space<workgroup>>, %r: !nvfp4k.ring<2, consumers = 1>, %i: index) kernel {
+  gpu.func @bulk_size(%s: i64, %d: memref<1024xi8, #gpu.address_space<workgroup>>, %i: index) kernel {
+    %r = nvfp4k.ring.create : !nvfp4k.ring<2, consumers = 1>
     %c = arith.constant 2048 : index
     // expected-error @+1 {{expected at most 1024 bytes (the destination), got 2048}}
     nvfp4k.bulk.load %s, %d, %c, %r[%i] : memref<1024xi8, #gpu.address_space<workgroup>>, !nvfp4k.ring<2, consumers = 1>
@@ -419,7 +423,8 @@ func.func @negative_k_blocks(%s: !nvfp4k.scheduler<mode = independent, groups = 
 // -----
 
 !plain = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8]>
-func.func @units_without_k_blocks(%s: !plain, %c: index, %n: index) {
+func.func @units_without_k_blocks(%c: index, %n: index) {
+    %s = nvfp4k.scheduler.create : !plain
   // expected-error @+1 {{expected a scheduler with k_blocks (the K blocks of a tile)}}
   %u = nvfp4k.scheduler.units %s cta(%c, %c) count(%n) : !plain
   return
@@ -428,7 +433,8 @@ func.func @units_without_k_blocks(%s: !plain, %c: index, %n: index) {
 // -----
 
 !plain = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8]>
-func.func @unit_without_k_blocks(%s: !plain, %c: index, %n: index) {
+func.func @unit_without_k_blocks(%c: index, %n: index) {
+    %s = nvfp4k.scheduler.create : !plain
   // expected-error @+1 {{expected a scheduler with k_blocks (the K blocks of a tile)}}
   %t, %k0, %k1, %p = nvfp4k.scheduler.unit %s[%c] cta(%c, %c) count(%n) : !plain
   return
@@ -438,7 +444,8 @@ func.func @unit_without_k_blocks(%s: !plain, %c: index, %n: index) {
 
 !data = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4>
 gpu.module @fixup_data {
-  gpu.func @fixup_data_parallel(%s: !data, %c: index, %acc: vector<4xf32>, %ws: i64, %flags: i64) kernel {
+  gpu.func @fixup_data_parallel(%c: index, %acc: vector<4xf32>, %ws: i64, %flags: i64) kernel {
+    %s = nvfp4k.scheduler.create : !data
     %word = memref.alloca() : memref<1xi32, #gpu.address_space<workgroup>>
     // expected-error @+1 {{expected a stream_k scheduler: data-parallel units cover whole tiles and need no fixup}}
     %r, %o = nvfp4k.scheduler.fixup %s[%c] cta(%c, %c) count(%c) k(%c, %c) %acc workspace(%ws) flags(%flags) flag(%word) thread(%c) {barrier = 1 : i64, threads = 256 : i64} : !data, vector<4xf32>, memref<1xi32, #gpu.address_space<workgroup>>
@@ -450,7 +457,8 @@ gpu.module @fixup_data {
 
 !stream = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4, stream_k = true>
 gpu.module @fixup_flag {
-  gpu.func @fixup_global_flag(%s: !stream, %c: index, %acc: vector<4xf32>, %ws: i64, %flags: i64, %word: memref<1xi32>) kernel {
+  gpu.func @fixup_global_flag(%c: index, %acc: vector<4xf32>, %ws: i64, %flags: i64, %word: memref<1xi32>) kernel {
+    %s = nvfp4k.scheduler.create : !stream
     // expected-error @+1 {{expected a workgroup-memory flag word, got 'memref<1xi32>'}}
     %r, %o = nvfp4k.scheduler.fixup %s[%c] cta(%c, %c) count(%c) k(%c, %c) %acc workspace(%ws) flags(%flags) flag(%word) thread(%c) {barrier = 1 : i64, threads = 256 : i64} : !stream, vector<4xf32>, memref<1xi32>
     gpu.return
@@ -461,7 +469,8 @@ gpu.module @fixup_flag {
 
 !stream = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4, stream_k = true>
 gpu.module @fixup_barrier {
-  gpu.func @fixup_barrier_zero(%s: !stream, %c: index, %acc: vector<4xf32>, %ws: i64, %flags: i64) kernel {
+  gpu.func @fixup_barrier_zero(%c: index, %acc: vector<4xf32>, %ws: i64, %flags: i64) kernel {
+    %s = nvfp4k.scheduler.create : !stream
     %word = memref.alloca() : memref<1xi32, #gpu.address_space<workgroup>>
     // expected-error @+1 {{attribute 'barrier' failed to satisfy constraint}}
     %r, %o = nvfp4k.scheduler.fixup %s[%c] cta(%c, %c) count(%c) k(%c, %c) %acc workspace(%ws) flags(%flags) flag(%word) thread(%c) {barrier = 0 : i64, threads = 256 : i64} : !stream, vector<4xf32>, memref<1xi32, #gpu.address_space<workgroup>>
@@ -486,4 +495,26 @@ func.func @alpha_value_per_group(%g: index, %d: f32) {
   // expected-error @+1 {{expected an a_decode address to index per group or per row, got an f32 value}}
   %a = nvfp4k.alpha %g a_decode(%d : f32) {a_decode_per_group} : f32
   return
+}
+
+// -----
+
+// Handles are compile-time structure: a ring or scheduler passed in as an
+// argument has nothing behind it to lower to.
+!ring = !nvfp4k.ring<5, consumers = 8>
+gpu.module @k {
+  gpu.func @ring_argument(%r: !ring, %i: index) kernel {
+    // expected-error @+1 {{expected its ring operand to come from nvfp4k.ring.create (a handle cannot be passed in), got a block argument}}
+    nvfp4k.ring.wait_full %r[%i] : !ring
+    gpu.return
+  }
+}
+
+// -----
+
+!plain = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8]>
+func.func @scheduler_argument(%s: !plain) -> index {
+  // expected-error @+1 {{expected its scheduler operand to come from nvfp4k.scheduler.create (a handle cannot be passed in), got a block argument}}
+  %n = nvfp4k.scheduler.count %s : !plain
+  return %n : index
 }

@@ -168,6 +168,25 @@ LogicalResult BulkLoadOp::verify() {
 // sm_90a MMA step
 //===----------------------------------------------------------------------===//
 
+LogicalResult mlir::nvfp4k::verifyHandlesDefinedHere(Operation *op) {
+  for (Value v : op->getOperands()) {
+    bool ring = isa<RingType>(v.getType());
+    if (!ring && !isa<SchedulerType>(v.getType()))
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (ring ? isa_and_nonnull<RingCreateOp>(def)
+             : isa_and_nonnull<SchedulerCreateOp>(def))
+      continue;
+    return op->emitOpError("expected its ")
+           << (ring ? "ring" : "scheduler") << " operand to come from "
+           << (ring ? "nvfp4k.ring.create" : "nvfp4k.scheduler.create")
+           << " (a handle cannot be passed in), got "
+           << (def ? ("a result of " + def->getName().getStringRef().str())
+                   : std::string("a block argument"));
+  }
+  return success();
+}
+
 LogicalResult DequantFragmentAOp::verify() {
   VectorType codes = getCodes().getType();
   VectorType frags = getFragments().getType();

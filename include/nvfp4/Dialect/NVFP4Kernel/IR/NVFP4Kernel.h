@@ -50,6 +50,20 @@ public:
     return success();
   }
 };
+
+/// Ring and scheduler operands are results of nvfp4k.ring.create /
+/// nvfp4k.scheduler.create: a handle that arrives as a block argument (a
+/// gpu.func's, say) has no barriers or tables behind it to lower to.
+LogicalResult verifyHandlesDefinedHere(Operation *op);
+
+template <typename ConcreteType>
+class HandlesDefinedHere
+    : public OpTrait::TraitBase<ConcreteType, HandlesDefinedHere> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyHandlesDefinedHere(op);
+  }
+};
 } // namespace nvfp4k
 } // namespace mlir
 

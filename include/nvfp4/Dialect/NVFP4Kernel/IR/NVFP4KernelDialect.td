@@ -58,8 +58,16 @@ def NVFP4K_InGPUKernel : NativeOpTrait<"InGPUKernel"> {
   let cppNamespace = "::mlir::nvfp4k";
 }
 
+def NVFP4K_HandlesDefinedHere : NativeOpTrait<"HandlesDefinedHere"> {
+  let cppNamespace = "::mlir::nvfp4k";
+}
+
+// Every nvfp4k op: its ring and scheduler operands come from their create
+// ops (a handle is compile-time structure, not a value a kernel can be
+// passed).
 class NVFP4K_Op<string mnemonic, list<Trait> traits = []>
-    : Op<NVFP4Kernel_Dialect, mnemonic, traits>;
+    : Op<NVFP4Kernel_Dialect, mnemonic,
+         !listconcat(traits, [NVFP4K_HandlesDefinedHere])>;
 
 // Ops whose lowering creates barriers, shared memory, TMA, tensor-core or
 // TMEM operations: they must sit in a GPU kernel. (The scheduler and
