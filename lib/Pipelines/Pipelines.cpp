@@ -8,6 +8,7 @@
 
 #include "nvfp4/Conversion/Passes.h"
 #include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -138,6 +139,59 @@ static FailureOr<GPUTarget> resolve(StringRef chip, StringRef features,
   return target;
 }
 
+namespace {
+/// Kernel-level input (nvfp4k ops a user wrote, or a chip conversion made)
+/// against the resolved target: what the chip or the PTX version cannot
+/// take is a diagnostic here, not an instruction-selection abort in the
+/// back end. tcgen05 ops need the tcgen05 chips and PTX 8.8 (unless they
+/// are emulated); wgmma ops wgmma; every op that lowers to mbarriers, TMA,
+/// bulk copies or async-proxy fences (InGPUKernel) the TMA generation.
+struct CheckKernelTarget
+    : PassWrapper<CheckKernelTarget, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckKernelTarget)
+  CheckKernelTarget(StringRef pipeline, GPUTarget target, bool tcgen05Emulated)
+      : pipeline(pipeline.str()), target(std::move(target)),
+        tcgen05Emulated(tcgen05Emulated) {}
+  StringRef getArgument() const override { return "nvfp4-check-kernel-target"; }
+  void runOnOperation() override {
+    WalkResult result = getOperation()->walk([&](Operation *op) {
+      if (op->getDialect() == nullptr ||
+          op->getDialect()->getNamespace() != "nvfp4k")
+        return WalkResult::advance();
+      StringRef name = op->getName().getStringRef();
+      auto reject = [&](const Twine &why) {
+        op->emitError() << pipeline << ": '" << name << "' needs " << why;
+        return WalkResult::interrupt();
+      };
+      if (name.starts_with("nvfp4k.tcgen05.") && !tcgen05Emulated) {
+        if (!chipHas(target.chip, ChipFeature::tcgen05))
+          return reject("a chip with tcgen05 block-scaled MMAs, not " +
+                        target.chip);
+        if (target.ptxVersion < 88)
+          return reject("PTX ISA 8.8 (tcgen05.mma .block16/.block32); this "
+                        "pipeline chose " +
+                        Twine(target.ptxVersion / 10) + "." +
+                        Twine(target.ptxVersion % 10) + " (features=+ptx88)");
+      }
+      if (name.starts_with("nvfp4k.wgmma.") &&
+          !chipHas(target.chip, ChipFeature::wgmma))
+        return reject("wgmma (sm_90a), not " + target.chip);
+      if (op->hasTrait<nvfp4k::InGPUKernel>() &&
+          !chipHas(target.chip, ChipFeature::tma))
+        return reject("mbarriers, TMA and async-proxy fences (sm_90 or "
+                      "later), not " +
+                      target.chip);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+  std::string pipeline;
+  GPUTarget target;
+  bool tcgen05Emulated;
+};
+} // namespace
+
 /// Every GPU pipeline: resolve the chip against what the pipeline needs,
 /// bufferize, run the pipeline's nvfp4 conversion, then the GPU back end.
 template <typename Options>
@@ -145,7 +199,8 @@ static LogicalResult buildGPUPipeline(
     OpPassManager &pm, const Options &options, const GPUPipelineNeeds &needs,
     PipelineErrorHandler errorHandler, std::unique_ptr<Pass> conversion,
     function_ref<void(OpPassManager &)> kernelPasses = {},
-    function_ref<void(OpPassManager &)> beforeConversion = {}) {
+    function_ref<void(OpPassManager &)> beforeConversion = {},
+    bool tcgen05Emulated = false) {
   FailureOr<GPUTarget> target =
       resolve(options.chip, options.features, needs, errorHandler);
   if (failed(target))
@@ -154,6 +209,8 @@ static LogicalResult buildGPUPipeline(
   if (beforeConversion)
     beforeConversion(pm);
   pm.addPass(std::move(conversion));
+  pm.addPass(std::make_unique<CheckKernelTarget>(needs.pipeline, *target,
+                                                 tcgen05Emulated));
   // The chip GEMM kernels are built from nvfp4k ops: down to NVGPU/NVVM
   // before the back end (a no-op for the portable pipeline).
   pm.addPass(createConvertNVFP4KernelToNVVM());
@@ -243,7 +300,8 @@ mlir::nvfp4::buildLowerToSM100Pipeline(OpPassManager &pm,
     kernels.addPass(createNVFP4EmulateTcgen05(emulation));
   };
   return buildGPUPipeline(pm, options, needs, errorHandler,
-                          createConvertNVFP4ToSM100(sm100), emulate);
+                          createConvertNVFP4ToSM100(sm100), emulate, {},
+                          options.emulateTcgen05);
 }
 
 /// Registers a pipeline whose builder can reject its options: the message
