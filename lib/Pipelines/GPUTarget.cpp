@@ -82,10 +82,6 @@ bool has(ChipFeature set, ChipFeature wanted) {
   return (set & wanted) == wanted;
 }
 
-std::string versionString(unsigned version) {
-  return (Twine(version / 10) + "." + Twine(version % 10)).str();
-}
-
 /// "sm_100a, sm_103a": the chips with `feature`.
 std::string chipsWith(ChipFeature feature) {
   SmallVector<StringRef> names;
@@ -96,6 +92,10 @@ std::string chipsWith(ChipFeature feature) {
 }
 
 } // namespace
+
+std::string mlir::nvfp4::ptxVersionString(unsigned version) {
+  return (Twine(version / 10) + "." + Twine(version % 10)).str();
+}
 
 bool mlir::nvfp4::chipHas(StringRef chip, ChipFeature features) {
   const ChipInfo *info = lookup(chip);
@@ -164,12 +164,12 @@ mlir::nvfp4::resolveGPUTarget(StringRef chip, StringRef features,
   }
   if (named && *named < info->minPTXVersion)
     return fail("features '" + features + "' select PTX ISA " +
-                versionString(*named) + ", but " + chip + " needs " +
-                versionString(info->minPTXVersion) + " or later");
+                ptxVersionString(*named) + ", but " + chip + " needs " +
+                ptxVersionString(info->minPTXVersion) + " or later");
   if (named && *named < needs.minPTXVersion)
     return fail("features '" + features + "' select PTX ISA " +
-                versionString(*named) + ", but the pipeline needs " +
-                versionString(needs.minPTXVersion) + " or later" +
+                ptxVersionString(*named) + ", but the pipeline needs " +
+                ptxVersionString(needs.minPTXVersion) + " or later" +
                 (needs.minPTXReason.empty()
                      ? std::string()
                      : (" (" + needs.minPTXReason + ")").str()));

@@ -155,25 +155,26 @@ struct CheckKernelTarget
   StringRef getArgument() const override { return "nvfp4-check-kernel-target"; }
   void runOnOperation() override {
     WalkResult result = getOperation()->walk([&](Operation *op) {
-      if (op->getDialect() == nullptr ||
-          op->getDialect()->getNamespace() != "nvfp4k")
+      if (!isa<nvfp4k::NVFP4KernelDialect>(op->getDialect()))
         return WalkResult::advance();
-      StringRef name = op->getName().getStringRef();
       auto reject = [&](const Twine &why) {
-        op->emitError() << pipeline << ": '" << name << "' needs " << why;
+        op->emitError() << pipeline << ": '" << op->getName() << "' needs "
+                        << why;
         return WalkResult::interrupt();
       };
-      if (name.starts_with("nvfp4k.tcgen05.") && !tcgen05Emulated) {
+      if (isa<nvfp4k::Tcgen05ScaledMmaOp, nvfp4k::Tcgen05CommitOp>(op) &&
+          !tcgen05Emulated) {
         if (!chipHas(target.chip, ChipFeature::tcgen05))
           return reject("a chip with tcgen05 block-scaled MMAs, not " +
                         target.chip);
-        if (target.ptxVersion < 88)
-          return reject("PTX ISA 8.8 (tcgen05.mma .block16/.block32); this "
-                        "pipeline chose " +
-                        Twine(target.ptxVersion / 10) + "." +
-                        Twine(target.ptxVersion % 10) + " (features=+ptx88)");
+        if (target.ptxVersion < kBlockScaledTcgen05PTX)
+          return reject("PTX ISA " + ptxVersionString(kBlockScaledTcgen05PTX) +
+                        " (tcgen05.mma .block16/.block32); this pipeline "
+                        "chose " +
+                        ptxVersionString(target.ptxVersion) + " (features=+ptx" +
+                        Twine(kBlockScaledTcgen05PTX) + ")");
       }
-      if (name.starts_with("nvfp4k.wgmma.") &&
+      if (isa<nvfp4k::WgmmaRSOp, nvfp4k::WgmmaWaitOp>(op) &&
           !chipHas(target.chip, ChipFeature::wgmma))
         return reject("wgmma (sm_90a), not " + target.chip);
       if (op->hasTrait<nvfp4k::InGPUKernel>() &&
@@ -271,9 +272,7 @@ mlir::nvfp4::buildLowerToSM100Pipeline(OpPassManager &pm,
     if (!options.emulationMutation.empty())
       return errorHandler("nvfp4-lower-to-sm100: emulation-mutation needs "
                           "emulate-tcgen05");
-    // Without .block16 / .block32 on tcgen05.mma, LLVM cannot select the
-    // block-scaled MMA (test/Canary/tcgen05-block16-ptx-version.mlir).
-    needs.minPTXVersion = 88;
+    needs.minPTXVersion = kBlockScaledTcgen05PTX;
     needs.minPTXReason = "tcgen05.mma .block16/.block32";
     needs.features = ChipFeature::tcgen05;
     if (options.hardwareE2m1)

@@ -108,6 +108,12 @@ def _scale_element(fmt):
     return "f8E4M3FN" if fmt == "nvfp4" else "f8E8M0FNU"
 
 
+def block_width(fmt: str) -> int:
+    """Values per block scale along K: 16 (nvfp4), 32 (mxfp4)."""
+    _scale_element(fmt)
+    return 16 if fmt == "nvfp4" else 32
+
+
 def _scale_type(s, fmt: str, batch_rank: int) -> str:
     swizzled = len(s.shape) == batch_rank + 5
     return _tensor(_shape(s), _scale_element(fmt), _SWZ if swizzled else None)
@@ -381,7 +387,7 @@ class _QuantizeOp:
             attrs.append(f"error_metric = #nvfp4.error_metric<{error_metric}>")
         if e4m3_max is not None:
             attrs.append(f"e4m3_max = {int(e4m3_max)}")
-        cols = k // (16 if self.nv else 32)
+        cols = k // block_width(self.fmt)
         scale_elt = _scale_element(self.fmt)
         if swizzle:
             scale_t = _tensor(swizzled_shape(self.batch, rows, cols), scale_elt, _SWZ)
@@ -621,7 +627,7 @@ def _scale_operand(name, s, fmt, batch_rank, lines, values=None, what=None):
     shape = _shape(s)
     if values is not None:
         vshape = _shape(values)
-        want = vshape[:-1] + (vshape[-1] * 2 // (16 if fmt == "nvfp4" else 32),)
+        want = vshape[:-1] + (vshape[-1] * 2 // block_width(fmt),)
         if shape != want:
             raise ValueError(f"{what or name}: row-major scales of shape {list(shape)} for "
                              f"values of shape {list(vshape)} (K = {vshape[-1] * 2}); "

@@ -25,17 +25,12 @@ from typing import Callable, Optional, Sequence
 
 import torch
 
+from . import compiler
 from . import ops  # registers torch.ops.nvfp4
 
 __all__ = ["Linear", "GroupedExperts", "convert"]
 
 _OUT = {dtype: name for name, dtype in ops._OUT_DTYPES.items()}  # torch dtype -> name
-
-
-def _block_width(fmt: str) -> int:
-    if fmt not in ("nvfp4", "mxfp4"):
-        raise ValueError("fmt must be 'nvfp4' or 'mxfp4'")
-    return 16 if fmt == "nvfp4" else 32
 
 
 def _quantize(x, fmt, options):
@@ -108,7 +103,7 @@ def _new_quantized(cls, half_k, fmt, weight_only, encode, decode):
         raise ValueError("weight_only=True quantizes no activations: no input scale")
     if len(given) > 1:
         raise ValueError("pass input_encode_scale or input_decode_scale, not both")
-    bs = _block_width(fmt)
+    bs = compiler.block_width(fmt)
     if (2 * half_k) % bs:
         raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {2 * half_k}")
     layer = cls.__new__(cls)
@@ -188,7 +183,7 @@ class Linear(torch.nn.Module):
                  weight_options: Optional[dict] = None,
                  input_options: Optional[dict] = None, weight_only: bool = False):
         super().__init__()
-        bs = _block_width(fmt)
+        bs = compiler.block_width(fmt)
         if in_features % bs:
             raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {in_features}")
         if weight_only and input_options:
@@ -295,7 +290,7 @@ class GroupedExperts(torch.nn.Module):
                  input_options: Optional[dict] = None, check_tables: bool = True,
                  weight_only: bool = False):
         super().__init__()
-        bs = _block_width(fmt)
+        bs = compiler.block_width(fmt)
         if in_features % bs:
             raise ValueError(f"{fmt} needs in_features divisible by {bs}, got {in_features}")
         if weight_only and input_options:
@@ -419,7 +414,7 @@ def convert(model: torch.nn.Module, *, fmt: str = "nvfp4",
     in_features the format's block divides by an nvfp4.nn.Linear with the
     same weights; `skip(name, linear)` keeps chosen ones (e.g. the output
     head). Returns `model`."""
-    bs = _block_width(fmt)
+    bs = compiler.block_width(fmt)
     for name, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):
             full = f"{name}.{child_name}" if name else child_name

@@ -106,7 +106,7 @@ def _(x, fmt="nvfp4", block=None, rounding="nearest_even", seed=0, hadamard=Fals
     compiler._check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule,
                                 row_scaled)
     batch, (rows, k) = x.shape[:-2], x.shape[-2:]
-    cols = k // (16 if fmt == "nvfp4" else 32)
+    cols = k // compiler.block_width(fmt)
     q = x.new_empty(tuple(batch) + (rows, k // 2), dtype=_fp4_dtype())
     sshape = (compiler.swizzled_shape(batch, rows, cols) if swizzle
               else tuple(batch) + (rows, cols))

@@ -84,6 +84,14 @@ FailureOr<GPUTarget> resolveGPUTarget(StringRef chip, StringRef features,
 /// Whether `chip` is in the table and has every feature in `features`.
 bool chipHas(StringRef chip, ChipFeature features);
 
+/// "8.6" for PTX ISA version 86.
+std::string ptxVersionString(unsigned version);
+
+/// The PTX ISA version whose tcgen05.mma has .block16/.block32: without
+/// it LLVM cannot select the block-scaled MMA
+/// (test/Canary/tcgen05-block16-ptx-version.mlir).
+constexpr unsigned kBlockScaledTcgen05PTX = 88;
+
 } // namespace nvfp4
 } // namespace mlir
 
