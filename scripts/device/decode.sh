@@ -7,6 +7,7 @@
 # Results and logs in $OUT.
 set -u
 source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/ncu_report.sh"
 status=0 hung=0
 for family in ${CHECKS:-decode}; do
   timeout ${CHECK_TIMEOUT:-300} python3 -m nvfp4_testing.selfcheck "$family" --target=gpu \
@@ -24,12 +25,9 @@ if [ "${BENCH:-1}" = 1 ] && [ $hung = 0 ]; then
 fi
 for case in $(echo "${PROFILE:-}" | tr , " "); do
   timeout 200 ncu --target-processes all -k "regex:${KERNEL:-nvfp4}" -c "${COUNT:-4}" \
-      --set full -f -o "$OUT/profile_$case" \
+      --set full --import-source no -f -o "$OUT/profile_$case" \
       python3 benchmarks/bench_decode.py --out /tmp/nvfp4/prof --cases "$case" --no-peers \
       --reps 1 > "$OUT/ncu_$case.log" 2>&1
-  ncu -i "$OUT/profile_$case.ncu-rep" --page details > "$OUT/details_$case.txt" 2>&1
-  grep -E "^  [a-z_0-9]+|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Registers Per|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Achieved Occupancy" \
-      "$OUT/details_$case.txt" | head -60
-  rm -f "$OUT/profile_$case.ncu-rep"
+  ncu_report "$case"
 done
 exit $status

@@ -26,7 +26,7 @@ gpu.module @kernels {
   gpu.func @scheduler(%offsets: i64, %t: index, %g: index) kernel {
     %sched = nvfp4k.scheduler.create %offsets : !sched
     %n = nvfp4k.scheduler.count %sched : !sched
-    %tile:6 = nvfp4k.scheduler.tile %sched[%t] : !sched
+    %tile:7 = nvfp4k.scheduler.tile %sched[%t] : !sched
     %b = nvfp4k.scheduler.blocks_before %sched[%g] {block = 128 : i64} : !sched
     %grp, %start = nvfp4k.scheduler.group_of %sched[%t] : !sched
     %isched = nvfp4k.scheduler.create : !isched

@@ -337,23 +337,58 @@ public:
         });
     return loop.getResult(0);
   }
-  /// (group, weight tile, row start, tile end, group start, group end).
-  SmallVector<Value> tile(Value t) {
-    // The first group whose tile count exceeds what is left of t.
-    auto loop = scf::ForOp::create(
-        b, c(0), c(space.getGroups()), c(1), ValueRange{t, c(-1), c(0)},
-        [&](OpBuilder &, Location, Value g, ValueRange st) {
-          Value rem = st[0], found = st[1], local = st[2];
-          Value n = mul(tokenTiles(g), c(space.getWeightTiles()));
-          Value searching = lt(found, c(0));
-          Value inside = lt(rem, n);
-          Value here = arith::AndIOp::create(b, searching, inside);
-          Value past = arith::AndIOp::create(b, searching, not1(inside));
-          scf::YieldOp::create(b, ValueRange{select(past, sub(rem, n), rem),
-                                             select(here, g, found),
-                                             select(here, rem, local)});
+  /// (group, weight tile, row start, tile end, group start, group end,
+  /// group's first tile). The walk over the groups' tile counts starts at
+  /// `cursor` (an earlier tile's group and first tile) when it is given and
+  /// not past t, else at group 0; it stops at the group that holds t (the
+  /// last group for a t past every tile).
+  SmallVector<Value> tile(Value t, ValueRange cursor) {
+    Value g0 = c(0), first0 = c(0);
+    if (!cursor.empty()) {
+      Value usable = arith::AndIOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ule, cursor[1], t),
+          lt(cursor[0], c(space.getGroups())));
+      g0 = select(usable, cursor[0], c(0));
+      first0 = select(usable, cursor[1], c(0));
+    }
+    // One group per iteration: `next` is the first tile of the group after
+    // g, computed once and handed from the condition to the body. The state
+    // is i32 (tile numbers and groups are far below 2^31): in index values
+    // the walk spilled in the 40-register TMA issuer.
+    Type i32 = b.getI32Type();
+    auto narrow = [&](Value v) -> Value {
+      return arith::IndexCastUIOp::create(b, i32, v);
+    };
+    auto widen = [&](Value v) -> Value {
+      return arith::IndexCastUIOp::create(b, b.getIndexType(), v);
+    };
+    Value t32 = narrow(t);
+    auto walk = scf::WhileOp::create(
+        b, TypeRange{i32, i32, i32},
+        ValueRange{narrow(g0), narrow(first0), narrow(first0)},
+        [&](OpBuilder &, Location, ValueRange st) {
+          Value g = st[0], first = st[1];
+          Value next = arith::AddIOp::create(
+              b, first,
+              narrow(mul(tokenTiles(widen(g)), c(space.getWeightTiles()))));
+          Value more = arith::AndIOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::uge, t32, next),
+              arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::ult,
+                  arith::AddIOp::create(b, g, cInt(b, i32, 1)),
+                  cInt(b, i32, space.getGroups())));
+          scf::ConditionOp::create(b, more, ValueRange{g, first, next});
+        },
+        [&](OpBuilder &, Location, ValueRange st) {
+          scf::YieldOp::create(
+              b, ValueRange{arith::AddIOp::create(b, st[0], cInt(b, i32, 1)),
+                            st[2], st[2]});
         });
-    Value group = loop.getResult(1), local = loop.getResult(2);
+    Value group = widen(walk.getResult(0));
+    Value groupFirst = widen(walk.getResult(1));
+    Value local = sub(t, groupFirst);
     Value rows = groupRows(group);
     Value tiles = tokenTiles(group);
     Value tokenTile = arith::RemUIOp::create(b, local, tiles);
@@ -363,7 +398,7 @@ public:
     Value rowStart = add(start, mul(tokenTile, per));
     Value groupEnd = add(start, rows);
     Value tileEnd = arith::MinSIOp::create(b, groupEnd, add(rowStart, per));
-    return {group, weightTile, rowStart, tileEnd, start, groupEnd};
+    return {group, weightTile, rowStart, tileEnd, start, groupEnd, groupFirst};
   }
   /// (group, its first row) of token-matrix row `row`; (groups, 0) when no
   /// group holds it.
@@ -662,7 +697,7 @@ struct SchedulerTileLowering : OpConversionPattern<SchedulerTileOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     TileWalk walk(b, op.getScheduler().getType(), adaptor.getScheduler());
-    rewriter.replaceOp(op, walk.tile(adaptor.getTile()));
+    rewriter.replaceOp(op, walk.tile(adaptor.getTile(), adaptor.getCursor()));
     return success();
   }
 };

@@ -98,7 +98,8 @@ private:
     Value tokenScaleBlocks;        // index: the group's blocks
     Value weightScaleBase;         // i64: unit (weight tile, 0)
   };
-  TileOperands operandsOf(Value t);
+  /// Tile t's operands; `cursor` as nvfp4k.scheduler.tile takes it.
+  TileOperands operandsOf(Value t, ValueRange cursor);
 
   void emitProducer();
   void emitMma();
@@ -113,9 +114,10 @@ private:
   Value warp, lane;
 };
 
-KernelBuilder::TileOperands KernelBuilder::operandsOf(Value t) {
+KernelBuilder::TileOperands KernelBuilder::operandsOf(Value t,
+                                                     ValueRange cursor) {
   TileOperands ops;
-  ops.tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t);
+  ops.tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t, cursor);
   Value g = ops.tile.getGroup();
   Value groupStart = ops.tile.getGroupStart();
   Value local = sub(ops.tile.getRowStart(), groupStart);
@@ -179,9 +181,9 @@ void KernelBuilder::emitProducer() {
   int64_t units = cfg.unitsPerStage();
   auto bytes8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
   scf::ForOp::create(
-      b, bid, total, grid, ValueRange{c(0)},
+      b, bid, total, grid, ValueRange{c(0), c(0), c(0)},
       [&](OpBuilder &, Location, Value t, ValueRange it0) {
-        TileOperands ops = operandsOf(t);
+        TileOperands ops = operandsOf(t, it0.drop_front());
         scf::ForOp::create(
             b, c(0), c(cfg.kStages()), c(1), ValueRange{},
             [&](OpBuilder &, Location, Value ks, ValueRange) {
@@ -242,7 +244,9 @@ void KernelBuilder::emitProducer() {
               }
               scf::YieldOp::create(b);
             });
-        scf::YieldOp::create(b, ValueRange{add(it0[0], c(cfg.kStages()))});
+        scf::YieldOp::create(b, ValueRange{add(it0[0], c(cfg.kStages())),
+                                           ops.tile.getGroup(),
+                                           ops.tile.getGroupFirst()});
       });
 }
 
@@ -262,10 +266,11 @@ void KernelBuilder::emitMma() {
   int64_t scaleCol0 = cfg.accBuffers() * cfg.tokenTile;
   auto bytes8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
   scf::ForOp::create(
-      b, bid, total, grid, ValueRange{c(0), c(0)},
+      b, bid, total, grid, ValueRange{c(0), c(0), c(0), c(0)},
       [&](OpBuilder &, Location, Value t, ValueRange st) {
         Value it0 = st[0], j = st[1];
-        auto tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t);
+        auto tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t,
+                                                    st.drop_front(2));
         nvfp4k::RingWaitEmptyOp::create(b, accRing, j);
         tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         Value buffer = nvfp4k::RingStageOp::create(b, accRing, j);
@@ -315,7 +320,9 @@ void KernelBuilder::emitMma() {
         // The accumulator is complete once the tile's MMAs are.
         nvfp4k::Tcgen05CommitOp::create(b, accRing, j,
                                         nvfp4k::RingBarrier::full);
-        scf::YieldOp::create(b, ValueRange{kloop.getResult(0), add(j, c(1))});
+        scf::YieldOp::create(b, ValueRange{kloop.getResult(0), add(j, c(1)),
+                                           tile.getGroup(),
+                                           tile.getGroupFirst()});
       });
 }
 
@@ -336,10 +343,11 @@ void KernelBuilder::emitEpilogue() {
       arith::ShLIOp::create(b, toI32(mul(quarter, c(32))), c32(16));
   auto one = VectorType::get({1}, b.getF32Type());
   scf::ForOp::create(
-      b, bid, total, grid, ValueRange{c(0)},
+      b, bid, total, grid, ValueRange{c(0), c(0), c(0)},
       [&](OpBuilder &, Location, Value t, ValueRange st) {
         Value j = st[0];
-        auto tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t);
+        auto tile = nvfp4k::SchedulerTileOp::create(b, scheduler, t,
+                                                    st.drop_front());
         Value g = tile.getGroup();
         nvfp4k::RingWaitFullOp::create(b, accRing, j);
         tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
@@ -385,7 +393,8 @@ void KernelBuilder::emitEpilogue() {
         tcgen05Fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
         ifThen(eq(lane, c(0)),
                [&] { nvfp4k::RingReleaseOp::create(b, accRing, j); });
-        scf::YieldOp::create(b, ValueRange{add(j, c(1))});
+        scf::YieldOp::create(b, ValueRange{add(j, c(1)), tile.getGroup(),
+                                           tile.getGroupFirst()});
       });
 }
 

@@ -32,6 +32,14 @@ func.func @print_tile(%g: index, %wt: index, %start: index, %end: index,
   return
 }
 
+func.func @print_tile7(%g: index, %wt: index, %start: index, %end: index,
+                       %gs: index, %ge: index, %first: index) {
+  %v = vector.from_elements %g, %wt, %start, %end, %gs, %ge, %first : vector<7xindex>
+  %w = arith.index_cast %v : vector<7xindex> to vector<7xi64>
+  vector.print %w : vector<7xi64>
+  return
+}
+
 func.func @main() {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -55,9 +63,47 @@ func.func @main() {
   %n0 = nvfp4k.scheduler.count %s0 : !contiguous
   vector.print %n0 : index
   scf.for %t = %c0 to %n0 step %c1 {
-    %g, %wt, %start, %end, %gs, %ge = nvfp4k.scheduler.tile %s0[%t] : !contiguous
+    %g, %wt, %start, %end, %gs, %ge, %f = nvfp4k.scheduler.tile %s0[%t] : !contiguous
     func.call @print_tile(%g, %wt, %start, %end, %gs, %ge) : (index, index, index, index, index, index) -> ()
   }
+  // The same tiles decoded with a cursor: the group and first tile of the
+  // previous decode, carried by a loop over increasing tiles (group_first is
+  // the 7th value: tiles 0, 0, 2, 2, 2, 2, 6, 6), as every role of the
+  // kernels walks its units; once more striding by 3 (a CTA of a grid of
+  // 3); then with a cursor past the tile (group 3, first tile 6, for tiles
+  // 1 and 5), which must be ignored.
+  // CHECK-NEXT: ( 0, 0, 0, 75, 0, 75, 0 )
+  // CHECK-NEXT: ( 0, 1, 0, 75, 0, 75, 0 )
+  // CHECK-NEXT: ( 2, 0, 75, 171, 75, 240, 2 )
+  // CHECK-NEXT: ( 2, 0, 171, 240, 75, 240, 2 )
+  // CHECK-NEXT: ( 2, 1, 75, 171, 75, 240, 2 )
+  // CHECK-NEXT: ( 2, 1, 171, 240, 75, 240, 2 )
+  // CHECK-NEXT: ( 3, 0, 240, 300, 240, 300, 6 )
+  // CHECK-NEXT: ( 3, 1, 240, 300, 240, 300, 6 )
+  // CHECK-NEXT: ( 0, 1, 0, 75, 0, 75, 0 )
+  // CHECK-NEXT: ( 2, 1, 75, 171, 75, 240, 2 )
+  // CHECK-NEXT: ( 3, 1, 240, 300, 240, 300, 6 )
+  // CHECK-NEXT: ( 0, 1, 0, 75, 0, 75, 0 )
+  // CHECK-NEXT: ( 2, 1, 171, 240, 75, 240, 2 )
+  %cur:2 = scf.for %t = %c0 to %n0 step %c1 iter_args(%g0 = %c0, %f0 = %c0) -> (index, index) {
+    %g, %wt, %start, %end, %gs, %ge, %f = nvfp4k.scheduler.tile %s0[%t] from(%g0, %f0) : !contiguous
+    func.call @print_tile7(%g, %wt, %start, %end, %gs, %ge, %f) : (index, index, index, index, index, index, index) -> ()
+    scf.yield %g, %f : index, index
+  }
+  %c3s = arith.constant 3 : index
+  %cur3:2 = scf.for %t = %c1 to %n0 step %c3s iter_args(%g0 = %c0, %f0 = %c0) -> (index, index) {
+    %g, %wt, %start, %end, %gs, %ge, %f = nvfp4k.scheduler.tile %s0[%t] from(%g0, %f0) : !contiguous
+    func.call @print_tile7(%g, %wt, %start, %end, %gs, %ge, %f) : (index, index, index, index, index, index, index) -> ()
+    scf.yield %g, %f : index, index
+  }
+  %c5s = arith.constant 5 : index
+  %stale = arith.constant 3 : index
+  %stale_first = arith.constant 6 : index
+  %p:7 = nvfp4k.scheduler.tile %s0[%c1] from(%stale, %stale_first) : !contiguous
+  func.call @print_tile7(%p#0, %p#1, %p#2, %p#3, %p#4, %p#5, %p#6) : (index, index, index, index, index, index, index) -> ()
+  %q:7 = nvfp4k.scheduler.tile %s0[%c5s] from(%stale, %stale_first) : !contiguous
+  func.call @print_tile7(%q#0, %q#1, %q#2, %q#3, %q#4, %q#5, %q#6) : (index, index, index, index, index, index, index) -> ()
+
   // Where each group starts in a buffer of whole 128-row blocks per group
   // (groups 0..4: 0, 1, 1, 3, 4 blocks before them), and which group holds
   // rows 74, 75, 299 and 300 (none: 4 and start 0).
@@ -100,7 +146,7 @@ func.func @main() {
   %n1 = nvfp4k.scheduler.count %s1 : !bad
   vector.print %n1 : index
   scf.for %t = %c0 to %n1 step %c1 {
-    %g, %wt, %start, %end, %gs, %ge = nvfp4k.scheduler.tile %s1[%t] : !bad
+    %g, %wt, %start, %end, %gs, %ge, %f = nvfp4k.scheduler.tile %s1[%t] : !bad
     func.call @print_tile(%g, %wt, %start, %end, %gs, %ge) : (index, index, index, index, index, index) -> ()
   }
 
@@ -118,7 +164,7 @@ func.func @main() {
   %n2 = nvfp4k.scheduler.count %s2 : !masked
   vector.print %n2 : index
   scf.for %t = %c0 to %n2 step %c1 {
-    %g, %wt, %start, %end, %gs, %ge = nvfp4k.scheduler.tile %s2[%t] : !masked
+    %g, %wt, %start, %end, %gs, %ge, %f = nvfp4k.scheduler.tile %s2[%t] : !masked
     func.call @print_tile(%g, %wt, %start, %end, %gs, %ge) : (index, index, index, index, index, index) -> ()
   }
 
@@ -131,7 +177,7 @@ func.func @main() {
   %n3 = nvfp4k.scheduler.count %s3 : !independent
   vector.print %n3 : index
   scf.for %t = %c0 to %n3 step %c1 {
-    %g, %wt, %start, %end, %gs, %ge = nvfp4k.scheduler.tile %s3[%t] : !independent
+    %g, %wt, %start, %end, %gs, %ge, %f = nvfp4k.scheduler.tile %s3[%t] : !independent
     func.call @print_tile(%g, %wt, %start, %end, %gs, %ge) : (index, index, index, index, index, index) -> ()
   }
   return

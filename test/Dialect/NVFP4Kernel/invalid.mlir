@@ -408,6 +408,24 @@ func.func @ring_producers(%r: !nvfp4k.ring<4, consumers = 8, producers = 0>) {
 
 // -----
 
+func.func @sched_cursor(%t: index) {
+  %s = nvfp4k.scheduler.create : !nvfp4k.scheduler<mode = independent, groups = 1, rows = 128, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 0, group_rows = [128]>
+  // expected-error @+1 {{expected a cursor of two values (an earlier tile's group and group_first), got 1}}
+  %tile:7 = nvfp4k.scheduler.tile %s[%t] from(%t) : !nvfp4k.scheduler<mode = independent, groups = 1, rows = 128, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 0, group_rows = [128]>
+  return
+}
+
+// -----
+
+// 2^25 masked rows of 8-token tiles in 64 groups of 16 weight tiles: 2^32
+// tiles, past the group walk's i32 tile numbers.
+// expected-error @+1 {{expected fewer than 2^31 tiles, got up to 4294967296}}
+func.func @too_many_tiles(%s: !nvfp4k.scheduler<mode = masked, groups = 64, rows = 33554432, weight_tiles = 16, weight_rows = 128, token_tile = 8, granule = 8>) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{expected k_blocks with stream_k (its shares are counted in K blocks)}}
 func.func @stream_k_without_k_blocks(%s: !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], stream_k = true>) {
   return

@@ -43,7 +43,9 @@ gpu.module @kernels {
     // CHECK: nvfp4k.scheduler.count %[[S]]
     %n = nvfp4k.scheduler.count %sched : !sched
     // CHECK: nvfp4k.scheduler.tile %[[S]][%{{.*}}]
-    %tile:6 = nvfp4k.scheduler.tile %sched[%t] : !sched
+    %tile:7 = nvfp4k.scheduler.tile %sched[%t] : !sched
+    // CHECK: nvfp4k.scheduler.tile %[[S]][%{{.*}}] from(%{{.*}}, %{{.*}})
+    %next:7 = nvfp4k.scheduler.tile %sched[%t] from(%tile#0, %tile#6) : !sched
     // CHECK: nvfp4k.scheduler.blocks_before %[[S]][%{{.*}}] {block = 128 : i64}
     %b = nvfp4k.scheduler.blocks_before %sched[%g] {block = 128 : i64} : !sched
     // CHECK: nvfp4k.scheduler.group_of %[[S]][%{{.*}}] : <mode = contiguous

@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::nvfp4k;
@@ -128,5 +129,27 @@ LogicalResult SchedulerType::verify(
                        << nvfp4::stringifyGrouping(mode)
                        << " groups read a table";
   }
+  // Tile numbers are i32 in the lowering's group walk: the most tiles the
+  // space can have (each group at most ceil(rows_g / token_tile) token
+  // tiles) must stay below 2^31.
+  auto ceilDiv = [](uint64_t a, uint64_t b) { return a / b + (a % b != 0); };
+  uint64_t tokenTiles = 0;
+  bool overflow = false;
+  if (mode == nvfp4::Grouping::independent) {
+    for (int64_t r : groupRows)
+      tokenTiles = llvm::SaturatingAdd(tokenTiles, ceilDiv(r, tokenTile));
+  } else if (mode == nvfp4::Grouping::contiguous) {
+    tokenTiles = llvm::SaturatingAdd(ceilDiv(rows, tokenTile),
+                                     static_cast<uint64_t>(groups));
+  } else {
+    tokenTiles = llvm::SaturatingMultiply(ceilDiv(rows, tokenTile),
+                                          static_cast<uint64_t>(groups));
+  }
+  uint64_t maxTiles = llvm::SaturatingMultiply(
+      tokenTiles, static_cast<uint64_t>(weightTiles), &overflow);
+  if (overflow || maxTiles >= (uint64_t(1) << 31))
+    return emitError() << "expected fewer than 2^31 tiles, got up to "
+                       << (overflow ? std::string("2^64")
+                                    : std::to_string(maxTiles));
   return success();
 }

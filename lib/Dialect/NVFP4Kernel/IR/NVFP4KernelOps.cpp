@@ -91,6 +91,14 @@ LogicalResult SchedulerCreateOp::verify() {
   return success();
 }
 
+LogicalResult SchedulerTileOp::verify() {
+  if (!getCursor().empty() && getCursor().size() != 2)
+    return emitOpError("expected a cursor of two values (an earlier tile's "
+                       "group and group_first), got ")
+           << getCursor().size();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Work units
 //===----------------------------------------------------------------------===//

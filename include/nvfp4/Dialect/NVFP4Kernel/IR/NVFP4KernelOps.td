@@ -226,19 +226,35 @@ def NVFP4K_SchedulerTileOp : NVFP4K_Op<"scheduler.tile"> {
     `weight_tile` (weight rows `[weight_tile * weight_rows, ...)` of the
     group's N), and its token rows `[row_start, tile_end)` of the token
     matrix. `group_start` and `group_end` bound the group's rows
-    (`tile_end <= group_end`).
+    (`tile_end <= group_end`); `group_first` is the number of the group's
+    first tile.
+
+    Finding the group walks the groups' tile counts. Without a cursor the
+    walk starts at group 0; with `from(%group, %group_first)`, the `group`
+    and `group_first` of an earlier tile `s <= t`, it starts there, so a
+    loop over increasing tiles that carries them (every role of a
+    persistent kernel walks its units in increasing tile order) reads each
+    group's table entries about once per CTA instead of once per tile: the
+    walk of a 128-expert decode call was half of the kernel's instructions.
+    A cursor past `t` (`group_first > t`) is ignored (the walk starts at
+    group 0), so any cursor gives the right tile.
 
     Example:
 
     ```mlir
-    %g, %wt, %start, %end, %gstart, %gend = nvfp4k.scheduler.tile %sched[%t] : !nvfp4k.scheduler<...>
+    %g, %wt, %start, %end, %gstart, %gend, %first = nvfp4k.scheduler.tile %sched[%t] from(%g0, %first0) : !nvfp4k.scheduler<...>
     ```
   }];
-  let arguments = (ins NVFP4K_Scheduler:$scheduler, Index:$tile);
+  let arguments = (ins NVFP4K_Scheduler:$scheduler, Index:$tile,
+                       Variadic<Index>:$cursor);
   let results = (outs Index:$group, Index:$weight_tile, Index:$row_start,
-                      Index:$tile_end, Index:$group_start, Index:$group_end);
-  let assemblyFormat =
-      "$scheduler `[` $tile `]` attr-dict `:` type($scheduler)";
+                      Index:$tile_end, Index:$group_start, Index:$group_end,
+                      Index:$group_first);
+  let assemblyFormat = [{
+    $scheduler `[` $tile `]` (`from` `(` $cursor^ `)`)? attr-dict `:`
+    type($scheduler)
+  }];
+  let hasVerifier = 1;
 }
 
 def NVFP4K_SchedulerBlocksBeforeOp : NVFP4K_Op<"scheduler.blocks_before"> {
