@@ -24,7 +24,8 @@ struct ChipInfo {
 };
 
 constexpr ChipFeature kNone = ChipFeature::none;
-constexpr ChipFeature kTMA = ChipFeature::tma;
+/// What every chip from sm_90 on has.
+constexpr ChipFeature kTMA = ChipFeature::tma | ChipFeature::gridDependency;
 constexpr ChipFeature kE2M1 = ChipFeature::e2m1Convert | kTMA;
 constexpr ChipFeature kE2M1RS = ChipFeature::e2m1Convert |
                                 ChipFeature::e2m1StochasticConvert | kTMA;

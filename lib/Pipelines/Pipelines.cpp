@@ -77,7 +77,8 @@ void mlir::nvfp4::buildLowerToCPUPipeline(OpPassManager &pm,
 
 void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm,
                                           const GPUTarget &target, int optLevel,
-                                          StringRef format) {
+                                          StringRef format,
+                                          bool dependentLaunch) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Constants and index arithmetic defined outside a gpu.launch (canonicalize
@@ -94,6 +95,11 @@ void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm,
   // its last step: the gpu.modules become binaries concurrently.
   pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // Every kernel waits for the kernels ahead of it and lets the one after
+  // it start early (programmatic dependent launch; the runtime launches
+  // them so).
+  if (dependentLaunch && chipHas(target.chip, ChipFeature::gridDependency))
+    pm.addPass(createNVFP4GPUDependentLaunch());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
@@ -217,7 +223,8 @@ static LogicalResult buildGPUPipeline(
   pm.addPass(createConvertNVFP4KernelToNVVM());
   if (kernelPasses)
     kernelPasses(pm);
-  buildGPUBackendPipeline(pm, *target, options.optLevel, options.format);
+  buildGPUBackendPipeline(pm, *target, options.optLevel, options.format,
+                          options.dependentLaunch);
   return success();
 }
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/Runner/CudaRuntime.h"
+#include "nvfp4/Conversion/GPUCommon/DependentLaunch.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -23,6 +24,7 @@ std::unique_lock<std::recursive_mutex> mlir::nvfp4::lockCudaRuntime() {
 
 #include <cstring>
 #include <map>
+#include <set>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -47,7 +49,8 @@ struct Driver {
   decltype(&::cuModuleUnload) moduleUnload = nullptr;
   decltype(&::cuModuleGetFunction) moduleGetFunction = nullptr;
   decltype(&::cuFuncSetAttribute) funcSetAttribute = nullptr;
-  decltype(&::cuLaunchKernel) launchKernel = nullptr;
+  decltype(&::cuLaunchKernelEx) launchKernelEx = nullptr;
+  decltype(&::cuModuleGetGlobal) moduleGetGlobal = nullptr;
   decltype(&::cuMemAllocAsync) memAllocAsync = nullptr;
   decltype(&::cuMemFreeAsync) memFreeAsync = nullptr;
   decltype(&::cuMemcpyAsync) memcpyAsync = nullptr;
@@ -125,6 +128,11 @@ struct Runtime {
   /// kernel, not per launch (each is a driver call).
   std::map<std::pair<CUmodule, const char *>, CUfunction> functions;
   std::map<CUfunction, int32_t> sharedMemoryLimits;
+  /// Modules whose kernels all wait for the kernels ahead of them (they
+  /// carry kDependentLaunchMarker), and those kernels: launched as
+  /// programmatic dependents (DependentLaunch.h).
+  std::set<CUmodule> dependentModules;
+  std::set<CUfunction> dependentFunctions;
 };
 
 Runtime &runtime() {
@@ -196,7 +204,8 @@ llvm::Error initialize() {
   resolve(cu.moduleUnload, "cuModuleUnload");
   resolve(cu.moduleGetFunction, "cuModuleGetFunction");
   resolve(cu.funcSetAttribute, "cuFuncSetAttribute");
-  resolve(cu.launchKernel, "cuLaunchKernel");
+  resolve(cu.launchKernelEx, "cuLaunchKernelEx");
+  resolve(cu.moduleGetGlobal, "cuModuleGetGlobal");
   resolve(cu.memAllocAsync, "cuMemAllocAsync");
   resolve(cu.memFreeAsync, "cuMemFreeAsync");
   resolve(cu.memcpyAsync, "cuMemcpyAsync");
@@ -422,8 +431,17 @@ public:
 extern "C" {
 
 static void *mgpuModuleLoad(void *data, size_t /*size*/) {
+  Runtime &rt = runtime();
   CUmodule module = nullptr;
-  check(runtime().cu.moduleLoadData(&module, data), "cuModuleLoadData");
+  if (!check(rt.cu.moduleLoadData(&module, data), "cuModuleLoadData"))
+    return module;
+  // The marker of nvfp4-gpu-dependent-launch; a module without it (no such
+  // global) launches its kernels in plain stream order.
+  CUdeviceptr marker = 0;
+  size_t bytes = 0;
+  if (rt.cu.moduleGetGlobal(&marker, &bytes, module, kDependentLaunchMarker) ==
+      CUDA_SUCCESS)
+    rt.dependentModules.insert(module);
   return module;
 }
 
@@ -438,8 +456,10 @@ static void mgpuModuleUnload(void *module) {
       continue;
     }
     rt.sharedMemoryLimits.erase(it->second);
+    rt.dependentFunctions.erase(it->second);
     it = rt.functions.erase(it);
   }
+  rt.dependentModules.erase(cuModule);
   // At teardown: a failure here has no call to be reported by (recorded,
   // it would fail the next, unrelated one).
   (void)rt.cu.moduleUnload(cuModule);
@@ -462,6 +482,8 @@ static void *mgpuModuleGetFunction(void *module, const char *name) {
     return nullptr;
   }
   rt.functions[key] = function;
+  if (rt.dependentModules.count(key.first))
+    rt.dependentFunctions.insert(function);
   return function;
 }
 
@@ -489,10 +511,24 @@ static void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
       limit = smem;
     }
   }
-  if (!check(rt.cu.launchKernel(fn, gridX, gridY, gridZ, blockX, blockY,
-                                blockZ, smem, static_cast<CUstream>(stream),
-                                params, extra),
-             "cuLaunchKernel"))
+  // A kernel that waits for the kernels ahead of it (griddepcontrol.wait)
+  // may launch before they finish: its launch and prologue overlap them.
+  CUlaunchAttribute dependent;
+  dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  dependent.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config = {};
+  config.gridDimX = gridX;
+  config.gridDimY = gridY;
+  config.gridDimZ = gridZ;
+  config.blockDimX = blockX;
+  config.blockDimY = blockY;
+  config.blockDimZ = blockZ;
+  config.sharedMemBytes = smem;
+  config.hStream = static_cast<CUstream>(stream);
+  config.attrs = &dependent;
+  config.numAttrs = rt.dependentFunctions.count(fn) ? 1 : 0;
+  if (!check(rt.cu.launchKernelEx(&config, fn, params, extra),
+             "cuLaunchKernelEx"))
     rt.firstError += " (grid " + std::to_string(gridX) + "x" +
                      std::to_string(gridY) + "x" + std::to_string(gridZ) +
                      ", block " + std::to_string(blockX) + "x" +

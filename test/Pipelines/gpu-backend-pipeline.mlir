@@ -2,11 +2,14 @@
 
 // The GPU back end is upstream's gpu-lower-to-nvvm-pipeline of LLVM 22
 // (`mlir-opt --gpu-lower-to-nvvm-pipeline --dump-pass-pipeline`), pass for
-// pass and option for option, but for its gpu-module-to-binary: the
-// modules become binaries concurrently (nvfp4-gpu-module-to-binary).
+// pass and option for option, but for its gpu-module-to-binary (the
+// modules become binaries concurrently: nvfp4-gpu-module-to-binary) and
+// nvfp4-gpu-dependent-launch after the outlining (sm_90 on: the kernels
+// launch while the kernel ahead of them runs).
 // CHECK:      gpu-async-region
 // CHECK:      convert-nvgpu-to-nvvm,
 // CHECK-NEXT: gpu-kernel-outlining{
+// CHECK-NEXT: nvfp4-gpu-dependent-launch,
 // CHECK-NEXT: convert-vector-to-scf{
 // CHECK-NEXT: convert-scf-to-cf{
 // CHECK-NEXT: convert-nvvm-to-llvm,

@@ -21,6 +21,8 @@ namespace nvfp4 {
 
 /// nvfp4-gpu-module-to-binary (lib/Pipelines/ModuleToBinary.cpp).
 #define GEN_PASS_DECL_NVFP4GPUMODULETOBINARY
+/// nvfp4-gpu-dependent-launch (lib/Conversion/GPUCommon/DependentLaunch.cpp).
+#define GEN_PASS_DECL_NVFP4GPUDEPENDENTLAUNCH
 #define GEN_PASS_REGISTRATION
 #include "nvfp4/Conversion/Passes.h.inc"
 

@@ -404,6 +404,46 @@ def NVFP4TestMutateTcgen05 : Pass<"nvfp4-test-mutate-tcgen05", "ModuleOp"> {
   ];
 }
 
+def NVFP4GPUDependentLaunch
+    : Pass<"nvfp4-gpu-dependent-launch", "ModuleOp"> {
+  let summary = "Let each kernel start while the kernel ahead of it finishes";
+  let description = [{
+    Programmatic dependent launch (Hopper on): every kernel (`gpu.func` with
+    the `kernel` attribute) of every `gpu.module` gets, at its entry,
+    `griddepcontrol.launch_dependents` (the kernel after it may start once
+    every CTA of this one has started) and `griddepcontrol.wait` (it reads
+    nothing before the kernels ahead of it have completed and their memory
+    is visible), unless the kernel placed its own wait (the
+    `nvfp4.grid_dependency_wait` attribute: the sm_90a GEMM waits after its
+    prologue); each such module gets the device global
+    `nvfp4_dependent_launch`, by which the runtime knows to launch its
+    kernels with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`.
+    A program's kernels then launch while the kernel ahead of them runs
+    instead of after it, and the results are those of stream order. The GPU
+    pipelines run it for chips that have griddepcontrol (sm_90 on).
+
+    Before:
+
+    ```mlir
+    gpu.module @k { gpu.func @f() kernel { ... gpu.return } }
+    ```
+
+    After:
+
+    ```mlir
+    gpu.module @k {
+      gpu.func @f() kernel {
+        llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.wait;", "~{memory}" : () -> ()
+        llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.launch_dependents;", "~{memory}" : () -> ()
+        ...
+      }
+      llvm.mlir.global external constant @nvfp4_dependent_launch(1 : i32) {addr_space = 4 : i32, alignment = 4 : i64} : i32
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def NVFP4GPUModuleToBinary
     : Pass<"nvfp4-gpu-module-to-binary", "ModuleOp"> {
   let summary = "Serialize the gpu.modules to binaries, concurrently";

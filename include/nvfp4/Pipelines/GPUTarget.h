@@ -46,7 +46,10 @@ enum class ChipFeature : unsigned {
   /// what the chip GEMMs are built on besides their MMAs (sm_90 on); the
   /// sm_100a GEMM under tcgen05 emulation needs only this.
   tma = 1u << 4,
-  LLVM_MARK_AS_BITMASK_ENUM(/*LargestValue=*/tma)
+  /// griddepcontrol.wait / launch_dependents (sm_90 on): programmatic
+  /// dependent launch (nvfp4-gpu-dependent-launch).
+  gridDependency = 1u << 5,
+  LLVM_MARK_AS_BITMASK_ENUM(/*LargestValue=*/gridDependency)
 };
 LLVM_ENABLE_BITMASK_ENUMS_IN_NAMESPACE();
 

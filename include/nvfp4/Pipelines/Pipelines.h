@@ -36,6 +36,12 @@ struct GPUTargetOptions : public PassPipelineOptions<Derived> {
       *this, "format",
       llvm::cl::desc("what gpu.binary holds: bin (cubin), isa (PTX), fatbin"),
       llvm::cl::init("bin")};
+  typename Base::template Option<bool> dependentLaunch{
+      *this, "dependent-launch",
+      llvm::cl::desc("launch each kernel while the kernel ahead of it runs "
+                     "(programmatic dependent launch, sm_90 on; "
+                     "nvfp4-gpu-dependent-launch)"),
+      llvm::cl::init(true)};
 };
 
 struct LowerToGPUOptions : public GPUTargetOptions<LowerToGPUOptions> {
@@ -181,9 +187,11 @@ LogicalResult buildLowerToSM100Pipeline(OpPassManager &pm,
 /// The GPU stages after the nvfp4 conversion (shared by the chip-specific
 /// pipelines): outlining, async launches, NVVM, cubins (one thread per
 /// gpu.module: nvfp4-gpu-module-to-binary), host LLVM, for a
-/// target resolveGPUTarget accepted.
+/// target resolveGPUTarget accepted; with `dependentLaunch`, for chips that
+/// have it, nvfp4-gpu-dependent-launch.
 void buildGPUBackendPipeline(OpPassManager &pm, const GPUTarget &target,
-                             int optLevel, StringRef format = "bin");
+                             int optLevel, StringRef format = "bin",
+                             bool dependentLaunch = true);
 
 /// Registers `nvfp4-bufferize`, `nvfp4-lower-to-cpu`, `nvfp4-lower-to-gpu`,
 /// `nvfp4-lower-to-sm90`, `nvfp4-lower-to-sm100`.

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/Conversion/NVFP4ToSM90/GroupedGemmKernel.h"
+#include "nvfp4/Conversion/GPUCommon/DependentLaunch.h"
 
 #include "nvfp4/Conversion/GPUCommon/KernelArith.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
@@ -859,6 +860,10 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   scheduler = nvfp4k::SchedulerCreateOp::create(b, space, args.groupInfo);
   bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
+  // Up to here the kernel reads nothing another kernel writes: with a
+  // dependent launch its barrier setup overlaps the kernel ahead (the
+  // token quantize); from the group table on, it waits for that kernel.
+  emitGridDependencyWait(b, b.getLoc());
   count = nvfp4k::SchedulerCountOp::create(b, scheduler);
   gpu::BarrierOp::create(b);
 

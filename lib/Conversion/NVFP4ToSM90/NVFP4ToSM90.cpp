@@ -382,8 +382,13 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   for (Value s : ops.weightScales)
     kernelArgs.push_back(deviceAddress(b, loc, s));
   // Stream-K: the partial accumulators and the tiles' arrival flags, which
-  // start at zero (the kernel leaves them so).
+  // start at zero (the kernel leaves them so). Allocated and zeroed at the
+  // start of the block, ahead of the kernels that make the GEMM's operands
+  // (the token quantize): a memset between two kernels would keep the GEMM
+  // from launching while the quantize runs (programmatic dependent launch).
   if (cfg.streamK) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(b.getInsertionBlock());
     auto alloc = [&](MemRefType type) {
       Value buffer = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
                                           ValueRange{}, ValueRange{}, false)

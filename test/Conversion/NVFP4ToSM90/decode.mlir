@@ -19,15 +19,17 @@
 // CHECK-SAME:    %[[A:[^:]*]]: memref<5x256xi8>, %[[SA:[^:]*]]: memref<1x8x32x4x4xi8>
 // No pre-pass: a tensor map of the tokens' FP4 codes ([8, 64]-byte boxes,
 // the token tile), the address of their swizzled scales.
+// Stream-K's workspace: 2 partial 128 x 8 slots per CTA, a flag per CTA
+// that starts at 0; two CTAs per SM (an 8-token tile): 264 of them. At the
+// block's start: no memset between the kernels that make the GEMM's
+// operands and the GEMM (it would keep the GEMM from launching early).
+// CHECK:         %[[PARTIALS:.*]] = gpu.alloc () : memref<540672xf32>
+// CHECK:         %[[FLAGS:.*]] = gpu.alloc () : memref<264xi32>
+// CHECK:         gpu.memset %[[FLAGS]], %c0_i32
 // CHECK-NOT:     gpu.launch blocks
 // CHECK:         memref.reinterpret_cast %[[A]] to offset: [0], sizes: [1280]
 // CHECK:         %[[CODES:.*]] = nvgpu.tma.create.descriptor {{.*}} box[%c8, %c64] : memref<*xui8> -> <tensor = memref<8x64xui8, #gpu.address_space<workgroup>>, swizzle = none
 // CHECK:         memref.extract_aligned_pointer_as_index %[[SA]]
-// Stream-K's workspace: 2 partial 128 x 8 slots per CTA, a flag per CTA
-// that starts at 0; two CTAs per SM (an 8-token tile): 264 of them.
-// CHECK:         %[[PARTIALS:.*]] = gpu.alloc () : memref<540672xf32>
-// CHECK:         %[[FLAGS:.*]] = gpu.alloc () : memref<264xi32>
-// CHECK:         gpu.memset %[[FLAGS]], %c0_i32
 // 7 stages of 14336 bytes (2 KiB of f16 tokens, 8 KiB of weights, 1 KiB of
 // their scales, 512 bytes of FP4 tokens, 2 KiB of token scales; padded to
 // 1 KiB), the fixup's word, 1 KiB of alignment slack: what half an SM

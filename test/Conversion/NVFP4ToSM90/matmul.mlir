@@ -30,10 +30,13 @@
 // The kernel, in nvfp4k ops: the ring (5 stages, released by the 8
 // consumer warps) and the scheduler of one independent group.
 // CHECK:       gpu.module @nvfp4_sm90_gemm_0
-// CHECK:         gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// CHECK:         gpu.func @nvfp4_sm90_gemm_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {nvfp4.grid_dependency_wait, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
 // CHECK:           nvfp4k.shared_memory : memref<209920xi8, #gpu.address_space<workgroup>>
 // CHECK:           %[[RING:.*]] = nvfp4k.ring.create : <5, consumers = 8>
 // CHECK:           %[[SCHED:.*]] = nvfp4k.scheduler.create : <mode = independent, groups = 1, rows = 256, weight_tiles = 2, weight_rows = 128, token_tile = 128, granule = 32, group_rows = [256], k_blocks = 1>
+// The barriers set up, the kernel waits for the kernels ahead of it
+// (programmatic dependent launch) before it reads anything they wrote.
+// CHECK:           llvm.inline_asm has_side_effects {{.*}}"griddepcontrol.wait;", "~{memory}"
 // CHECK:           %[[COUNT:.*]] = nvfp4k.scheduler.count %[[SCHED]]
 // CHECK:           gpu.barrier
 // Producer warpgroup: few registers, one elected thread fills each stage
