@@ -78,7 +78,8 @@ void mlir::nvfp4::buildLowerToCPUPipeline(OpPassManager &pm,
 void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm,
                                           const GPUTarget &target, int optLevel,
                                           StringRef format,
-                                          bool dependentLaunch) {
+                                          bool dependentLaunch,
+                                          bool earlyTrigger) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Constants and index arithmetic defined outside a gpu.launch (canonicalize
@@ -98,8 +99,11 @@ void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm,
   // Every kernel waits for the kernels ahead of it and lets the one after
   // it start early (programmatic dependent launch; the runtime launches
   // them so).
-  if (dependentLaunch && chipHas(target.chip, ChipFeature::gridDependency))
-    pm.addPass(createNVFP4GPUDependentLaunch());
+  if (dependentLaunch && chipHas(target.chip, ChipFeature::gridDependency)) {
+    NVFP4GPUDependentLaunchOptions launch;
+    launch.earlyTrigger = earlyTrigger;
+    pm.addPass(createNVFP4GPUDependentLaunch(launch));
+  }
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
@@ -224,7 +228,7 @@ static LogicalResult buildGPUPipeline(
   if (kernelPasses)
     kernelPasses(pm);
   buildGPUBackendPipeline(pm, *target, options.optLevel, options.format,
-                          options.dependentLaunch);
+                          options.dependentLaunch, options.earlyTrigger);
   return success();
 }
 

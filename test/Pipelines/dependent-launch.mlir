@@ -7,6 +7,7 @@
 // kernels launch in plain stream order), nor does dependent-launch=false
 // (the GEMM's own wait then returns at once: nothing launched it early).
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-gpu-dependent-launch | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --nvfp4-gpu-dependent-launch=early-trigger=false | FileCheck %s --check-prefix=LATE
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %S/Inputs/quantize-matmul.mlir --nvfp4-lower-to-gpu="chip=sm_90 format=isa" | FileCheck %s --check-prefix=SM90
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %S/Inputs/quantize-matmul.mlir --nvfp4-lower-to-sm90="format=isa" | FileCheck %s --check-prefix=SM90A
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %S/Inputs/quantize-matmul.mlir --nvfp4-lower-to-gpu="chip=sm_80 format=isa" | FileCheck %s --check-prefix=SM80
@@ -24,6 +25,12 @@
 // CHECK:       gpu.func @helper()
 // CHECK-NOT:     griddepcontrol
 // CHECK:       llvm.mlir.global external constant @nvfp4_dependent_launch(1 : i32) {addr_space = 4 : i32, alignment = 4 : i64}
+// Without the early trigger: the waits only (a kernel lets its dependents
+// launch when it completes).
+// LATE-LABEL:  gpu.func @plain
+// LATE-NEXT:     llvm.inline_asm has_side_effects {{.*}}"griddepcontrol.wait;", "~{memory}"
+// LATE-NOT:      launch_dependents
+// LATE:          llvm.mlir.global external constant @nvfp4_dependent_launch
 gpu.module @kernels {
   gpu.func @plain(%m: memref<4xf32>) kernel {
     %c0 = arith.constant 0 : index

@@ -9,7 +9,7 @@
 // CHECK:      gpu-async-region
 // CHECK:      convert-nvgpu-to-nvvm,
 // CHECK-NEXT: gpu-kernel-outlining{
-// CHECK-NEXT: nvfp4-gpu-dependent-launch,
+// CHECK-NEXT: nvfp4-gpu-dependent-launch{early-trigger=true},
 // CHECK-NEXT: convert-vector-to-scf{
 // CHECK-NEXT: convert-scf-to-cf{
 // CHECK-NEXT: convert-nvvm-to-llvm,

@@ -441,6 +441,11 @@ def NVFP4GPUDependentLaunch
     }
     ```
   }];
+  let options = [
+    Option<"earlyTrigger", "early-trigger", "bool", "true",
+           "launch_dependents at each kernel's entry (off: none; a kernel "
+           "then lets its dependents start when it completes)">
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 

@@ -42,6 +42,11 @@ struct GPUTargetOptions : public PassPipelineOptions<Derived> {
                      "(programmatic dependent launch, sm_90 on; "
                      "nvfp4-gpu-dependent-launch)"),
       llvm::cl::init(true)};
+  typename Base::template Option<bool> earlyTrigger{
+      *this, "early-trigger",
+      llvm::cl::desc("with dependent-launch: each kernel lets the next one "
+                     "launch at its entry (off: when it completes)"),
+      llvm::cl::init(true)};
 };
 
 struct LowerToGPUOptions : public GPUTargetOptions<LowerToGPUOptions> {
@@ -191,7 +196,8 @@ LogicalResult buildLowerToSM100Pipeline(OpPassManager &pm,
 /// have it, nvfp4-gpu-dependent-launch.
 void buildGPUBackendPipeline(OpPassManager &pm, const GPUTarget &target,
                              int optLevel, StringRef format = "bin",
-                             bool dependentLaunch = true);
+                             bool dependentLaunch = true,
+                             bool earlyTrigger = true);
 
 /// Registers `nvfp4-bufferize`, `nvfp4-lower-to-cpu`, `nvfp4-lower-to-gpu`,
 /// `nvfp4-lower-to-sm90`, `nvfp4-lower-to-sm100`.

@@ -52,6 +52,7 @@ namespace {
 struct NVFP4GPUDependentLaunchPass
     : public nvfp4::impl::NVFP4GPUDependentLaunchBase<
           NVFP4GPUDependentLaunchPass> {
+  using Base::Base;
   void runOnOperation() override {
     for (auto module : getOperation().getOps<gpu::GPUModuleOp>()) {
       bool kernels = false;
@@ -63,7 +64,8 @@ struct NVFP4GPUDependentLaunchPass
         Location loc = func.getLoc();
         if (!func->hasAttr(kOwnGridWaitAttr))
           emitGridDependencyWait(b, loc);
-        emitLaunchDependents(b, loc);
+        if (earlyTrigger)
+          emitLaunchDependents(b, loc);
       }
       if (!kernels || module.lookupSymbol(kDependentLaunchMarker))
         continue;
