@@ -606,6 +606,16 @@ class GraphDecoder:
 
     ``step_logits`` replays one step (benchmarks time it); graphs=False runs
     the steps eagerly (the same kernels: the same tokens).
+
+    Sliding-window attention layers (gpt-oss's) keep their length as a
+    Python int, from which transformers derives the query position of the
+    attention masks: a recorded step would replay the position of the step
+    it was recorded at. While the cache does not outgrow the window
+    (max_len <= the window) such a layer is the same as a full static one,
+    so the decoder makes it one: its length is read from its device tensor
+    and its Python count held at 0 (the branches of a cache that is not
+    full). A longer cache rolls the window, which one graph cannot replay:
+    graphs=True refuses it; graphs=False keeps transformers' own handling.
     """
 
     def __init__(self, model, batch: int, max_len: int, graphs: bool = True):
@@ -623,8 +633,33 @@ class GraphDecoder:
         # keeps a workspace per stream).
         self.graphs = graphs and self.device.type == "cuda"
         self.stream = torch.cuda.Stream(self.device) if self.graphs else None
+        self.sliding = [layer for layer in self.cache.layers
+                        if getattr(layer, "is_sliding", False)]
+        if any(layer.max_cache_len < max_len for layer in self.sliding):
+            if self.graphs:
+                window = min(layer.max_cache_len for layer in self.sliding)
+                raise ValueError(f"a cache of {max_len} positions outgrows the sliding window "
+                                 f"({window}) of the model's sliding-attention layers, which "
+                                 "one CUDA graph cannot replay: max_len <= the window, or "
+                                 "graphs=False")
+            self.sliding = []
+        for layer in self.sliding:
+            if not (hasattr(layer, "cumulative_length_int") and
+                    hasattr(layer, "cumulative_length")):
+                raise ValueError(f"{type(layer).__name__}: a sliding-window cache layer "
+                                 "without the lengths GraphDecoder holds (transformers "
+                                 "5.24's StaticSlidingWindowLayer)")
+            # A full static layer's length: the device tensor.
+            layer.get_seq_length = (lambda layer=layer: layer.cumulative_length)
+
+    def _hold_sliding(self):
+        # The branches of a sliding layer whose cache is not full (the
+        # class comment): its Python count at 0 before every forward.
+        for layer in self.sliding:
+            layer.cumulative_length_int = 0
 
     def _forward(self):
+        self._hold_sliding()
         return self.model(self.ids, cache=self.cache, position_ids=self.pos,
                           logits_to_keep=1).logits[:, -1]
 
@@ -645,6 +680,7 @@ class GraphDecoder:
             raise ValueError(f"prompt of shape {tuple(prompt.shape)}: this decoder takes "
                              f"[{self.ids.shape[0]}, T] with 0 < T < {self.max_len}")
         pos = torch.arange(t, device=self.device).expand(batch, -1)
+        self._hold_sliding()
         logits = self.model(prompt.to(self.device), cache=self.cache, position_ids=pos,
                             logits_to_keep=1).logits[:, -1]
         self._set_length(t)

@@ -313,6 +313,31 @@ def test_graph_decoder_generates_what_generate_does(made, device):
     assert torch.equal(got, want)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_graph_decoder_past_the_sliding_window(made, device):
+    """gpt-oss's sliding-attention layers (window 16 in the tiny model): a
+    cache longer than the window rolls it. Eager steps (transformers' own
+    handling) still give model.generate's tokens on the CPU; CUDA graphs
+    refuse such a cache, and within the window the graph replays equal the
+    eager steps (the layers held as full static ones: before, the replays
+    kept the query position of the recorded step and the tokens differed)."""
+    if made.producer != "gpt-oss":
+        pytest.skip("the sliding window is gpt-oss's")
+    model = models.from_pretrained(made.path, device=device)
+    prompt = made.ids[:2, :8].to(device)
+    got = models.GraphDecoder(model, 2, 24, graphs=False).generate(prompt, 12)
+    if device == "cpu":
+        want = model.generate(prompt, max_new_tokens=12, do_sample=False,
+                              cache_implementation="static", pad_token_id=0)[:, 8:]
+        assert torch.equal(got, want)
+        return
+    with pytest.raises(ValueError, match="outgrows the sliding window"):
+        models.GraphDecoder(model, 2, 24)
+    got = models.GraphDecoder(model, 2, 16).generate(prompt, 8)
+    want = models.GraphDecoder(model, 2, 16, graphs=False).generate(prompt, 8)
+    assert torch.equal(got, want)
+
+
 def test_graph_decoder_refuses_what_it_cannot_hold(made):
     model = models.from_pretrained(made.path)
     dec = models.GraphDecoder(model, 2, 10)
