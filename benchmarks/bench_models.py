@@ -22,13 +22,16 @@ Forms:
                 projection, shared_expert_input_scale)
   nvfp4a16_f16  compressed-tensors NVFP4A16 loaded in float16 (W4A16 on the
                 sm_90a kernel)
-  nvfp4a16      compressed-tensors NVFP4A16 in bf16 (W4A16: the portable
-                kernel; decode only)
-  nvfp4a16_mma  the same in bf16 with bf16-mma=true (NVFP4_PIPELINE_OPTIONS:
-                the sm_90a kernel's bf16 MMA)
+  nvfp4a16      compressed-tensors NVFP4A16 in bf16 with bf16-mma=false
+                (NVFP4_PIPELINE_OPTIONS: W4A16 on the portable kernel; decode
+                only)
+  nvfp4a16_mma  the same in bf16 as compiled by default (bf16-mma: the sm_90a
+                kernel's bf16 MMA)
   mxfp4         gpt-oss only: its MXFP4 experts as OpenAI's checkpoints store
-                them (W4A16 on bf16 activations: the portable kernel)
-  mxfp4_mma     the same with bf16-mma=true (the sm_90a kernel's bf16 MMA)
+                them, with bf16-mma=false (W4A16 on bf16 activations: the
+                portable kernel)
+  mxfp4_mma     the same as compiled by default (the sm_90a kernel's bf16
+                MMA)
 
 Measured: prefill (batch 1, --prefill tokens, logits of the last position
 only, eager: one forward per rep) tokens/s; decode tokens/s at each batch:
@@ -207,11 +210,11 @@ def main(argv=None):
             del model
         # gpt-oss: its own MXFP4 format (experts only, bf16 activations);
         # the others: compressed-tensors.
-        quantized = ((("mxfp4", "MXFP4", ""), ("mxfp4_mma", "MXFP4", "bf16-mma=true"))
+        quantized = ((("mxfp4", "MXFP4", "bf16-mma=false"), ("mxfp4_mma", "MXFP4", ""))
                      if MODELS[name][0] == "gpt_oss" else
                      (("nvfp4", "NVFP4", ""), ("nvfp4a16_f16", "NVFP4A16", ""),
-                      ("nvfp4a16_mma", "NVFP4A16", "bf16-mma=true"),
-                      ("nvfp4a16", "NVFP4A16", "")))
+                      ("nvfp4a16_mma", "NVFP4A16", ""),
+                      ("nvfp4a16", "NVFP4A16", "bf16-mma=false")))
         for form, scheme, options in quantized:
             if form not in forms:
                 continue

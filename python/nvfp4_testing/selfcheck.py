@@ -507,7 +507,7 @@ def check_matmul(target, size):
         bound = None if tame else summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw)
         rep.close(f"nvfp4 M={m} K={k} N={n} -> {out}{' (no outliers, bar only)' if tame else ''}",
                   got, want, out, bound)
-    # MXFP4 (on sm_90a the kernel's bf16 MMA with bf16-mma=true; the full
+    # MXFP4 (on sm_90a the kernel's bf16 MMA, bf16-mma by default; the full
     # size has gpt-oss's K = 2880: a last stage of 64), accumulate, alpha.
     for (m, k, n), out in [((200, 256, 136), "f32")] + (
             [((256, 2880, 200), "bf16")] if size == "full" else []):
@@ -721,7 +721,7 @@ def check_weight_only(target, size):
     rep.close(f"grouped_linear(weight_only) M={ms} N={n} K={k} -> bf16", got, want, "bf16",
               np.concatenate(bounds))
     # MXFP4 experts on bf16 activations (gpt-oss; on sm_90a the kernel's
-    # bf16 MMA with bf16-mma=true): K of 64 past the last 128.
+    # bf16 MMA, bf16-mma by default): K of 64 past the last 128.
     kx, nx = 320, 136
     Xm = [activations((mg, kx), "bf16", False) for mg in ms]
     Bm = [random_operand(nx, kx, "mxfp4", rng) for _ in ms]

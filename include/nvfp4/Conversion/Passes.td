@@ -198,14 +198,14 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
            "K blocks of 64 summed in the tensor core before the partial sum "
            "is added to an fp32 register total (even; 0: never)">,
-    Option<"bf16Mma", "bf16-mma", "bool", /*default=*/"false",
+    Option<"bf16Mma", "bf16-mma", "bool", /*default=*/"true",
            "Weight-only matmuls on bf16 activations, and MXFP4 matmuls, on "
            "the kernel with a bf16 MMA (NVFP4 or MXFP4 weights dequantized "
            "exactly to bf16, the pre-pass copying the activations or "
-           "dequantizing MXFP4 tokens to bf16); otherwise they run on the "
-           "portable kernel. Off by default: checked on an H200 for NVFP4 "
-           "weights (the weight_only selfchecks, 2026-11-27), not yet on an "
-           "H100 nor for MXFP4">
+           "dequantizing MXFP4 tokens to bf16); off: they run on the "
+           "portable kernel. Checked on an H200 (the weight_only, matmul and "
+           "grouped selfchecks, MXFP4 included) and an H100 (weight_only), "
+           "2026-11-27">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

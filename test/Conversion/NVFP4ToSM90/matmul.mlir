@@ -2,8 +2,8 @@
 // maps, one persistent launch) and the kernel's structure in nvfp4k ops
 // (test/Conversion/NVFP4KernelToNVVM checks how each op lowers). What the
 // kernel computes is checked on the GPU (test/Integration/GPU).
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=128 schedule=data-parallel" | FileCheck %s
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=64 stages=4 ctas=8 promote-every=0 schedule=data-parallel" | FileCheck %s --check-prefix=OPTS
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=128 schedule=data-parallel bf16-mma=false" | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=64 stages=4 ctas=8 promote-every=0 schedule=data-parallel bf16-mma=false" | FileCheck %s --check-prefix=OPTS
 
 // CHECK-LABEL: func.func @dense(
 // CHECK-SAME:    %[[A:.*]]: memref<256x64xi8>, %[[SA:.*]]: memref<2x2x32x4x4xi8>, %[[B:.*]]: memref<192x64xi8>, %[[SB:.*]]: memref<2x2x32x4x4xi8>, %[[C:.*]]: memref<256x192xbf16>)
@@ -204,9 +204,10 @@ func.func @independent(%a0: memref<40x64xf4E2M1FN>, %sa0: memref<1x1x32x4x4xf8E4
 
 // -----
 
-// What the kernel does not cover keeps the portable SIMT kernel: MXFP4,
-// odd N, independent groups of different N, K not a multiple of 32, bf16
-// activations (weight-only).
+// What the kernel does not cover keeps the portable SIMT kernel: odd N,
+// independent groups of different N, K not a multiple of 32, and with
+// bf16-mma=false (the f16 MMA only) MXFP4 and bf16 activations
+// (weight-only).
 // CHECK-LABEL: func.func @portable(
 // CHECK-NOT:     nvfp4_sm90_gemm
 // CHECK-COUNT-5: gpu.launch blocks

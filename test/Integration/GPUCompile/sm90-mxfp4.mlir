@@ -5,8 +5,8 @@
 // E8M0 scale in f32, 2^-127 for e = 0, NaN for 255). One 512-byte E8M0
 // scale unit per stage, each scale the bf16 pattern e << 7 (0x0040 for
 // e = 0, 0x7FC0 for e = 255) times the exact e2m1, the MMA
-// m64nNk16.f32.bf16.bf16. Without bf16-mma they run on the portable kernel
-// (E8M0 scales exceed f16's range). Compile-only (CI);
+// m64nNk16.f32.bf16.bf16 (bf16-mma is the default). With bf16-mma=false
+// they run on the portable kernel (E8M0 scales exceed f16's range). Compile-only (CI);
 // test/Integration/GPU/{weight-only,matmul,grouped}.test run them.
 // REQUIRES: ptxas
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="bf16-mma=true format=isa" -o %t.isa.mlir
@@ -22,7 +22,7 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t.1.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.2.ptx
 // RUN: FileCheck %s --check-prefix=PRE < %t.pre.ptx
-// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90 | FileCheck %s --check-prefix=PORTABLE
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="bf16-mma=false" | FileCheck %s --check-prefix=PORTABLE
 
 // PTXAS: Compiling entry function 'nvfp4_sm90_gemm_{{[012]}}' for 'sm_90a'
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
