@@ -433,9 +433,6 @@ public:
   }
 
 private:
-  Value not1(Value x) {
-    return arith::XOrIOp::create(b, x, cInt(b, b.getI1Type(), 1));
-  }
   SmallVector<int64_t> staticRows() {
     return SmallVector<int64_t>(space.getGroupRows());
   }

@@ -237,7 +237,8 @@ def NVFP4K_SchedulerTileOp : NVFP4K_Op<"scheduler.tile"> {
     group's table entries about once per CTA instead of once per tile: the
     walk of a 128-expert decode call was half of the kernel's instructions.
     A cursor past `t` (`group_first > t`) is ignored (the walk starts at
-    group 0), so any cursor gives the right tile.
+    group 0), so the cursor of any earlier decode, of a smaller tile or a
+    larger one, gives the right tile.
 
     Example:
 
