@@ -282,14 +282,14 @@ LogicalResult Tcgen05ScaledMmaOp::verify() {
     return emitOpError("expected B as ")
            << n << " rows of 128 bytes in shared memory, got "
            << getB().getType();
-  uint64_t units = getMxfp4() ? 2 : 4;
-  if (getUnits() != units)
+  int64_t units = getMxfp4() ? 2 : 4;
+  if (static_cast<int64_t>(getUnits()) != units)
     return emitOpError("expected ")
            << units << " scale units per 256 of K, got " << getUnits();
   if (getSteps() < 1 || getSteps() > 4)
     return emitOpError("expected 1 to 4 K steps of 64, got ") << getSteps();
-  uint64_t blocks = n > 128 ? 2 : 1;
-  if (getBScaleBlocks() != blocks)
+  int64_t blocks = n > 128 ? 2 : 1;
+  if (static_cast<int64_t>(getBScaleBlocks()) != blocks)
     return emitOpError("expected ")
            << blocks << " 128-row scale blocks for N = " << n << ", got "
            << getBScaleBlocks();
