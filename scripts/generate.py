@@ -53,8 +53,11 @@ def main(argv=None):
     sync = torch.cuda.synchronize if args.device != "cpu" else (lambda: None)
     with torch.no_grad():
         if args.cuda_graph:
-            decoder = models.GraphDecoder(model, ids.shape[0],
-                                          ids.shape[1] + args.max_new_tokens)
+            try:
+                decoder = models.GraphDecoder(model, ids.shape[0],
+                                              ids.shape[1] + args.max_new_tokens)
+            except ValueError as e:  # e.g. a cache past a sliding window
+                sys.exit(f"--cuda-graph: {e}")
             decoder.generate(ids, 2)  # warm up: compiles, records the step
             sync()
             start = time.time()
