@@ -25,10 +25,10 @@ struct ChipInfo {
 
 constexpr ChipFeature kNone = ChipFeature::none;
 /// What every chip from sm_90 on has.
-constexpr ChipFeature kTMA = ChipFeature::tma | ChipFeature::gridDependency;
-constexpr ChipFeature kE2M1 = ChipFeature::e2m1Convert | kTMA;
-constexpr ChipFeature kE2M1RS = ChipFeature::e2m1Convert |
-                                ChipFeature::e2m1StochasticConvert | kTMA;
+constexpr ChipFeature kSM90On = ChipFeature::tma | ChipFeature::gridDependency;
+constexpr ChipFeature kE2M1 = ChipFeature::e2m1Convert | kSM90On;
+constexpr ChipFeature kE2M1RS =
+    ChipFeature::e2m1Convert | ChipFeature::e2m1StochasticConvert | kSM90On;
 
 /// Every chip from Maxwell on, as LLVM 22 names them (`llc -mcpu=help`).
 /// The features follow what the compiler's own checks accept, probed with
@@ -47,15 +47,15 @@ constexpr ChipInfo kChips[] = {
     {"sm_80", 70, kNone}, {"sm_86", 71, kNone}, {"sm_87", 74, kNone},
     {"sm_88", 90, kNone}, {"sm_89", 78, kNone},
     // Hopper.
-    {"sm_90", 78, kTMA}, {"sm_90a", 80, ChipFeature::wgmma | kTMA},
+    {"sm_90", 78, kSM90On}, {"sm_90a", 80, ChipFeature::wgmma | kSM90On},
     // Blackwell: base, arch-specific (a) and family (f) targets.
-    {"sm_100", 86, kTMA}, {"sm_100a", 86, ChipFeature::tcgen05 | kE2M1RS},
+    {"sm_100", 86, kSM90On}, {"sm_100a", 86, ChipFeature::tcgen05 | kE2M1RS},
     {"sm_100f", 88, kE2M1},
-    {"sm_101", 86, kTMA}, {"sm_101a", 86, kE2M1}, {"sm_101f", 88, kE2M1},
-    {"sm_103", 88, kTMA}, {"sm_103a", 88, kE2M1RS}, {"sm_103f", 88, kE2M1},
-    {"sm_110", 90, kTMA}, {"sm_110a", 90, kE2M1}, {"sm_110f", 90, kE2M1},
-    {"sm_120", 87, kTMA}, {"sm_120a", 87, kE2M1}, {"sm_120f", 88, kE2M1},
-    {"sm_121", 88, kTMA}, {"sm_121a", 88, kE2M1}, {"sm_121f", 88, kE2M1},
+    {"sm_101", 86, kSM90On}, {"sm_101a", 86, kE2M1}, {"sm_101f", 88, kE2M1},
+    {"sm_103", 88, kSM90On}, {"sm_103a", 88, kE2M1RS}, {"sm_103f", 88, kE2M1},
+    {"sm_110", 90, kSM90On}, {"sm_110a", 90, kE2M1}, {"sm_110f", 90, kE2M1},
+    {"sm_120", 87, kSM90On}, {"sm_120a", 87, kE2M1}, {"sm_120f", 88, kE2M1},
+    {"sm_121", 88, kSM90On}, {"sm_121a", 88, kE2M1}, {"sm_121f", 88, kE2M1},
 };
 // clang-format on
 

@@ -34,10 +34,10 @@ static void emitGridDependencyControl(OpBuilder &b, Location loc,
 }
 
 void mlir::nvfp4::emitGridDependencyWait(OpBuilder &b, Location loc) {
-  auto kernel = b.getInsertionBlock()->getParentOp()->getParentOfType<
-      gpu::GPUFuncOp>();
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto kernel = dyn_cast<gpu::GPUFuncOp>(parent);
   if (!kernel)
-    kernel = dyn_cast<gpu::GPUFuncOp>(b.getInsertionBlock()->getParentOp());
+    kernel = parent->getParentOfType<gpu::GPUFuncOp>();
   assert(kernel && "griddepcontrol.wait outside a gpu.func");
   kernel->setAttr(kOwnGridWaitAttr, b.getUnitAttr());
   emitGridDependencyControl(b, loc, "griddepcontrol.wait;");

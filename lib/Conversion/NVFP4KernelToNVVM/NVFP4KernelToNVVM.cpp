@@ -312,9 +312,15 @@ public:
     }
     llvm_unreachable("grouping");
   }
-  Value tokenTiles(Value g) {
-    return divu(add(groupRows(g), c(space.getTokenTile() - 1)),
+  Value tokenTiles(Value g) { return tokenTilesOf(groupRows(g)); }
+  /// Token tiles of a group of `rows` rows.
+  Value tokenTilesOf(Value rows) {
+    return divu(add(rows, c(space.getTokenTile() - 1)),
                 c(space.getTokenTile()));
+  }
+  /// All tiles of group g (its token tiles times the weight tiles).
+  Value groupTiles(Value g) {
+    return mul(tokenTiles(g), c(space.getWeightTiles()));
   }
   /// Rows per token tile of a group of `rows` rows cut into `tiles` tiles.
   Value rowsPerTile(Value rows, Value tiles) {
@@ -331,9 +337,7 @@ public:
     auto loop = scf::ForOp::create(
         b, c(0), c(space.getGroups()), c(1), ValueRange{c(0)},
         [&](OpBuilder &, Location, Value g, ValueRange acc) {
-          scf::YieldOp::create(
-              b, ValueRange{add(
-                     acc[0], mul(tokenTiles(g), c(space.getWeightTiles())))});
+          scf::YieldOp::create(b, ValueRange{add(acc[0], groupTiles(g))});
         });
     return loop.getResult(0);
   }
@@ -345,52 +349,38 @@ public:
   SmallVector<Value> tile(Value t, ValueRange cursor) {
     Value g0 = c(0), first0 = c(0);
     if (!cursor.empty()) {
-      Value usable = arith::AndIOp::create(
-          b,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ule, cursor[1], t),
-          lt(cursor[0], c(space.getGroups())));
+      Value usable =
+          arith::AndIOp::create(b, cmp(arith::CmpIPredicate::ule, cursor[1], t),
+                                lt(cursor[0], c(space.getGroups())));
       g0 = select(usable, cursor[0], c(0));
       first0 = select(usable, cursor[1], c(0));
     }
     // One group per iteration: `next` is the first tile of the group after
     // g, computed once and handed from the condition to the body. The state
-    // is i32 (tile numbers and groups are far below 2^31): in index values
-    // the walk spilled in the 40-register TMA issuer.
+    // is i32 (tile numbers and groups are below 2^31, SchedulerType's
+    // verifier): in index values the walk spilled in the 40-register TMA
+    // issuer.
     Type i32 = b.getI32Type();
-    auto narrow = [&](Value v) -> Value {
-      return arith::IndexCastUIOp::create(b, i32, v);
-    };
-    auto widen = [&](Value v) -> Value {
-      return arith::IndexCastUIOp::create(b, b.getIndexType(), v);
-    };
-    Value t32 = narrow(t);
+    Value t32 = toI32(t);
     auto walk = scf::WhileOp::create(
         b, TypeRange{i32, i32, i32},
-        ValueRange{narrow(g0), narrow(first0), narrow(first0)},
+        ValueRange{toI32(g0), toI32(first0), toI32(first0)},
         [&](OpBuilder &, Location, ValueRange st) {
           Value g = st[0], first = st[1];
-          Value next = arith::AddIOp::create(
-              b, first,
-              narrow(mul(tokenTiles(widen(g)), c(space.getWeightTiles()))));
+          Value next = add(first, toI32(groupTiles(toIndex(g))));
           Value more = arith::AndIOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::uge, t32, next),
-              arith::CmpIOp::create(
-                  b, arith::CmpIPredicate::ult,
-                  arith::AddIOp::create(b, g, cInt(b, i32, 1)),
-                  cInt(b, i32, space.getGroups())));
+              b, cmp(arith::CmpIPredicate::uge, t32, next),
+              lt(add(g, c32(1)), c32(space.getGroups())));
           scf::ConditionOp::create(b, more, ValueRange{g, first, next});
         },
         [&](OpBuilder &, Location, ValueRange st) {
-          scf::YieldOp::create(
-              b, ValueRange{arith::AddIOp::create(b, st[0], cInt(b, i32, 1)),
-                            st[2], st[2]});
+          scf::YieldOp::create(b, ValueRange{add(st[0], c32(1)), st[2], st[2]});
         });
-    Value group = widen(walk.getResult(0));
-    Value groupFirst = widen(walk.getResult(1));
+    Value group = toIndex(walk.getResult(0));
+    Value groupFirst = toIndex(walk.getResult(1));
     Value local = sub(t, groupFirst);
     Value rows = groupRows(group);
-    Value tiles = tokenTiles(group);
+    Value tiles = tokenTilesOf(rows);
     Value tokenTile = arith::RemUIOp::create(b, local, tiles);
     Value weightTile = divu(local, tiles);
     Value start = groupStart(group);
@@ -439,8 +429,7 @@ private:
   /// Entry `index` of the i32 group table.
   Value entry(Value index) {
     Value ptr = globalAddress(b, table, mul(index, c(4)));
-    Value v = LLVM::LoadOp::create(b, b.getI32Type(), ptr, 4);
-    return arith::IndexCastOp::create(b, b.getIndexType(), v);
+    return toIndex(LLVM::LoadOp::create(b, b.getI32Type(), ptr, 4));
   }
 
   SchedulerType space;

@@ -148,26 +148,18 @@ void KernelBuilder::forEachUnit(function_ref<void(const Unit &)> body) {
       nvfp4k::SchedulerUnitsOp::create(b, scheduler, bid, grid, count);
   // The units' tiles increase: each decode starts its group walk where the
   // previous unit's ended (the cursor: group and its first tile, carried in
-  // i32: as index values they cost the 128-token consumers a spill).
-  Type i32 = b.getI32Type();
-  auto narrow = [&](Value v) {
-    return arith::IndexCastUIOp::create(b, i32, v).getResult();
-  };
-  auto widen = [&](Value v) {
-    return arith::IndexCastUIOp::create(b, b.getIndexType(), v).getResult();
-  };
-  Value zero = c32(0);
+  // i32: as index values they cost the 40-register TMA issuer a spill).
   scf::ForOp::create(
-      b, c(0), units, c(1), ValueRange{zero, zero},
+      b, c(0), units, c(1), ValueRange{c32(0), c32(0)},
       [&](OpBuilder &, Location, Value u, ValueRange cursor) {
         auto unit =
             nvfp4k::SchedulerUnitOp::create(b, scheduler, u, bid, grid, count);
         auto tile = nvfp4k::SchedulerTileOp::create(
             b, scheduler, unit.getTile(),
-            ValueRange{widen(cursor[0]), widen(cursor[1])});
+            ValueRange{toIndex(cursor[0]), toIndex(cursor[1])});
         body(Unit{unit.getKBegin(), unit.getKEnd(), unit.getPosition(), tile});
-        scf::YieldOp::create(b, ValueRange{narrow(tile.getGroup()),
-                                           narrow(tile.getGroupFirst())});
+        scf::YieldOp::create(
+            b, ValueRange{toI32(tile.getGroup()), toI32(tile.getGroupFirst())});
       });
 }
 

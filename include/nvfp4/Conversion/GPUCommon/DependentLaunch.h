@@ -34,7 +34,9 @@ namespace nvfp4 {
 /// The device global (an i32 in the constant space) of a gpu.module whose
 /// kernels all wait for the kernels ahead of them.
 inline constexpr const char kDependentLaunchMarker[] = "nvfp4_dependent_launch";
-/// The unit attribute of a gpu.func that placed its own wait.
+/// The unit attribute of a gpu.func that has its wait (emitGridDependencyWait
+/// sets it: nvfp4-gpu-dependent-launch adds a wait at the entry of a kernel
+/// without it).
 inline constexpr const char kOwnGridWaitAttr[] = "nvfp4.grid_dependency_wait";
 
 /// griddepcontrol.wait at the builder's position, inside a gpu.func kernel,

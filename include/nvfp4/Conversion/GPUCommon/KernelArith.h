@@ -53,6 +53,9 @@ public:
   Value toI32(Value index) {
     return arith::IndexCastOp::create(b, b.getI32Type(), index);
   }
+  Value toIndex(Value integer) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), integer);
+  }
   /// values[g] for a run-time g (a select chain: G is small).
   Value pick(ArrayRef<Value> values, Value g) {
     Value result = values.front();
