@@ -212,7 +212,9 @@ def _call(key, build, inputs, run_options, pick):
         if out is not None:
             arrays = [*inputs, *out] if isinstance(out, (list, tuple)) else [*inputs, out]
     target = _runtime._resolve_target(target, arrays)
-    full_key = (key, target)
+    # The environment's compile settings are part of the key: a program
+    # compiled under other pipeline options is another program.
+    full_key = (key, target, _runtime.compile_settings(target))
     prog = _OPS.get(full_key)
     if prog is None:
         args, results, body = build()

@@ -251,6 +251,22 @@ _PROGRAMS: dict = {}
 DEFAULT_POISON = None
 
 
+def compile_settings(target: str, portable=None, pipeline_options=None,
+                     emulate_tcgen05=None) -> tuple:
+    """What a program compiles with besides its text: (portable,
+    pipeline_options, emulate_tcgen05), each the argument where given, else
+    the environment's ($NVFP4_PORTABLE_KERNELS, $NVFP4_PIPELINE_OPTIONS,
+    $NVFP4_EMULATE_TCGEN05) as it is now. Anything that keeps compiled
+    programs keys them by it too: a changed variable compiles anew."""
+    if portable is None:
+        portable = target == "gpu" and bool(os.environ.get("NVFP4_PORTABLE_KERNELS"))
+    if pipeline_options is None:
+        pipeline_options = os.environ.get("NVFP4_PIPELINE_OPTIONS", "")
+    if emulate_tcgen05 is None:
+        emulate_tcgen05 = target == "gpu" and bool(os.environ.get("NVFP4_EMULATE_TCGEN05"))
+    return portable, pipeline_options, emulate_tcgen05
+
+
 def compile_program(program: str, target: str, entry="main", *, chip="",
                     portable=None, pipeline_options=None, emulate_tcgen05=None) -> Program:
     """Compiles `program` for 'cpu' or 'gpu' (cached in memory and on disk).
@@ -263,12 +279,8 @@ def compile_program(program: str, target: str, entry="main", *, chip="",
     an H100/H200), for testing them without Blackwell (default:
     $NVFP4_EMULATE_TCGEN05).
     """
-    if portable is None:
-        portable = target == "gpu" and bool(os.environ.get("NVFP4_PORTABLE_KERNELS"))
-    if pipeline_options is None:
-        pipeline_options = os.environ.get("NVFP4_PIPELINE_OPTIONS", "")
-    if emulate_tcgen05 is None:
-        emulate_tcgen05 = target == "gpu" and bool(os.environ.get("NVFP4_EMULATE_TCGEN05"))
+    portable, pipeline_options, emulate_tcgen05 = compile_settings(
+        target, portable, pipeline_options, emulate_tcgen05)
     key = (program, target, entry, chip, portable, pipeline_options, emulate_tcgen05)
     prog = _PROGRAMS.get(key)
     if prog is None:

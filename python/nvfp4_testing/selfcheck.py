@@ -767,8 +767,9 @@ def check_weight_only(target, size):
 
 class PipelineOptions:
     """Programs compiled under NVFP4_PIPELINE_OPTIONS=`options` (the sm_90a
-    kernel's schedule and token source; "default" or "" for none), each op
-    compiled anew."""
+    kernel's schedule and token source; "default" or "" for none): the
+    compiler keys its programs by the variable, so each op compiles under
+    these options."""
 
     def __init__(self, options):
         self.options = "" if options == "default" else options
@@ -777,7 +778,6 @@ class PipelineOptions:
         import os
         self.saved = os.environ.get("NVFP4_PIPELINE_OPTIONS")
         os.environ["NVFP4_PIPELINE_OPTIONS"] = self.options
-        compiler._OPS.clear()
 
     def __exit__(self, *exc):
         import os
@@ -785,7 +785,6 @@ class PipelineOptions:
             os.environ.pop("NVFP4_PIPELINE_OPTIONS", None)
         else:
             os.environ["NVFP4_PIPELINE_OPTIONS"] = self.saved
-        compiler._OPS.clear()
 
 
 # The decode kernel's configurations (convert-nvfp4-to-sm90 options): the

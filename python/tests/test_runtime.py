@@ -370,6 +370,24 @@ def test_emulate_tcgen05_needs_the_gpu_target():
                                 emulate_tcgen05=True)
 
 
+def test_ops_compile_anew_when_the_pipeline_options_change(monkeypatch):
+    # The compiler's programs are keyed by $NVFP4_PIPELINE_OPTIONS as it is
+    # at each call (a benchmark that sets it per form must get each form's
+    # program, not the one an earlier form compiled): options the CPU
+    # pipeline does not take fail the next call, the same call that
+    # compiled before.
+    x = ref.make_test_tensor((32, 64), 11)
+    monkeypatch.setenv("NVFP4_PIPELINE_OPTIONS", "")
+    want = [np.asarray(a) for a in compiler.quantize(x)]
+    monkeypatch.setenv("NVFP4_PIPELINE_OPTIONS", "no-such-option=1")
+    with pytest.raises(runtime.RunnerError, match="no-such-option"):
+        compiler.quantize(x)
+    monkeypatch.setenv("NVFP4_PIPELINE_OPTIONS", "")
+    got = [np.asarray(a) for a in compiler.quantize(x)]
+    for a, b in zip(got, want):
+        assert np.array_equal(a, b)
+
+
 def _subprocess(code, cache, **env):
     script = textwrap.dedent(code)
     return subprocess.run(

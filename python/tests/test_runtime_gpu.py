@@ -110,7 +110,7 @@ def test_gpu_mode_submission_matches_the_runner(tmp_path):
     G = len(abc)
     A, SA, B, SB = arrays[:G], arrays[G:2 * G], arrays[2 * G:3 * G], arrays[3 * G:]
     # The program the API compiled for the call, run by the runner.
-    compiled = next(p for (op, target), p in compiler._OPS.items()
+    compiled = next(p for (op, target, _), p in compiler._OPS.items()
                     if op[0] == "grouped" and target == "gpu")
     program = next(key[0] for key, p in runtime._PROGRAMS.items() if p is compiled)
     (tmp_path / "p.mlir").write_text(program)
