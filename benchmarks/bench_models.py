@@ -6,6 +6,7 @@ of the same weights, in one process.
     python3 benchmarks/bench_models.py --out DIR [--models llama8b,qwen3moe,gptoss20b]
         [--layers 4] [--batches 1,8,64] [--context 512] [--prefill 2048]
         [--forms bf16,nvfp4,nvfp4a16_f16,nvfp4a16_mma,nvfp4a16,mxfp4,mxfp4_mma]
+        [--checkpoints DIR]
 
 Models (MODELS): Llama-3-8B's decoder layers (hidden 4096, 32 heads, 8 KV
 heads, MLP 14336, vocab 128256) and Qwen3-30B-A3B's (hidden 2048, 32
@@ -29,7 +30,7 @@ Forms:
                 kernel's bf16 MMA)
   mxfp4         gpt-oss only: its MXFP4 experts as OpenAI's checkpoints store
                 them, with bf16-mma=false (W4A16 on bf16 activations: the
-                portable kernel)
+                portable kernel; decode only)
   mxfp4_mma     the same as compiled by default (the sm_90a kernel's bf16
                 MMA)
 
@@ -156,7 +157,7 @@ def measure(model, form, args, device, rows, name):
                weight_bytes=weight_bytes(model), device=str(device))
     if device.type == "cuda":
         row["gpu"] = torch.cuda.get_device_name()
-    if form != "nvfp4a16" or device.type != "cuda":
+    if form not in ("nvfp4a16", "mxfp4") or device.type != "cuda":
         row["prefill_tokens_per_s"] = prefill_tokens_per_s(model, args.prefill, device,
                                                            args.reps)
     for batch in args.batches:
@@ -196,6 +197,10 @@ def main(argv=None):
     parser.add_argument("--forms",
                         default="bf16,nvfp4,nvfp4a16_f16,nvfp4a16_mma,nvfp4a16,mxfp4,mxfp4_mma")
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--checkpoints", default=None,
+                        help="where the quantized checkpoints are written (and reused "
+                             "by a later run: <model>-<scheme>); default: a fresh "
+                             "temporary directory")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args(argv)
     args.batches = [int(b) for b in args.batches.split(",")]
@@ -204,7 +209,8 @@ def main(argv=None):
     from nvfp4 import models
     from nvfp4_testing import producers
     rows = []
-    tmp = tempfile.mkdtemp(prefix="nvfp4-models-")
+    tmp = args.checkpoints or tempfile.mkdtemp(prefix="nvfp4-models-")
+    os.makedirs(tmp, exist_ok=True)
     for name in args.models.split(","):
         if "bf16" in forms:
             model = build(name, args.layers, device)
