@@ -254,6 +254,7 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.tokenTile = options.tokenTile;
   sm90.stages = options.stages;
   sm90.promoteEvery = options.promoteEvery;
+  sm90.kSplit = options.kSplit;
   sm90.granule = options.granule;
   sm90.schedule = options.schedule;
   sm90.tokens = options.tokens;

@@ -788,11 +788,13 @@ class PipelineOptions:
 
 
 # The decode kernel's configurations (convert-nvfp4-to-sm90 options): the
-# default (in-kernel FP4 tokens, stream-K for token tiles of at most 64),
-# each choice forced the other way, and stream-K grids so small that every
-# tile is split over many CTAs, or so large that CTAs get nothing.
-DECODE_CONFIGS = ["", "schedule=stream-k", "schedule=data-parallel", "tokens=prepass",
-                  "ctas=7 schedule=stream-k", "ctas=1000 stages=2 schedule=stream-k"]
+# default (in-kernel FP4 tokens, stream-K for token tiles of at most 64,
+# K split between two consumer pairs on data-parallel narrow tiles), each
+# choice forced the other way, and stream-K grids so small that every tile
+# is split over many CTAs, or so large that CTAs get nothing.
+DECODE_CONFIGS = ["", "k-split=1", "schedule=stream-k", "schedule=data-parallel",
+                  "tokens=prepass", "ctas=7 schedule=stream-k",
+                  "ctas=1000 stages=2 schedule=stream-k"]
 
 
 def check_decode(target, size):

@@ -60,7 +60,7 @@ gpu.module @no_kernels {
 
 // SM90:        gpu.binary @{{.*}}nvfp4_dependent_launch{{.*}}griddepcontrol.wait;{{.*}}griddepcontrol.launch_dependents;
 // SM90A:        gpu.binary @main_kernel{{.*}}nvfp4_dependent_launch{{.*}}griddepcontrol.wait;{{.*}}griddepcontrol.launch_dependents;
-// SM90A:        gpu.binary @nvfp4_sm90_gemm{{.*}}nvfp4_dependent_launch{{.*}}griddepcontrol.launch_dependents;{{.*}}mbarrier.init{{.*}}griddepcontrol.wait;{{.*}}setmaxnreg
+// SM90A:        gpu.binary @nvfp4_sm90_gemm{{.*}}nvfp4_dependent_launch{{.*}}griddepcontrol.launch_dependents;{{.*}}mbarrier.init{{.*}}griddepcontrol.wait;{{.*}}wgmma.mma_async
 // SM80-NOT:     griddepcontrol
 // SM80-NOT:     nvfp4_dependent_launch
 // OFF-NOT:      nvfp4_dependent_launch

@@ -146,7 +146,8 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
       iterations, so that every SM streams weights whatever the tile
       count; a tile split between CTAs is summed in K order by the last of
       them (`nvfp4k.scheduler.fixup`: the same bits on every run);
-    * two consumer warpgroups read their fragments from the stage,
+    * two consumer warpgroups (four at decode sizes, `k-split`: a second
+      pair takes every other stage) read their fragments from the stage,
       dequantize them exactly in registers (`nvfp4k.dequant.fragment_a`:
       e2m1 -> e4m3 bit pattern -> f16, times the block scale) and issue
       register-A `wgmma.mma_async m64nNk16.f32.f16.f16` with fp32
@@ -195,6 +196,12 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "Depth of the shared-memory ring of 128-K stages (tokens, "
            "weights, scales); 0: the deepest that fits, at most 8 (5 with "
            "128-token tiles)">,
+    Option<"kSplit", "k-split", "int64_t", /*default=*/"0",
+           "Consumer warpgroup pairs that share each work unit's K stages "
+           "(1 or 2: the second pair takes every other stage and hands its "
+           "sum to the first through shared memory); 0: 2 for groups of at "
+           "most 64 tokens (decode). Only token tiles of at most 64 on one "
+           "CTA per SM split">,
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
            "K blocks of 64 summed in the tensor core before the partial sum "
            "is added to an fp32 register total (even; 0: never)">,

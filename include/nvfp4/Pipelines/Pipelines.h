@@ -82,6 +82,11 @@ struct LowerToSM90Options : public GPUTargetOptions<LowerToSM90Options> {
       llvm::cl::desc("GEMM K blocks per tensor-core partial sum (even; 0: "
                      "all of K)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().promoteEvery)};
+  Option<int64_t> kSplit{
+      *this, "k-split",
+      llvm::cl::desc("GEMM consumer pairs sharing a unit's K stages (1, 2; "
+                     "0 chooses: 2 at decode sizes)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().kSplit)};
   Option<int64_t> granule{
       *this, "granule",
       llvm::cl::desc("GEMM step of the tile widths (8, 16, 32; 0 chooses)"),

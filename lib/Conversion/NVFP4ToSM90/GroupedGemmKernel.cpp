@@ -44,6 +44,8 @@ struct KernelArgs : EpilogueArgs {
 
 /// A work unit of this CTA (nvfp4k.scheduler.unit) with its tile decoded.
 struct Unit {
+  /// The unit's index among this CTA's units, and their count.
+  Value index, units;
   Value kBegin, kEnd, position;
   mutable nvfp4k::SchedulerTileOp tile;
   Value group() const { return tile.getGroup(); }
@@ -157,7 +159,8 @@ void KernelBuilder::forEachUnit(function_ref<void(const Unit &)> body) {
         auto tile = nvfp4k::SchedulerTileOp::create(
             b, scheduler, unit.getTile(),
             ValueRange{toIndex(cursor[0]), toIndex(cursor[1])});
-        body(Unit{unit.getKBegin(), unit.getKEnd(), unit.getPosition(), tile});
+        body(Unit{u, units, unit.getKBegin(), unit.getKEnd(),
+                  unit.getPosition(), tile});
         scf::YieldOp::create(
             b, ValueRange{toI32(tile.getGroup()), toI32(tile.getGroupFirst())});
       });
@@ -169,10 +172,11 @@ void KernelBuilder::forEachUnit(function_ref<void(const Unit &)> body) {
 //===----------------------------------------------------------------------===//
 
 void KernelBuilder::emitProducer() {
-  NVVM::SetMaxRegisterOp::create(
-      b, b.getI32IntegerAttr(cfg.producerRegisters()),
-      NVVM::SetMaxRegisterActionAttr::get(
-          ctx, NVVM::SetMaxRegisterAction::decrease));
+  if (cfg.producerRegisters())
+    NVVM::SetMaxRegisterOp::create(
+        b, b.getI32IntegerAttr(cfg.producerRegisters()),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::decrease));
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value t128 = remu(tid, c(128));
   Value warpInGroup = divu(t128, c(32));
@@ -473,15 +477,20 @@ Value KernelBuilder::convertChunk(const Unit &u, Value stage, Value kb, Value r,
 //===----------------------------------------------------------------------===//
 
 void KernelBuilder::emitConsumer(Value warpgroup) {
-  NVVM::SetMaxRegisterOp::create(
-      b, b.getI32IntegerAttr(cfg.consumerRegisters()),
-      NVVM::SetMaxRegisterActionAttr::get(
-          ctx, NVVM::SetMaxRegisterAction::increase));
+  if (cfg.consumerRegisters())
+    NVVM::SetMaxRegisterOp::create(
+        b, b.getI32IntegerAttr(cfg.consumerRegisters()),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::increase));
   Type i32 = b.getI32Type();
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value t128 = remu(tid, c(128));
   Value warp = divu(t128, c(32)), lane = remu(t128, c(32));
   Value g8 = divu(lane, c(4)), c4 = remu(lane, c(4));
+  // K split: warpgroups 2 and 3 (pair 1) take the odd stages of each unit,
+  // for the same rows as warpgroups 0 and 1 (pair 0).
+  Value pair = divu(warpgroup, c(kSM90ConsumerWarpgroups));
+  warpgroup = remu(warpgroup, c(kSM90ConsumerWarpgroups));
   // The thread's two weight rows: fragment rows g and g + 8 of its warp are
   // tile rows rho = 64 J + 8 w + g and rho + 32 (J: the warpgroup), so that
   // their scale words sit side by side in the swizzled unit
@@ -533,9 +542,26 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
   // Stream-K: the fixup's broadcast word after the stages.
   Value flagWord;
   if (cfg.streamK)
-    flagWord =
-        memref::ViewOp::create(b, shared({1}, i32), smem,
-                               c(cfg.stages * cfg.stageBytes()), ValueRange{});
+    flagWord = memref::ViewOp::create(b, shared({1}, i32), smem,
+                                      c(cfg.flagOffset()), ValueRange{});
+  // K split: pair 1's sums, element e of consumer thread t (of 256) at
+  // e * 256 + t (conflict-free).
+  int64_t pairThreads = 128 * kSM90ConsumerWarpgroups;
+  Value handover, pairThread;
+  if (cfg.kSplit == 2) {
+    handover = memref::ViewOp::create(
+        b, shared({cfg.tokenTile / 2 * pairThreads}, b.getF32Type()), smem,
+        c(cfg.splitOffset()), ValueRange{});
+    pairThread = add(mul(warpgroup, c(128)), t128);
+  }
+  auto namedBarrier = [&](int64_t id, bool arrive) {
+    Value barrierId = c32(id), threads = c32(cfg.kSplit * pairThreads);
+    if (arrive)
+      NVVM::BarrierArriveOp::create(b, barrierId, threads);
+    else
+      NVVM::BarrierOp::create(b, TypeRange{}, barrierId, threads,
+                              NVVM::BarrierReductionAttr(), Value());
+  };
 
   forEachUnit([&](const Unit &u) {
     auto tile = u.tile;
@@ -570,9 +596,16 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
     SmallVector<Value> init{zeroAcc};
     if (promote)
       init.push_back(zeroAcc);
+    // The pair's stages: kBegin + pair + kSplit * s for s < steps.
+    int64_t stride = cfg.kSplit;
+    Value first = add(u.kBegin, pair);
+    Value steps = divu(arith::MaxSIOp::create(
+                           b, sub(add(u.kEnd, c(stride - 1)), first), c(0)),
+                       c(stride));
     auto loop = scf::ForOp::create(
-        b, u.kBegin, u.kEnd, c(1), init,
-        [&](OpBuilder &, Location, Value kb, ValueRange st) {
+        b, c(0), steps, c(1), init,
+        [&](OpBuilder &, Location, Value step, ValueRange st) {
+          Value kb = add(first, mul(step, c(stride)));
           Value acc = st[0];
           Value sum = promote ? st[1] : Value();
           Value i = position(u, kb);
@@ -638,19 +671,21 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
           Value a0 = fragments(halfCodes(0), bytes);
           // The first step of a chunk of promoteEvery blocks (and of the
           // unit) starts a new tensor-core sum; with promotion, the
-          // finished chunk goes to the fp32 total first.
-          Value unitStart = eq(kb, u.kBegin);
+          // finished chunk goes to the fp32 total first. A split pair's
+          // chunks are promoteEvery blocks of its own stages.
+          Value later = cmp(arith::CmpIPredicate::sgt, step, c(0));
+          Value unitStart = eq(step, c(0));
+          Value chunkPosition = stride == 1 ? kb : step;
           Value chunkStart =
               promote ? arith::OrIOp::create(
-                            b, eq(remu(kb, c(chunkStages)), c(0)), unitStart)
+                            b, eq(remu(chunkPosition, c(chunkStages)), c(0)),
+                            unitStart)
                             .getResult()
                       : unitStart;
           if (promote) {
             auto fold = scf::IfOp::create(
                 b, TypeRange{accType, accType},
-                arith::AndIOp::create(
-                    b, chunkStart,
-                    cmp(arith::CmpIPredicate::sgt, kb, u.kBegin)),
+                arith::AndIOp::create(b, chunkStart, later),
                 /*withElseRegion=*/true);
             {
               OpBuilder::InsertionGuard guard(b);
@@ -677,10 +712,9 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
               b, ValueRange{halfCodes(1), bytes}, /*pending=*/1);
           // wait_group is warpgroup-wide: one arrival per warp releases
           // the previous stage.
-          ifThen(arith::AndIOp::create(
-                     b, cmp(arith::CmpIPredicate::sgt, kb, u.kBegin),
-                     eq(lane, c(0))),
-                 [&] { nvfp4k::RingReleaseOp::create(b, ring, sub(i, c(1))); });
+          ifThen(arith::AndIOp::create(b, later, eq(lane, c(0))), [&] {
+            nvfp4k::RingReleaseOp::create(b, ring, sub(i, c(stride)));
+          });
           Value a1 = fragments(
               waited.getResult(0),
               arith::ShRUIOp::create(b, waited.getResult(1), c32(16)));
@@ -698,25 +732,72 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
     Value result = nvfp4k::WgmmaWaitOp::create(b, ValueRange{loop.getResult(0)},
                                                /*pending=*/0)
                        .getResult(0);
-    ifThen(eq(lane, c(0)), [&] {
-      nvfp4k::RingReleaseOp::create(b, ring, position(u, sub(u.kEnd, c(1))));
-    });
+    ifThen(arith::AndIOp::create(b, cmp(arith::CmpIPredicate::sgt, steps,
+                                        c(0)),
+                                 eq(lane, c(0))),
+           [&] {
+             Value last = add(first, mul(sub(steps, c(1)), c(stride)));
+             nvfp4k::RingReleaseOp::create(b, ring, position(u, last));
+           });
     if (promote)
       result = arith::AddFOp::create(b, loop.getResult(1), result);
-    if (!cfg.streamK) {
-      emitEpilogue(result, tile.getResults(), warpgroup, warp, lane);
-      return;
+    if (cfg.kSplit == 2) {
+      // Pair 1 hands its sum to pair 0 (once pair 0 has read the previous
+      // unit's) and is done with the unit; pair 0 adds it: pair 0's sum
+      // plus pair 1's, the same order on every run.
+      auto hand = scf::IfOp::create(b, TypeRange{accType},
+                                    eq(pair, c(1)), /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&hand.getThenRegion().front());
+        ifThen(cmp(arith::CmpIPredicate::sgt, u.index, c(0)),
+               [&] { namedBarrier(kSM90SplitFreeBarrier, false); });
+        for (int64_t e = 0; e < cfg.tokenTile / 2; ++e)
+          memref::StoreOp::create(
+              b, vector::ExtractOp::create(b, result, e), handover,
+              ValueRange{add(c(e * pairThreads), pairThread)});
+        NVVM::MembarOp::create(b, NVVM::MemScopeKind::CTA);
+        namedBarrier(kSM90SplitFullBarrier, true);
+        scf::YieldOp::create(b, result);
+        b.setInsertionPointToStart(&hand.getElseRegion().front());
+        namedBarrier(kSM90SplitFullBarrier, false);
+        SmallVector<Value> other;
+        for (int64_t e = 0; e < cfg.tokenTile / 2; ++e)
+          other.push_back(memref::LoadOp::create(
+              b, handover, ValueRange{add(c(e * pairThreads), pairThread)}));
+        Value sum = arith::AddFOp::create(
+            b, result, vector::FromElementsOp::create(b, accType, other));
+        ifThen(cmp(arith::CmpIPredicate::slt, u.index, sub(u.units, c(1))),
+               [&] {
+                 NVVM::MembarOp::create(b, NVVM::MemScopeKind::CTA);
+                 namedBarrier(kSM90SplitFreeBarrier, true);
+               });
+        scf::YieldOp::create(b, sum);
+      }
+      result = hand.getResult(0);
     }
-    // A tile whose K blocks several CTAs summed: the last to finish
-    // adds the partials in K order and stores.
-    auto fixup = nvfp4k::SchedulerFixupOp::create(
-        b, accType, b.getI1Type(), scheduler, tile.getTile(), bid, grid, count,
-        u.kBegin, u.kEnd, result, args.workspace, args.flags, flagWord, tid,
-        b.getI64IntegerAttr(128 * kSM90ConsumerWarpgroups),
-        b.getI64IntegerAttr(kSM90FixupBarrier));
-    ifThen(fixup.getOwner(), [&] {
-      emitEpilogue(fixup.getResult(), tile.getResults(), warpgroup, warp, lane);
-    });
+    auto store = [&] {
+      if (!cfg.streamK) {
+        emitEpilogue(result, tile.getResults(), warpgroup, warp, lane);
+        return;
+      }
+      // A tile whose K blocks several CTAs summed: the last to finish
+      // adds the partials in K order and stores.
+      auto fixup = nvfp4k::SchedulerFixupOp::create(
+          b, accType, b.getI1Type(), scheduler, tile.getTile(), bid, grid,
+          count, u.kBegin, u.kEnd, result, args.workspace, args.flags,
+          flagWord, tid, b.getI64IntegerAttr(pairThreads),
+          b.getI64IntegerAttr(kSM90FixupBarrier));
+      ifThen(fixup.getOwner(), [&] {
+        emitEpilogue(fixup.getResult(), tile.getResults(), warpgroup, warp,
+                     lane);
+      });
+    };
+    // The epilogue and the fixup are pair 0's.
+    if (cfg.kSplit == 2)
+      ifThen(eq(pair, c(0)), store);
+    else
+      store();
   });
 }
 
@@ -862,7 +943,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value warpgroup = divu(tid, c(128));
   scf::IfOp::create(
-      b, eq(warpgroup, c(kSM90ConsumerWarpgroups)),
+      b, eq(warpgroup, c(cfg.consumerWarpgroups())),
       [&](OpBuilder &, Location) {
         emitProducer();
         scf::YieldOp::create(b);

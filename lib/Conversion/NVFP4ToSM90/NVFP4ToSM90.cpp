@@ -156,6 +156,16 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
                           (cfg.streamK || tiles >= 2 * cfg.ctas)
                       ? 2
                       : 1;
+  // Decode on one CTA per SM: the K stages of each unit split between two
+  // consumer pairs, twice the warps on the dequantization chain (a tile's
+  // work is one SM's, however many SMs idle). Where the pairs' registers
+  // fit: the f16 MMA, token tiles of at most 16.
+  bool splittable =
+      cfg.ctasPerSM == 1 && cfg.tokenTile <= kSM90MaxSplitTokenTile;
+  cfg.kSplit = options.kSplit ? options.kSplit
+                              : rows <= kSM90MaxSplitTokenTile ? 2 : 1;
+  if (!splittable)
+    cfg.kSplit = 1;
   cfg.stages = options.stages ? std::min(options.stages, cfg.maxStages())
                               : cfg.maxStages();
   return cfg;
@@ -634,6 +644,9 @@ struct ConvertNVFP4ToSM90Pass
     if (granule != 0 && granule != 8 && granule != 16 && granule != 32)
       return reject("granule must be 0 (choose), 8, 16 or 32, got " +
                     Twine(granule));
+    if (kSplit < 0 || kSplit > 2)
+      return reject("k-split must be 0 (choose), 1 or 2, got " +
+                    Twine(kSplit));
     if (promoteEvery < 0 || promoteEvery % 2)
       return reject("promote-every must be even and non-negative, got " +
                     Twine(promoteEvery));
@@ -643,6 +656,7 @@ struct ConvertNVFP4ToSM90Pass
     gemm.stages = stages;
     gemm.granule = granule;
     gemm.promoteEvery = promoteEvery;
+    gemm.kSplit = kSplit;
     gemm.schedule = schedule;
     gemm.tokens = tokens;
     gemm.bf16Mma = bf16Mma;

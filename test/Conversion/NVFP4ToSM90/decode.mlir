@@ -11,9 +11,17 @@
 // are whole tiles (data-parallel: a K this short pays no fixup).
 // AUTO:         nvgpu.tma.create.descriptor %{{.*}} box[%c8, %c64] : memref<*xui8>
 // AUTO-NOT:     gpu.memset
+// Two tiles for 132 CTAs, one CTA per SM: the K stages split between two
+// consumer pairs (640 threads; the second pair's sums handed over through
+// shared memory on named barriers 2 and 3).
+// AUTO:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in (%c132, %c1, %c1) threads in (%c640, %c1, %c1)
 // AUTO:         nvfp4k.scheduler.create : <mode = independent, groups = 1, rows = 5, weight_tiles = 2, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [5], k_blocks = 4>
 // AUTO-NOT:     nvfp4k.scheduler.fixup
 // AUTO:         nvfp4k.store_tokens
+// AUTO:         nvvm.barrier id = %c3_i32 number_of_threads = %c512_i32
+// AUTO:         nvvm.barrier.arrive id = %c2_i32 number_of_threads = %c512_i32
+// AUTO:         nvvm.barrier id = %c2_i32 number_of_threads = %c512_i32
+// AUTO:         nvvm.barrier.arrive id = %c3_i32 number_of_threads = %c512_i32
 
 // CHECK-LABEL: func.func @decode(
 // CHECK-SAME:    %[[A:[^:]*]]: memref<5x256xi8>, %[[SA:[^:]*]]: memref<1x8x32x4x4xi8>

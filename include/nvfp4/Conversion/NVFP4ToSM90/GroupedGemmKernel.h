@@ -75,6 +75,19 @@ static_assert(kSM90RegisterSplitFits(kSM90PairProducerRegisters,
                                      kSM90PairLaunchRegisters));
 /// The widest token tile that runs two CTAs per SM.
 constexpr int64_t kSM90MaxPairedTokenTile = 16;
+/// K split between two pairs of consumer warpgroups (narrow token tiles on
+/// one CTA per SM): the second pair takes every other stage of a work unit
+/// and hands its sum to the first through shared memory, twice the warps on
+/// the dequantization chain. Five warpgroups of 96 registers a thread
+/// (65536 / 640, a multiple of 8), and no setmaxnreg: ptxas allocates no
+/// more than that to any code of a 640-thread kernel. The f16 MMA's
+/// consumers of token tiles of at most 16 fit (the bf16 MMA's and wider
+/// tiles spill).
+constexpr int64_t kSM90MaxSplitTokenTile = 16;
+/// The named barriers of the split's hand-over: the second pair's sum is
+/// in shared memory (full), the first pair has read it (free).
+constexpr int64_t kSM90SplitFullBarrier = 2;
+constexpr int64_t kSM90SplitFreeBarrier = 3;
 /// K per ring stage: two 128-byte swizzle atoms of f16 tokens, 64 bytes of
 /// each weight row, two scale units; 8 k16 steps.
 constexpr int64_t kSM90StageK = 128;
@@ -96,6 +109,7 @@ constexpr int64_t kSM90ConverterRegisters = 88;
 constexpr int64_t kSM90ConverterConsumerRegisters = 208;
 static_assert(kSM90RegisterSplitFits(kSM90ConverterRegisters,
                                      kSM90ConverterConsumerRegisters));
+
 /// The named barrier the 256 consumer threads synchronise on in the
 /// stream-K fixup (0 is the CTA's).
 constexpr int64_t kSM90FixupBarrier = 1;
@@ -157,6 +171,9 @@ struct SM90GemmConfig : GemmShape {
   /// (tile, K stage) iterations each, partial tiles summed in K order by
   /// nvfp4k.scheduler.fixup) instead of whole tiles per CTA.
   bool streamK = false;
+  /// Consumer warpgroup pairs that share a work unit's K stages (1 or 2:
+  /// kSM90MaxSplitTokenTile); each pair covers the tile's 128 rows.
+  int64_t kSplit = 1;
   SM90TokenSource tokens = SM90TokenSource::prepass;
   SM90TokenQuantize quantize; // tokens == quantize
 
@@ -166,8 +183,11 @@ struct SM90GemmConfig : GemmShape {
   /// bf16) and for MXFP4 (E8M0 scales: only bf16 holds the products; the
   /// pre-pass dequantizes MXFP4 tokens to bf16), f16 otherwise (every other
   /// token operand is exact in f16).
+  bool bf16Mma() const {
+    return mxfp4 || (activationElement && activationElement.isBF16());
+  }
   Type mmaElement(MLIRContext *ctx) const {
-    if (mxfp4 || (activationElement && activationElement.isBF16()))
+    if (bf16Mma())
       return BFloat16Type::get(ctx);
     return Float16Type::get(ctx);
   }
@@ -231,23 +251,37 @@ struct SM90GemmConfig : GemmShape {
                    1024) *
            1024;
   }
-  /// The stages, then (stream-K) the fixup's broadcast word.
-  int64_t bufferBytes() const {
-    return stages * stageBytes() + (streamK ? 16 : 0);
+  /// The split's hand-over: the second pair's accumulators, 128 x
+  /// tokenTile f32.
+  int64_t splitBytes() const {
+    return kSplit == 2 ? kSM90TileRows * tokenTile * 4 : 0;
   }
+  /// The stages, the split's hand-over, then (stream-K) the fixup's
+  /// broadcast word.
+  int64_t splitOffset() const { return stages * stageBytes(); }
+  int64_t flagOffset() const { return splitOffset() + splitBytes(); }
+  int64_t bufferBytes() const { return flagOffset() + (streamK ? 16 : 0); }
   /// The deepest ring (at most 8 stages) that fits.
   int64_t maxStages() const {
     int64_t shared =
         ctasPerSM == 2 ? kSM90PairMaxSharedBytes : kSM90MaxSharedBytes;
-    return std::min<int64_t>(8, (shared - 16) / stageBytes());
+    return std::min<int64_t>(8, (shared - 16 - splitBytes()) / stageBytes());
   }
-  int64_t threads() const { return 128 * (kSM90ConsumerWarpgroups + 1); }
+  int64_t consumerWarpgroups() const {
+    return kSM90ConsumerWarpgroups * kSplit;
+  }
+  int64_t threads() const { return 128 * (consumerWarpgroups() + 1); }
+  /// The setmaxnreg budgets (0: none, the launch's for every warpgroup).
   int64_t producerRegisters() const {
+    if (kSplit == 2)
+      return 0;
     if (ctasPerSM == 2)
       return kSM90PairProducerRegisters;
     return convertsTokens() ? kSM90ConverterRegisters : kSM90ProducerRegisters;
   }
   int64_t consumerRegisters() const {
+    if (kSplit == 2)
+      return 0;
     if (ctasPerSM == 2)
       return kSM90PairConsumerRegisters;
     return convertsTokens() ? kSM90ConverterConsumerRegisters
