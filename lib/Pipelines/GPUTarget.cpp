@@ -177,6 +177,7 @@ mlir::nvfp4::resolveGPUTarget(StringRef chip, StringRef features,
   GPUTarget target;
   target.chip = chip.str();
   target.ptxVersion = named.value_or(required);
+  target.ptxNamed = named.has_value();
   kept.insert(kept.begin(), ("+ptx" + Twine(target.ptxVersion)).str());
   target.features = llvm::join(kept, ",");
   return target;

@@ -128,6 +128,11 @@ void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
+  // Kernels of many parameters (independent groups) get the PTX version
+  // that takes them, or a diagnostic.
+  NVFP4GPUParameterSpaceOptions space;
+  space.raisePtx = !target.ptxNamed;
+  pm.addPass(createNVFP4GPUParameterSpace(space));
   pm.addPass(createGpuToLLVMConversionPass());
   NVFP4GPUModuleToBinaryOptions binary;
   binary.compilationTarget = format.str();

@@ -160,6 +160,29 @@ def test_graph_capture_and_replay():
         assert _bound(outs[g].float().cpu().numpy().astype(np.float64), want)
 
 
+def test_120_independent_groups():
+    # 120 groups: the token pre-pass takes 19256 bytes of parameters, which
+    # its module gets PTX ISA 8.1 for (nvfp4-gpu-parameter-space; ptxas
+    # refused it before): the groups' outputs, poisoned first, against the
+    # fp64 reference; the groups' sizes vary.
+    g, n, k = 120, 128, 256
+    sizes = [8 * (1 + i % 5) for i in range(g)]
+    qa = [compiler.quantize_to_fp4(_bf16((m, k), 300 + i)) for i, m in enumerate(sizes)]
+    qw = [compiler.quantize_to_fp4(_bf16((n, k), 600 + i)) for i in range(g)]
+    a = [x.values for x in qa]
+    alpha = torch.stack([x.decode_scale * y.decode_scale for x, y in zip(qa, qw)])
+    outs = [torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+            for m in sizes]
+    compiler.grouped_matmul("independent", a, [x.scales for x in qa],
+                            [y.values for y in qw], [y.scales for y in qw],
+                            alpha=alpha, out=outs)
+    torch.cuda.synchronize()
+    for i in range(g):
+        want = ref.matmul_reference(_np(a[i]), _np(qa[i].scales), _np(qw[i].values),
+                                    _np(qw[i].scales), alpha=alpha[i].item(), swizzled=True)
+        assert _bound(outs[i].float().cpu().numpy().astype(np.float64), want), i
+
+
 def test_bad_cuda_table_raises_and_writes_nothing():
     x = _bf16((16, 64), 30)
     q, s, d = compiler.quantize(x)

@@ -23,6 +23,8 @@ namespace nvfp4 {
 #define GEN_PASS_DECL_NVFP4GPUMODULETOBINARY
 /// nvfp4-gpu-dependent-launch (lib/Conversion/GPUCommon/DependentLaunch.cpp).
 #define GEN_PASS_DECL_NVFP4GPUDEPENDENTLAUNCH
+/// nvfp4-gpu-parameter-space (lib/Conversion/GPUCommon/ParameterSpace.cpp).
+#define GEN_PASS_DECL_NVFP4GPUPARAMETERSPACE
 #define GEN_PASS_REGISTRATION
 #include "nvfp4/Conversion/Passes.h.inc"
 

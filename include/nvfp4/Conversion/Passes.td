@@ -411,6 +411,41 @@ def NVFP4TestMutateTcgen05 : Pass<"nvfp4-test-mutate-tcgen05", "ModuleOp"> {
   ];
 }
 
+def NVFP4GPUParameterSpace
+    : Pass<"nvfp4-gpu-parameter-space", "ModuleOp"> {
+  let summary = "Kernel parameters within what ptxas and a launch take";
+  let description = [{
+    ptxas takes at most 4352 bytes of kernel parameters before PTX ISA 8.1,
+    and from 8.1 on (sm_70 and later) 32764. A grouped matmul of
+    independent groups passes every group's operands (memref descriptors,
+    tensor maps) to its kernels, so a hundred groups outgrow the first
+    limit. For each `gpu.module` whose `#nvvm.target` is below 8.1 and one
+    of whose kernels (`llvm.func` with `nvvm.kernel`, after
+    `convert-gpu-to-nvvm`) takes more than 4352 bytes, the pass raises the
+    target's PTX version to 8.1 (`raise-ptx`; off where the user named the
+    version); a kernel that takes more than 32764 bytes, or more than 4352
+    on a chip before sm_70 or with the version kept, is a diagnostic here
+    instead of a ptxas log at serialization. The GPU pipelines run it
+    before `gpu-module-to-binary`.
+
+    Before (a kernel of 4800 bytes of parameters):
+
+    ```mlir
+    gpu.module @k [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
+      llvm.func @f(%a0: i64, ..., %a599: i64) attributes {nvvm.kernel} { ... }
+    }
+    ```
+
+    After: `[#nvvm.target<chip = "sm_90a", features = "+ptx81">]`.
+  }];
+  let options = [
+    Option<"raisePtx", "raise-ptx", "bool", /*default=*/"true",
+           "Raise a target's PTX version to 8.1 where a kernel needs it "
+           "(off: a diagnostic instead)">
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
 def NVFP4GPUDependentLaunch
     : Pass<"nvfp4-gpu-dependent-launch", "ModuleOp"> {
   let summary = "Let each kernel start while the kernel ahead of it finishes";

@@ -73,6 +73,9 @@ struct GPUTarget {
   std::string features;
   /// The PTX ISA version `features` selects (86 is 8.6).
   unsigned ptxVersion = 0;
+  /// Whether the options named it (else it is the lowest that works, and a
+  /// pass may raise it: nvfp4-gpu-parameter-space).
+  bool ptxNamed = false;
 };
 
 /// Checks a pipeline's `chip` and `features` options against the chip table

@@ -1,0 +1,140 @@
+//===- ParameterSpace.cpp - kernel parameters within what a launch takes --===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir {
+namespace nvfp4 {
+#define GEN_PASS_DEF_NVFP4GPUPARAMETERSPACE
+#include "nvfp4/Conversion/Passes.h.inc"
+} // namespace nvfp4
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+namespace {
+
+/// ptxas's limits on a kernel's parameters: 4352 bytes before PTX ISA 8.1;
+/// from 8.1 on sm_70 and later, 32764.
+constexpr uint64_t kSmallParameterBytes = 4352;
+constexpr uint64_t kLargeParameterBytes = 32764;
+constexpr unsigned kLargeParameterPTX = 81;
+constexpr unsigned kLargeParameterArch = 70;
+
+/// The version of a "+ptxNN" entry of `features`, and the entries.
+unsigned ptxVersionOf(StringRef features) {
+  SmallVector<StringRef> entries;
+  features.split(entries, ',', -1, false);
+  for (StringRef entry : entries) {
+    StringRef body = entry.trim();
+    unsigned version = 0;
+    if (body.consume_front("+ptx") && !body.getAsInteger(10, version))
+      return version;
+  }
+  return 0;
+}
+
+/// `features` with its PTX version replaced by `version`.
+std::string withPTXVersion(StringRef features, unsigned version) {
+  SmallVector<StringRef> entries;
+  features.split(entries, ',', -1, false);
+  SmallVector<std::string> kept{("+ptx" + Twine(version)).str()};
+  for (StringRef entry : entries)
+    if (!entry.trim().starts_with("+ptx"))
+      kept.push_back(entry.trim().str());
+  return llvm::join(kept, ",");
+}
+
+/// 90 for sm_90a, 0 if `chip` is not sm_NN...
+unsigned archOf(StringRef chip) {
+  unsigned arch = 0;
+  if (!chip.consume_front("sm_"))
+    return 0;
+  chip.consumeInteger(10, arch);
+  return arch;
+}
+
+/// The bytes of the kernel's parameters as ptxas lays them out: each in
+/// turn at its alignment.
+uint64_t parameterBytes(LLVM::LLVMFuncOp kernel) {
+  DataLayout layout = DataLayout::closest(kernel);
+  uint64_t bytes = 0;
+  for (Type type : kernel.getArgumentTypes()) {
+    uint64_t align = std::max<uint64_t>(layout.getTypeABIAlignment(type), 1);
+    bytes = llvm::alignTo(bytes, align) + layout.getTypeSize(type);
+  }
+  return bytes;
+}
+
+struct NVFP4GPUParameterSpacePass
+    : public nvfp4::impl::NVFP4GPUParameterSpaceBase<
+          NVFP4GPUParameterSpacePass> {
+  using Base::Base;
+  void runOnOperation() override {
+    for (auto module : getOperation().getOps<gpu::GPUModuleOp>()) {
+      if (!module.getTargets())
+        continue;
+      uint64_t most = 0;
+      LLVM::LLVMFuncOp largest;
+      for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+        if (!func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+          continue;
+        uint64_t bytes = parameterBytes(func);
+        if (bytes > most) {
+          most = bytes;
+          largest = func;
+        }
+      }
+      if (most <= kSmallParameterBytes)
+        continue;
+      SmallVector<Attribute> targets(module.getTargetsAttr().getValue());
+      for (Attribute &attr : targets) {
+        auto target = dyn_cast<NVVM::NVVMTargetAttr>(attr);
+        if (!target)
+          continue;
+        auto fail = [&](const Twine &why) {
+          largest.emitError() << "kernel '" << largest.getSymName()
+                              << "' takes " << most
+                              << " bytes of parameters: " << why
+                              << " (independent groups pass each group's "
+                                 "operands: fewer groups per op, or the "
+                                 "contiguous or masked grouping)";
+          signalPassFailure();
+        };
+        if (most > kLargeParameterBytes)
+          return fail("more than a launch takes (" +
+                      Twine(kLargeParameterBytes) + ")");
+        if (archOf(target.getChip()) < kLargeParameterArch)
+          return fail("more than " + Twine(kSmallParameterBytes) + " need sm_" +
+                      Twine(kLargeParameterArch) + " or later, not " +
+                      target.getChip());
+        unsigned version = ptxVersionOf(target.getFeatures());
+        if (version >= kLargeParameterPTX)
+          continue;
+        if (!raisePtx)
+          return fail("more than " + Twine(kSmallParameterBytes) +
+                      " need PTX ISA 8.1 or later (features=+ptx81, or no "
+                      "PTX version in features=)");
+        attr = NVVM::NVVMTargetAttr::get(
+            &getContext(), target.getO(), target.getTriple(), target.getChip(),
+            withPTXVersion(target.getFeatures(), kLargeParameterPTX),
+            target.getFlags(), target.getLink(), target.getVerifyTarget());
+      }
+      module.setTargetsAttr(ArrayAttr::get(&getContext(), targets));
+    }
+  }
+};
+
+} // namespace
