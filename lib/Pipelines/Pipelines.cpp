@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -169,6 +170,28 @@ struct CheckKernelTarget
         tcgen05Emulated(tcgen05Emulated) {}
   StringRef getArgument() const override { return "nvfp4-check-kernel-target"; }
   void runOnOperation() override {
+    // A gpu.module that brings its own #nvvm.target keeps it (nvvm-attach-
+    // target adds the pipeline's beside it): its chip and PTX version are
+    // checked as the pipeline's own are, or LLVM aborts at serialization.
+    for (auto module : getOperation().getOps<gpu::GPUModuleOp>()) {
+      if (!module.getTargets())
+        continue;
+      for (Attribute attr : module.getTargetsAttr()) {
+        auto own = dyn_cast<NVVM::NVVMTargetAttr>(attr);
+        if (!own)
+          continue;
+        GPUPipelineNeeds needs;
+        needs.pipeline = pipeline;
+        needs.minPTXVersion = 0;
+        std::string error;
+        if (failed(resolveGPUTarget(own.getChip(), own.getFeatures(), needs,
+                                    error))) {
+          module.emitError() << "gpu.module @" << module.getName()
+                             << " carries " << own << ": " << error;
+          return signalPassFailure();
+        }
+      }
+    }
     WalkResult result = getOperation()->walk([&](Operation *op) {
       if (!isa<nvfp4k::NVFP4KernelDialect>(op->getDialect()))
         return WalkResult::advance();
