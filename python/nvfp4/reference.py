@@ -329,12 +329,18 @@ def round_to_dtype(v, dtype: str) -> np.ndarray:
 def apply_hadamard(x, dtype=None) -> np.ndarray:
     """Random Hadamard transform of each contiguous 16-chunk of the last dim.
 
-    For a chunk x_0..x_15:  s_j = fp32 sum over i = 0..15 of p_ij,
-    p_ij = fp32(x_i * M[i][j]), accumulated SEQUENTIALLY in increasing i:
-        acc = p_0j;  acc = fp32(acc + p_ij) for i = 1..15;  s_j = acc.
-    The product is rounded on its own (no FMA); it is exact unless it falls in
-    the fp32 subnormal range (M entries are +-1/4).  The compiler must use
-    exactly this order.
+    For a chunk x_0..x_15:  s_j = 4 * (fp32 sum over i = 0..15 of p_ij),
+    p_ij = fp32(x_i * M[i][j] / 4) = +-fp32(x_i / 16), accumulated
+    SEQUENTIALLY in increasing i:
+        acc = p_0j;  acc = fp32(acc + p_ij) for i = 1..15;  s_j = fp32(4 * acc).
+    The product is rounded on its own (no FMA); it is exact for bf16 and f16
+    inputs (for f32 ones unless x_i / 16 falls in the fp32 subnormal range).
+    Every partial sum of finite inputs is finite (16 terms of at most
+    |x| / 16); only the final x4 can overflow, where the transform's value
+    itself is beyond fp32.  Scaling by powers of two commutes with the
+    rounding, so wherever nothing overflows this is bit for bit the sum of
+    fp32(x_i * M[i][j]) in the same order.  The compiler must use exactly
+    this order.
 
     Then x'_j = round_to_dtype(s_j, dtype): the transform's result has the
     input's element type, as in TransformerEngine (its reference computes
@@ -348,14 +354,15 @@ def apply_hadamard(x, dtype=None) -> np.ndarray:
     x = to_f32(x)
     if x.shape[-1] % 16:
         raise ValueError("last dimension must be a multiple of 16 for the Hadamard transform")
-    m = hadamard16_matrix()
+    m = hadamard16_matrix() * np.float32(0.25)  # entries +-1/16
     xs = x.reshape(-1, 16)
-    acc = xs[:, 0:1] * m[0]
-    tmp = np.empty_like(acc)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        acc = xs[:, 0:1] * m[0]
+        tmp = np.empty_like(acc)
         for i in range(1, 16):
             np.multiply(xs[:, i:i + 1], m[i], out=tmp)
             np.add(acc, tmp, out=acc)
+        acc *= np.float32(4)
     return round_to_dtype(acc, dtype).reshape(x.shape)
 
 

@@ -285,6 +285,64 @@ def test_hadamard_one_hot_and_order():
     assert np.array_equal(R.apply_hadamard(z)[0], np.concatenate([m[3], m[5]]))
 
 
+def _plain_hadamard(x):
+    # The plain order: fp32(x_i * M[i][j]) summed in increasing i.
+    m = R.hadamard16_matrix()
+    xs = x.reshape(-1, 16)
+    with np.errstate(over="ignore", invalid="ignore"):
+        acc = xs[:, 0:1] * m[0]
+        for i in range(1, 16):
+            acc = acc + xs[:, i:i + 1] * m[i]
+    return acc.reshape(x.shape)
+
+
+def test_hadamard_near_the_bf16_maximum_stays_finite():
+    # Rows of +-bf16 max (0x7F7F) and a few smaller values: the transform's
+    # value, exactly (fp64) and rounded to fp32, then to bf16 (overflow to
+    # +-Inf only where it exceeds fp32). The plain order's partial sums
+    # overflowed on such rows where the transform is finite.
+    big = R.bf16_bits_to_f32(np.uint16(0x7F7F))
+    rng = np.random.default_rng(7)
+    rows = [np.full(16, big), -np.full(16, big) * R.HADAMARD_SIGNS,
+            np.where(rng.random(16) < 0.5, big, -big)]
+    for _ in range(5):
+        r = np.where(rng.random(16) < 0.5, big, -big)
+        r[rng.integers(0, 16, 4)] = rng.normal(size=4) * 1e30
+        rows.append(r)
+    x = R.round_to_dtype(np.array(rows, np.float32), "bf16")
+    bits = R.f32_to_bf16_bits(x)
+    exact = x.astype(np.float64) @ R.hadamard16_matrix().astype(np.float64)
+    got = R.apply_hadamard(bits)
+    # The pure +-max rows: every partial sum is a multiple of max / 16, exact.
+    with np.errstate(over="ignore"):
+        want = R.round_to_dtype(exact[:3].astype(np.float32), "bf16")
+    assert np.array_equal(got[:3].view(np.uint32), want.view(np.uint32))
+    # Every row: finite wherever the transform is (safely) within bf16.
+    assert np.isfinite(got[np.abs(exact) < 3.3e38]).all()
+    # Row 1 is -max * s: the sign flips make it constant, so the transform
+    # is -4 max (beyond fp32: -Inf) in column 0 and exactly 0 elsewhere,
+    # where the plain order's partial sums overflowed.
+    assert got[1, 0] == -np.inf and (got[1, 1:] == 0).all()
+    assert not np.isfinite(_plain_hadamard(x)[1, 1:]).all()
+
+
+def test_hadamard_is_the_plain_order_where_nothing_overflows():
+    # The scaled order (terms x_i / 16, then x4) gives the plain order's bits
+    # on bf16, f16 and f32 inputs away from overflow, subnormals included.
+    x = R.make_test_tensor((64, 128), seed=21)
+    for dtype in ("bf16", "f16", "f32"):
+        xd = R.round_to_dtype(x, dtype)
+        assert np.isfinite(xd).all()
+        want = R.round_to_dtype(_plain_hadamard(xd), dtype)
+        got = R.apply_hadamard(xd, dtype)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), dtype
+    tiny = (R.make_test_tensor((8, 64), seed=22) * np.float32(2.0 ** -120)).astype(np.float32)
+    tiny_bf16 = R.round_to_dtype(tiny, "bf16")
+    want = R.round_to_dtype(_plain_hadamard(tiny_bf16), "bf16")
+    assert np.array_equal(R.apply_hadamard(tiny_bf16, "bf16").view(np.uint32),
+                          want.view(np.uint32))
+
+
 def test_quantize_hadamard_is_transform_first():
     x = R.make_test_tensor((32, 64), seed=3)
     a = R.quantize_nvfp4(x, hadamard=True)

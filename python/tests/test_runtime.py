@@ -69,6 +69,30 @@ def test_quantize_options_and_mxfp4():
     np.testing.assert_array_equal(s, ws)
 
 
+def test_hadamard_near_the_bf16_maximum_matches_the_reference():
+    # bf16 rows of +-max (some with smaller values): the compiled transform
+    # sums the terms x_i / 16 and multiplies by 4 (spec 2.2), so its partial
+    # sums stay finite as the reference's do; the quantized bytes, scales and
+    # decode scale agree bit for bit, with the tensor amax computed (Inf
+    # where a column overflows) and given.
+    big = ref.bf16_bits_to_f32(np.uint16(0x7F7F))
+    rng = np.random.default_rng(8)
+    rows = np.where(rng.random((32, 64)) < 0.5, big, -big).astype(np.float32)
+    rows[1, :16] = -big * ref.HADAMARD_SIGNS
+    rows[8:, ::5] = rng.normal(size=rows[8:, ::5].shape) * 1e35
+    bits = ref.f32_to_bf16_bits(rows)
+    for amax in (None, np.float32(3e38)):
+        options = {} if amax is None else {"amax": amax}
+        got = compiler.quantize(bits, hadamard=True, swizzle=False, **options)
+        want = ref.quantize_nvfp4(bits, hadamard=True, **options)
+        for g, w in zip(got, want):
+            _same_bits(g, w)
+    q, s = compiler.quantize(bits, "mxfp4", hadamard=True, swizzle=False)
+    wq, ws = ref.quantize_mxfp4(bits, hadamard=True)
+    _same_bits(q, wq)
+    _same_bits(s, ws)
+
+
 def _same_bits(got, want):
     got, want = np.atleast_1d(np.asarray(got)), np.atleast_1d(np.asarray(want))
     assert got.shape == want.shape and got.dtype == want.dtype

@@ -174,27 +174,28 @@ func.func @stochastic(%x: memref<16x32xbf16>, %seed: i64, %q: memref<16x32xf4E2M
 // -----
 
 // Hadamard: in the amax kernel and again in the tile kernel, each chunk is
-// transformed (x/4, signed in-order sum with the signs of column 0 of
-// diag(s) * H16, rounded to bf16) before anything looks at it.
+// transformed (x/16, signed in-order sum with the signs of column 0 of
+// diag(s) * H16, times 4, rounded to bf16) before anything looks at it.
 // CHECK-LABEL: func @hadamard
-// CHECK-DAG: %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-DAG: %[[SIXTEENTH:.*]] = arith.constant 6.250000e-02 : f32
+// CHECK-DAG: %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
 // CHECK: gpu.launch blocks
-// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
 // CHECK-NEXT: %[[A1:.*]] = arith.addf %[[H0]], %[[H1]] : f32
 // CHECK-NEXT: %[[A2:.*]] = arith.addf %[[A1]], %[[H2]] : f32
 // CHECK-NEXT: %[[A3:.*]] = arith.subf %[[A2]], %[[H3]] : f32
@@ -210,29 +211,30 @@ func.func @stochastic(%x: memref<16x32xbf16>, %seed: i64, %q: memref<16x32xf4E2M
 // CHECK-NEXT: %[[A13:.*]] = arith.addf %[[A12]], %[[H13]] : f32
 // CHECK-NEXT: %[[A14:.*]] = arith.subf %[[A13]], %[[H14]] : f32
 // CHECK-NEXT: %[[A15:.*]] = arith.subf %[[A14]], %[[H15]] : f32
-// CHECK-NEXT: %[[RND:.*]] = arith.truncf %[[A15]] : f32 to bf16
+// CHECK-NEXT: %[[T15:.*]] = arith.mulf %[[A15]], %[[FOUR]] : f32
+// CHECK-NEXT: %[[RND:.*]] = arith.truncf %[[T15]] : f32 to bf16
 // CHECK-NEXT: arith.extf %[[RND]] : bf16 to f32
 // CHECK: atomic_rmw
 // CHECK: gpu.launch blocks
 // CHECK: %[[IN:.*]] = arith.cmpi slt, %[[T:.*]], %c32 : index
 // CHECK-NEXT: scf.if %[[IN]] {
 // CHECK-NEXT: %{{.*}} = arith.subi %c31, %[[T]] : index
-// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
 // CHECK-NEXT: %[[A1:.*]] = arith.addf %[[H0]], %[[H1]] : f32
 // CHECK-NEXT: %[[A2:.*]] = arith.addf %[[A1]], %[[H2]] : f32
 // CHECK-NEXT: %[[A3:.*]] = arith.subf %[[A2]], %[[H3]] : f32
@@ -248,7 +250,8 @@ func.func @stochastic(%x: memref<16x32xbf16>, %seed: i64, %q: memref<16x32xf4E2M
 // CHECK-NEXT: %[[A13:.*]] = arith.addf %[[A12]], %[[H13]] : f32
 // CHECK-NEXT: %[[A14:.*]] = arith.subf %[[A13]], %[[H14]] : f32
 // CHECK-NEXT: %[[A15:.*]] = arith.subf %[[A14]], %[[H15]] : f32
-// CHECK-NEXT: %[[RND:.*]] = arith.truncf %[[A15]] : f32 to bf16
+// CHECK-NEXT: %[[T15:.*]] = arith.mulf %[[A15]], %[[FOUR]] : f32
+// CHECK-NEXT: %[[RND:.*]] = arith.truncf %[[T15]] : f32 to bf16
 // CHECK-NEXT: arith.extf %[[RND]] : bf16 to f32
 func.func @hadamard(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
   nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) {hadamard} : memref<16x32xbf16>
@@ -259,25 +262,26 @@ func.func @hadamard(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memr
 
 // Hadamard on f32 input: the sums stay in fp32, in both kernels.
 // CHECK-LABEL: func @hadamard_f32
-// CHECK-DAG: %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-DAG: %[[SIXTEENTH:.*]] = arith.constant 6.250000e-02 : f32
+// CHECK-DAG: %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
 // CHECK-NOT: arith.truncf
 // CHECK: gpu.launch blocks
-// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
 // CHECK-NEXT: %[[A1:.*]] = arith.addf %[[H0]], %[[H1]] : f32
 // CHECK-NEXT: %[[A2:.*]] = arith.addf %[[A1]], %[[H2]] : f32
 // CHECK-NEXT: %[[A3:.*]] = arith.subf %[[A2]], %[[H3]] : f32
@@ -293,25 +297,26 @@ func.func @hadamard(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memr
 // CHECK-NEXT: %[[A13:.*]] = arith.addf %[[A12]], %[[H13]] : f32
 // CHECK-NEXT: %[[A14:.*]] = arith.subf %[[A13]], %[[H14]] : f32
 // CHECK-NEXT: %[[A15:.*]] = arith.subf %[[A14]], %[[H15]] : f32
+// CHECK-NEXT: %{{.*}} = arith.mulf %[[A15]], %[[FOUR]] : f32
 // CHECK-NEXT: %{{.*}} = arith.subf %[[H0]], %[[H1]] : f32
 // CHECK: atomic_rmw
 // CHECK: gpu.launch blocks
-// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
 // CHECK-NEXT: %[[A1:.*]] = arith.addf %[[H0]], %[[H1]] : f32
 // CHECK-NEXT: %[[A2:.*]] = arith.addf %[[A1]], %[[H2]] : f32
 // CHECK-NEXT: %[[A3:.*]] = arith.subf %[[A2]], %[[H3]] : f32
@@ -327,6 +332,7 @@ func.func @hadamard(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memr
 // CHECK-NEXT: %[[A13:.*]] = arith.addf %[[A12]], %[[H13]] : f32
 // CHECK-NEXT: %[[A14:.*]] = arith.subf %[[A13]], %[[H14]] : f32
 // CHECK-NEXT: %[[A15:.*]] = arith.subf %[[A14]], %[[H15]] : f32
+// CHECK-NEXT: %{{.*}} = arith.mulf %[[A15]], %[[FOUR]] : f32
 // CHECK-NEXT: %{{.*}} = arith.subf %[[H0]], %[[H1]] : f32
 // CHECK-NOT: arith.truncf
 // CHECK: return

@@ -159,28 +159,29 @@ func.func @stochastic(%x: memref<16x32xbf16>, %seed: i64, %q: memref<16x32xf4E2M
 
 // -----
 
-// Hadamard: each chunk is scaled by 1/4 once, then output j is the
-// in-order sum of +-x_i/4 with the signs of M = diag(s) * H16 (column 0:
-// s itself, + + + - + - - - - - - + - + - -; column 1 starts with -),
+// Hadamard: each chunk is scaled by 1/16 once, then output j is 4 times
+// the in-order sum of +-x_i/16 with the signs of M = diag(s) * H16 (column
+// 0: s itself, + + + - + - - - - - - + - + - -; column 1 starts with -),
 // rounded to the input type (bf16) and widened back.
 // CHECK-LABEL: func @hadamard
-// CHECK-DAG: %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
-// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK-DAG: %[[SIXTEENTH:.*]] = arith.constant 6.250000e-02 : f32
+// CHECK-DAG: %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
 // CHECK-NEXT: %[[A1:.*]] = arith.addf %[[H0]], %[[H1]] : f32
 // CHECK-NEXT: %[[A2:.*]] = arith.addf %[[A1]], %[[H2]] : f32
 // CHECK-NEXT: %[[A3:.*]] = arith.subf %[[A2]], %[[H3]] : f32
@@ -196,7 +197,8 @@ func.func @stochastic(%x: memref<16x32xbf16>, %seed: i64, %q: memref<16x32xf4E2M
 // CHECK-NEXT: %[[A13:.*]] = arith.addf %[[A12]], %[[H13]] : f32
 // CHECK-NEXT: %[[A14:.*]] = arith.subf %[[A13]], %[[H14]] : f32
 // CHECK-NEXT: %[[A15:.*]] = arith.subf %[[A14]], %[[H15]] : f32
-// CHECK-NEXT: %[[RND:.*]] = arith.truncf %[[A15]] : f32 to bf16
+// CHECK-NEXT: %[[T15:.*]] = arith.mulf %[[A15]], %[[FOUR]] : f32
+// CHECK-NEXT: %[[RND:.*]] = arith.truncf %[[T15]] : f32 to bf16
 // CHECK-NEXT: arith.extf %[[RND]] : bf16 to f32
 // CHECK-NEXT: %{{.*}} = arith.subf %[[H0]], %[[H1]] : f32
 func.func @hadamard(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
@@ -209,24 +211,25 @@ func.func @hadamard(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memr
 // Hadamard on f32 input: the same signed sums, kept in fp32 (no rounding
 // to the input type: column 1 starts right after column 0's last add).
 // CHECK-LABEL: func @hadamard_f32
-// CHECK-DAG: %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-DAG: %[[SIXTEENTH:.*]] = arith.constant 6.250000e-02 : f32
+// CHECK-DAG: %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
 // CHECK-NOT: arith.truncf
-// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK: %[[H0:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H1:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H2:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H3:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H4:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H5:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H6:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H7:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H8:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H9:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H10:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H11:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H12:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H13:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H14:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
+// CHECK-NEXT: %[[H15:.*]] = arith.mulf %{{.*}}, %[[SIXTEENTH]] : f32
 // CHECK-NEXT: %[[A1:.*]] = arith.addf %[[H0]], %[[H1]] : f32
 // CHECK-NEXT: %[[A2:.*]] = arith.addf %[[A1]], %[[H2]] : f32
 // CHECK-NEXT: %[[A3:.*]] = arith.subf %[[A2]], %[[H3]] : f32
@@ -242,6 +245,7 @@ func.func @hadamard(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memr
 // CHECK-NEXT: %[[A13:.*]] = arith.addf %[[A12]], %[[H13]] : f32
 // CHECK-NEXT: %[[A14:.*]] = arith.subf %[[A13]], %[[H14]] : f32
 // CHECK-NEXT: %[[A15:.*]] = arith.subf %[[A14]], %[[H15]] : f32
+// CHECK-NEXT: %{{.*}} = arith.mulf %[[A15]], %[[FOUR]] : f32
 // CHECK-NEXT: %{{.*}} = arith.subf %[[H0]], %[[H1]] : f32
 // CHECK-NOT: arith.truncf
 // CHECK: return

@@ -123,23 +123,27 @@ SmallVector<Value> QuantizeCodegen::transformChunk(ArrayRef<Value> x,
                                                    Type element) {
   if (!spec.hadamard)
     return SmallVector<Value>(x);
-  // x'_j = sum_i x_i * M[i][j] in increasing i (spec 2.2). M[i][j] = +-1/4,
-  // so fl(x_i * M[i][j]) = +-fl(x_i / 4): scale once, then add or subtract.
-  SmallVector<Value> quarter;
+  // x'_j = 4 * sum_i x_i * M[i][j] / 4 in increasing i (spec 2.2).
+  // M[i][j] / 4 = +-1/16, so each term is +-fl(x_i / 16): scale once, then
+  // add or subtract. Sixteen terms of at most |x| / 16 keep every partial
+  // sum of finite inputs finite (a plain sum of +-x_i / 4 overflows on
+  // rows near the bf16 maximum); powers of two commute with the rounding,
+  // so elsewhere the bits are the plain order's.
+  SmallVector<Value> sixteenth;
   for (Value v : x)
-    quarter.push_back(nb.mul(v, nb.f32(0.25)));
+    sixteenth.push_back(nb.mul(v, nb.f32(0.0625)));
   // The result takes the input's element type (spec 2.2): bf16/f16 inputs
   // round the fp32 sums, as TransformerEngine does; f32 keeps them.
   SmallVector<Value> out;
   for (int j = 0; j < kChunk; ++j) {
     Value acc = NumericsBuilder::hadamardEntry(0, j) > 0
-                    ? quarter[0]
-                    : arith::NegFOp::create(b, loc, quarter[0]).getResult();
+                    ? sixteenth[0]
+                    : arith::NegFOp::create(b, loc, sixteenth[0]).getResult();
     for (int i = 1; i < kChunk; ++i)
       acc = NumericsBuilder::hadamardEntry(i, j) > 0
-                ? nb.add(acc, quarter[i])
-                : nb.sub(acc, quarter[i]);
-    out.push_back(nb.roundTo(acc, element));
+                ? nb.add(acc, sixteenth[i])
+                : nb.sub(acc, sixteenth[i]);
+    out.push_back(nb.roundTo(nb.mul(acc, nb.f32(4.0)), element));
   }
   return out;
 }
