@@ -15,6 +15,7 @@
 
 #include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
+#include "nvfp4/Conversion/GPUCommon/KernelArith.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/NVFP4ToSM90/GroupedGemmKernel.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
@@ -33,6 +34,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -258,20 +260,32 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
                 ix.c(starts.size() - 1), g);
           start += rows;
         }
-        auto byGroup = scf::IndexSwitchOp::create(
-            b, loc, TypeRange{f32x16}, g,
-            llvm::to_vector(llvm::seq<int64_t>(1, cfg.groups)), cfg.groups - 1);
-        for (int64_t i = 0; i < cfg.groups; ++i) {
-          Region &region = i == 0 ? byGroup.getDefaultRegion()
-                                  : byGroup.getCaseRegions()[i - 1];
-          b.setInsertionPointToStart(&region.emplaceBlock());
-          scf::YieldOp::create(
-              b, loc,
-              ValueRange{chunkValues(values[i], scaleOf(i), Value(),
-                                     ix.add(row, ix.c(-starts[i])))});
-        }
-        b.setInsertionPointAfter(byGroup);
-        vals = byGroup.getResult(0);
+        // The groups' operands differ only in their row count: as memrefs
+        // of a dynamic first dimension one of them is picked (a select
+        // per group) and one body reads it, not a copy of the body per
+        // group (the canonicalizer's time grew with G x body).
+        ImplicitLocOpBuilder ib(loc, b);
+        KernelArith k(ib);
+        auto pickOperand = [&](function_ref<Value(size_t)> operand) {
+          SmallVector<Value> picks;
+          for (int64_t i = 0; i < cfg.groups; ++i) {
+            Value v = operand(i);
+            auto type = cast<MemRefType>(v.getType());
+            SmallVector<int64_t> shape(type.getShape());
+            shape[0] = ShapedType::kDynamic;
+            auto dynamic = MemRefType::get(shape, type.getElementType(),
+                                           type.getLayout(),
+                                           type.getMemorySpace());
+            picks.push_back(memref::CastOp::create(b, loc, dynamic, v));
+          }
+          return k.pick(picks, g);
+        };
+        Value operand = pickOperand([&](size_t i) { return values[i]; });
+        Value scaleOperand =
+            scales.empty() ? Value()
+                           : pickOperand([&](size_t i) { return scales[i]; });
+        vals = chunkValues(operand, scaleOperand, Value(),
+                           k.sub(row, k.pick(starts, g)));
       }
       scf::YieldOp::create(b, loc, ValueRange{vals});
       b.setInsertionPointToStart(&valuesOf.getElseRegion().front());

@@ -179,15 +179,20 @@ func.func @masked(%a: memref<3x128x64xf4E2M1FN>, %sa: memref<3x1x1x32x4x4xf8E4M3
 // -----
 
 // Independent groups of one N and K: one token pre-pass over both groups
-// (each row reads its own group's operand), one kernel, a weight map, scale
-// and output pointer per group.
+// (each row reads its own group's operand: the groups' operands as memrefs
+// of a dynamic row count, one picked by a select per group, one body), one
+// kernel, a weight map, scale and output pointer per group.
 // CHECK-LABEL: func.func @independent(
 // CHECK:         gpu.launch blocks
-// CHECK:           scf.index_switch
-// CHECK:           case 1 {
-// CHECK:             memref<200x32xi8>
-// CHECK:           default {
-// CHECK:             memref<40x32xi8>
+// CHECK-NOT:       scf.index_switch
+// CHECK:           %[[A0:.*]] = memref.cast %{{.*}} : memref<40x32xi8> to memref<?x32xi8>
+// CHECK:           %[[A1:.*]] = memref.cast %{{.*}} : memref<200x32xi8> to memref<?x32xi8>
+// CHECK:           %[[A:.*]] = arith.select %{{.*}}, %[[A1]], %[[A0]] : memref<?x32xi8>
+// CHECK:           %[[S0:.*]] = memref.cast %{{.*}} : memref<1x1x32x4x4xi8> to memref<?x1x32x4x4xi8>
+// CHECK:           %[[S1:.*]] = memref.cast %{{.*}} : memref<2x1x32x4x4xi8> to memref<?x1x32x4x4xi8>
+// CHECK:           arith.select %{{.*}}, %[[S1]], %[[S0]] : memref<?x1x32x4x4xi8>
+// CHECK:           vector.load %[[A]][{{.*}}] {{.*}} : memref<?x32xi8>, vector<8xi8>
+// CHECK-NOT:       scf.index_switch
 // CHECK-NOT:     gpu.launch blocks
 // CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
 // CHECK:         nvfp4k.scheduler.create : <mode = independent, groups = 2, rows = 240, weight_tiles = 1, weight_rows = 128, token_tile = 128, granule = 32, group_rows = [40, 200], k_blocks = 1>
