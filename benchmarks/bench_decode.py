@@ -57,10 +57,6 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-for p in (ROOT / "python", ROOT / "benchmarks"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
 
 import peers  # noqa: E402
 from nvfp4_testing.selfcheck import PipelineOptions  # noqa: E402

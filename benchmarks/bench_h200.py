@@ -53,9 +53,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "python"))
-if str(ROOT / "benchmarks") not in sys.path:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import peers  # noqa: E402  (numpy only until it measures)
 from nvfp4 import compiler  # noqa: E402

@@ -18,15 +18,9 @@ the kernels' work).
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "python"))
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-from bench_runtime import _graph_time  # noqa: E402
-from nvfp4 import compiler  # noqa: E402
+from bench_runtime import _graph_time
+from nvfp4 import compiler
 
 QUANTIZE_SHAPES = [(128, 7168), (4096, 7168), (16384, 4096)]
 MATMUL_SHAPES = [(128, 7168, 4096), (4096, 7168, 4096), (8192, 8192, 8192)]

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_h200 as bench  # noqa: E402
 from nvfp4 import compiler  # noqa: E402
 

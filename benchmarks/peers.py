@@ -74,10 +74,6 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "python") not in sys.path:
-    sys.path.insert(0, str(ROOT / "python"))
-
 from nvfp4 import reference as ref  # noqa: E402
 from nvfp4_testing.selfcheck import random_operand  # noqa: E402
 

@@ -13,11 +13,9 @@ tokenizer takes --ids (comma-separated token ids) instead.
 """
 
 import argparse
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
 import torch  # noqa: E402
 

@@ -9,5 +9,6 @@ build="${1:-$root/build}"
 "$root/scripts/setup.sh" "$build"
 
 export NVFP4_RUNNER="$build/bin/nvfp4-runner"
-cd "$root/python"
+# The installed package (setup.sh: pip install .), not the source tree.
+cd "$build"
 python3 -m nvfp4.demo --program "$root/docs/examples/moe_grouped.mlir"

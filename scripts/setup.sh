@@ -22,10 +22,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-python3 -c "import numpy, pytest, ml_dtypes, nanobind" 2>/dev/null || {
-  echo "== installing numpy pytest ml_dtypes nanobind"
-  python3 -m pip install -q numpy pytest ml_dtypes nanobind ||
-    python3 -m pip install -q --break-system-packages numpy pytest ml_dtypes nanobind
+python3 -c "import numpy, pytest, ml_dtypes, nanobind, scikit_build_core" 2>/dev/null || {
+  echo "== installing numpy pytest ml_dtypes nanobind scikit-build-core"
+  deps="numpy pytest ml_dtypes nanobind scikit-build-core"
+  # shellcheck disable=SC2086
+  python3 -m pip install -q $deps || python3 -m pip install -q --break-system-packages $deps
 }
 
 # cuobjdump for the CI SASS check of the sm_100a kernels
@@ -48,3 +49,12 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 echo "== building"
 ninja -C "$build" ${NVFP4_NINJA_TARGETS:-all}
+
+# The Python package as users install it (pyproject.toml): nvfp4 with its
+# native runtime, and nvfp4_testing; the main job and the python tests import
+# the installed packages. Its own build tree under $build/pip (scikit-build-
+# core's settings differ from the tree above), kept between runs.
+echo "== pip install . (nvfp4, nvfp4_testing)"
+python3 -m pip install -q --no-build-isolation -C build-dir="$build/pip" "$root" ||
+  python3 -m pip install -q --break-system-packages --no-build-isolation \
+    -C build-dir="$build/pip" "$root"

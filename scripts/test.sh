@@ -43,9 +43,11 @@ python3 -c "import transformers, safetensors, compressed_tensors, accelerate, mo
     python3 -m pip install -q --break-system-packages $deps
 }
 
+# The installed packages (setup.sh: pip install .), the runner of this build.
 echo "== pytest: python/tests"
+export NVFP4_RUNNER="$build/bin/nvfp4-runner"
 set +e
-python3 -m pytest -q "$root/python/tests"
+(cd "$build" && python3 -m pytest -q -p no:cacheprovider "$root/python/tests")
 rc=$?
 set -e
 # pytest exits 5 when it collects no tests; that is not a failure here.

@@ -1,8 +1,3 @@
-"""Put python/ on sys.path so `python3 -m pytest python/tests` works uninstalled."""
-
-import os
-import sys
-
-_PY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _PY_DIR not in sys.path:
-    sys.path.insert(0, _PY_DIR)
+"""The tests import the installed packages (`pip install .` installs nvfp4
+and nvfp4_testing; scripts/test.sh does), or the source tree with
+PYTHONPATH=python (the lit suites, the GPU machine)."""

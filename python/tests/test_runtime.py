@@ -386,6 +386,17 @@ def test_options_and_arrays_out_of_contract_are_refused_before_anything_runs():
         assert np.array_equal(np.asarray(a), np.asarray(b))
 
 
+def test_the_package_is_the_compiler_and_the_reference_has_its_own_name():
+    # One name, one meaning: nvfp4.dequantize is the compiler's; the NumPy
+    # oracle is nvfp4.reference and nothing of it is re-exported.
+    import nvfp4
+    for name in compiler.__all__:
+        assert getattr(nvfp4, name) is getattr(compiler, name), name
+    assert nvfp4.reference is ref and nvfp4.runtime is runtime
+    for name in ("quantize_nvfp4", "matmul_reference", "make_test_tensor"):
+        assert not hasattr(nvfp4, name)
+
+
 def test_emulate_tcgen05_needs_the_gpu_target():
     # The emulated sm_100a kernels are GPU code (what they compute is checked
     # on the H200: test/Integration/GPU/emulate-tcgen05.test).

@@ -27,8 +27,7 @@ timeout 400 python3 -m pytest -q -p no:cacheprovider -rs python/tests/test_model
   > "$OUT/test_models.log" 2>&1 || status=1
 echo "== test_models"; tail -3 "$OUT/test_models.log"
 python3 - > "$OUT/generate.log" 2>&1 <<'PY' || status=1
-import sys, torch
-sys.path.insert(0, "python")
+import torch
 from nvfp4_testing import producers as P
 P.compressed_tensors_checkpoint(P.tiny_model("qwen3_moe"), "NVFP4", "/tmp/nvfp4/ckpt",
                                 shared_expert_input_scale=True, references=False)
