@@ -30,22 +30,43 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 /// The tcgen05 instruction descriptor of a block-scaled MMA (PTX ISA,
-/// "Instruction descriptor format for .kind::mxf4 and .kind::mxf4nvf4"):
-/// bits 4-5 SFB id, 7-9 A type (E2M1 = 1), 10-11 B type (E2M1 = 1),
-/// 17-22 N >> 3, 23 scale type (UE8M0 = 1, UE4M3 = 0), 27-28 M >> 7,
-/// 29-30 SFA id. Both operands K-major, no negation, dense.
+/// "Instruction descriptor format for .kind::mxf4 and .kind::mxf4nvf4"),
+/// field by field. What the kernels leave 0: sparsity (bit 2), negation
+/// (13, 14), transposition (15, 16: both operands K-major), bit 31 (dense
+/// K = 64); bits 0-1, 3, 6, 12 and 24-26 are reserved.
+struct IDescField {
+  unsigned lsb, width;
+  constexpr uint32_t mask() const { return ((1u << width) - 1) << lsb; }
+  /// `value` in the field; it must fit.
+  uint32_t operator()(uint64_t value) const {
+    assert(value < (1ull << width) && "instruction descriptor field overflow");
+    return static_cast<uint32_t>(value) << lsb;
+  }
+};
+constexpr IDescField kSFBId{4, 2}, kAType{7, 3}, kBType{10, 2}, kNDiv8{17, 6},
+    kScaleType{23, 1}, kMDiv128{27, 2}, kSFAId{29, 2};
+constexpr uint32_t kReservedBits =
+    0b11u | (1u << 3) | (1u << 6) | (1u << 12) | (0b111u << 24);
+/// The fields are disjoint and clear of the reserved bits.
+static_assert((kSFBId.mask() & kAType.mask()) == 0 &&
+              (kAType.mask() & kBType.mask()) == 0 &&
+              (kBType.mask() & kNDiv8.mask()) == 0 &&
+              (kNDiv8.mask() & kScaleType.mask()) == 0 &&
+              (kScaleType.mask() & kMDiv128.mask()) == 0 &&
+              (kMDiv128.mask() & kSFAId.mask()) == 0 &&
+              ((kSFBId.mask() | kAType.mask() | kBType.mask() | kNDiv8.mask() |
+                kScaleType.mask() | kMDiv128.mask() | kSFAId.mask()) &
+               kReservedBits) == 0,
+              "instruction descriptor fields overlap");
+/// Field values: E2M1 operands; UE4M3 (NVFP4) or UE8M0 (MXFP4) scales.
+constexpr uint32_t kE2M1Code = 1, kUE4M3Code = 0, kUE8M0Code = 1;
+
 static uint32_t blockScaledInstructionDescriptor(int64_t m, int64_t n,
                                                  bool mxfp4, int64_t sfId) {
-  uint32_t v = 0;
-  v |= static_cast<uint32_t>(sfId & 3) << 4;
-  v |= 1u << 7;
-  v |= 1u << 10;
-  v |= static_cast<uint32_t>(n >> 3) << 17;
-  if (mxfp4)
-    v |= 1u << 23;
-  v |= static_cast<uint32_t>(m >> 7) << 27;
-  v |= static_cast<uint32_t>(sfId & 3) << 29;
-  return v;
+  assert(m % 128 == 0 && n % 8 == 0 && "M a multiple of 128, N of 8");
+  return kSFBId(sfId) | kAType(kE2M1Code) | kBType(kE2M1Code) |
+         kNDiv8(n / 8) | kScaleType(mxfp4 ? kUE8M0Code : kUE4M3Code) |
+         kMDiv128(m / 128) | kSFAId(sfId);
 }
 
 struct Tcgen05ScaledMmaLowering : OpConversionPattern<Tcgen05ScaledMmaOp> {
