@@ -200,7 +200,7 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "Consumer warpgroup pairs that share each work unit's K stages "
            "(1 or 2: the second pair takes every other stage and hands its "
            "sum to the first through shared memory); 0: 2 for groups of at "
-           "most 64 tokens (decode). Only token tiles of at most 64 on one "
+           "most 16 tokens (decode). Only token tiles of at most 16 on one "
            "CTA per SM split">,
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
            "K blocks of 64 summed in the tensor core before the partial sum "

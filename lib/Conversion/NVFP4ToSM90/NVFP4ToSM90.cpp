@@ -161,13 +161,12 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   // Decode on one CTA per SM: the K stages of each unit split between two
   // consumer pairs, twice the warps on the dequantization chain (a tile's
   // work is one SM's, however many SMs idle). Where the pairs' registers
-  // fit: the f16 MMA, token tiles of at most 16.
+  // fit: token tiles of at most 16.
   bool splittable =
       cfg.ctasPerSM == 1 && cfg.tokenTile <= kSM90MaxSplitTokenTile;
-  cfg.kSplit = options.kSplit ? options.kSplit
-                              : rows <= kSM90MaxSplitTokenTile ? 2 : 1;
-  if (!splittable)
-    cfg.kSplit = 1;
+  bool wanted = options.kSplit ? options.kSplit == 2
+                               : rows <= kSM90MaxSplitTokenTile;
+  cfg.kSplit = splittable && wanted ? 2 : 1;
   cfg.stages = options.stages ? std::min(options.stages, cfg.maxStages())
                               : cfg.maxStages();
   return cfg;

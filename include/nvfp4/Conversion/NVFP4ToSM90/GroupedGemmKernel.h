@@ -80,9 +80,8 @@ constexpr int64_t kSM90MaxPairedTokenTile = 16;
 /// and hands its sum to the first through shared memory, twice the warps on
 /// the dequantization chain. Five warpgroups of 96 registers a thread
 /// (65536 / 640, a multiple of 8), and no setmaxnreg: ptxas allocates no
-/// more than that to any code of a 640-thread kernel. The f16 MMA's
-/// consumers of token tiles of at most 16 fit (the bf16 MMA's and wider
-/// tiles spill).
+/// more than that to any code of a 640-thread kernel. The consumers of
+/// token tiles of at most 16 fit, on either MMA (32-token tiles spill).
 constexpr int64_t kSM90MaxSplitTokenTile = 16;
 /// The named barriers of the split's hand-over: the second pair's sum is
 /// in shared memory (full), the first pair has read it (free).
@@ -183,11 +182,8 @@ struct SM90GemmConfig : GemmShape {
   /// bf16) and for MXFP4 (E8M0 scales: only bf16 holds the products; the
   /// pre-pass dequantizes MXFP4 tokens to bf16), f16 otherwise (every other
   /// token operand is exact in f16).
-  bool bf16Mma() const {
-    return mxfp4 || (activationElement && activationElement.isBF16());
-  }
   Type mmaElement(MLIRContext *ctx) const {
-    if (bf16Mma())
+    if (mxfp4 || (activationElement && activationElement.isBF16()))
       return BFloat16Type::get(ctx);
     return Float16Type::get(ctx);
   }

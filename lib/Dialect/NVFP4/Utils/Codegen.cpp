@@ -129,9 +129,10 @@ SmallVector<Value> QuantizeCodegen::transformChunk(ArrayRef<Value> x,
   // sum of finite inputs finite (a plain sum of +-x_i / 4 overflows on
   // rows near the bf16 maximum); powers of two commute with the rounding,
   // so elsewhere the bits are the plain order's.
+  Value oneSixteenth = nb.f32(0.0625), four = nb.f32(4.0);
   SmallVector<Value> sixteenth;
   for (Value v : x)
-    sixteenth.push_back(nb.mul(v, nb.f32(0.0625)));
+    sixteenth.push_back(nb.mul(v, oneSixteenth));
   // The result takes the input's element type (spec 2.2): bf16/f16 inputs
   // round the fp32 sums, as TransformerEngine does; f32 keeps them.
   SmallVector<Value> out;
@@ -143,7 +144,7 @@ SmallVector<Value> QuantizeCodegen::transformChunk(ArrayRef<Value> x,
       acc = NumericsBuilder::hadamardEntry(i, j) > 0
                 ? nb.add(acc, sixteenth[i])
                 : nb.sub(acc, sixteenth[i]);
-    out.push_back(nb.roundTo(nb.mul(acc, nb.f32(4.0)), element));
+    out.push_back(nb.roundTo(nb.mul(acc, four), element));
   }
   return out;
 }
