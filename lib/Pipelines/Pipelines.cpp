@@ -287,6 +287,7 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.schedule = options.schedule;
   sm90.tokens = options.tokens;
   sm90.bf16Mma = options.bf16Mma;
+  sm90.fusedQuantizeMaxElements = options.fusedQuantizeMaxElements;
   // The GEMM kernel quantizes the activations it consumes itself
   // (nvfp4.fused): one kernel sequence instead of quantize + pre-pass + GEMM.
   return buildGPUPipeline(

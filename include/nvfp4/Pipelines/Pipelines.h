@@ -105,6 +105,11 @@ struct LowerToSM90Options : public GPUTargetOptions<LowerToSM90Options> {
                      "the kernel (bf16 MMA; checked on an H200 for NVFP4 "
                      "weights, not yet on an H100 nor for MXFP4)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().bf16Mma)};
+  Option<int64_t> fusedQuantizeMaxElements{
+      *this, "fused-quantize-max-elements",
+      llvm::cl::desc("largest activation (rows x K) quantized with its own "
+                     "amax in one kernel (0: the amax kernel first)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().fusedQuantizeMaxElements)};
 };
 
 struct LowerToSM100Options : public GPUTargetOptions<LowerToSM100Options> {

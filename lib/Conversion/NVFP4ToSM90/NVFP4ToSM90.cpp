@@ -673,8 +673,10 @@ struct ConvertNVFP4ToSM90Pass
     gemm.schedule = schedule;
     gemm.tokens = tokens;
     gemm.bf16Mma = bf16Mma;
+    GPUKernelOptions portable;
+    portable.fusedQuantizeMaxElements = fusedQuantizeMaxElements;
     if (failed(applyNVFP4ToGPUConversion(
-            getOperation(), GPUKernelOptions(),
+            getOperation(), portable,
             [&](const TypeConverter &converter, RewritePatternSet &patterns) {
               populateNVFP4ToSM90ConversionPatterns(converter, patterns, gemm);
             })))

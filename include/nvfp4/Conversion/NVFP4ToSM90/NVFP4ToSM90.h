@@ -7,6 +7,10 @@
 #ifndef NVFP4_CONVERSION_NVFP4TOSM90_NVFP4TOSM90_H
 #define NVFP4_CONVERSION_NVFP4TOSM90_NVFP4TOSM90_H
 
+// The portable kernels' defaults (kFusedQuantizeMaxElements), which the
+// pass's options share.
+#include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
