@@ -201,7 +201,7 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "(1 or 2: the second pair takes every other stage and hands its "
            "sum to the first through shared memory); 0: 2 for groups of at "
            "most 16 tokens (decode). Only token tiles of at most 16 on one "
-           "CTA per SM split">,
+           "CTA per SM with a ring of at least 3 stages split">,
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
            "K blocks of 64 summed in the tensor core before the partial sum "
            "is added to an fp32 register total (even; 0: never)">,

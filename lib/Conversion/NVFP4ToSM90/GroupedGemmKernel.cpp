@@ -1020,6 +1020,8 @@ gpu::GPUFuncOp
 mlir::nvfp4::buildSM90GroupedGemmKernel(OpBuilder &builder, Location loc,
                                         gpu::GPUModuleOp module, StringRef name,
                                         const SM90GemmConfig &config) {
+  assert((config.kSplit == 1 || config.stages >= kSM90MinSplitStages) &&
+         "a split ring of fewer stages hangs: configure() keeps it unsplit");
   ImplicitLocOpBuilder b(loc, builder);
   KernelBuilder kernel(b, config);
   return kernel.build(module, name);

@@ -166,9 +166,17 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
       cfg.ctasPerSM == 1 && cfg.tokenTile <= kSM90MaxSplitTokenTile;
   bool wanted = options.kSplit ? options.kSplit == 2
                                : rows <= kSM90MaxSplitTokenTile;
+  auto chooseStages = [&] {
+    cfg.stages = options.stages ? std::min(options.stages, cfg.maxStages())
+                                : cfg.maxStages();
+  };
   cfg.kSplit = splittable && wanted ? 2 : 1;
-  cfg.stages = options.stages ? std::min(options.stages, cfg.maxStages())
-                              : cfg.maxStages();
+  chooseStages();
+  // A ring too shallow for the split (stages=2) runs unsplit.
+  if (cfg.kSplit == 2 && cfg.stages < kSM90MinSplitStages) {
+    cfg.kSplit = 1;
+    chooseStages();
+  }
   return cfg;
 }
 

@@ -25,6 +25,12 @@
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa k-split=1" -o %t.one.mlir
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.one.mlir --name nvfp4_sm90_gemm_0 -o %t.one.ptx
 // RUN: FileCheck %s --check-prefix=ONE < %t.one.ptx
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa stages=2" -o %t.two.mlir
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.two.mlir --name nvfp4_sm90_gemm_0 -o %t.two.ptx
+// RUN: FileCheck %s --check-prefix=ONE < %t.two.ptx
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa stages=3" -o %t.three.mlir
+// RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.three.mlir --name nvfp4_sm90_gemm_0 -o %t.three.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.three.ptx
 
 // PTXAS: Compiling entry function 'nvfp4_sm90_gemm_{{[0-2]}}' for 'sm_90a'
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
@@ -47,7 +53,10 @@
 // BF16:      .maxntid 640, 1, 1
 // BF16:      wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16
 
-// k-split=1: the kernel of one consumer pair, 384 threads.
+// k-split=1: the kernel of one consumer pair, 384 threads; also what a
+// two-stage ring gets (stages=2): a split pair waits for its stage still
+// holding the one two before it, which shares the slot (the H200 hung on
+// it, 2026-11-27); three stages split.
 // ONE:       .maxntid 384, 1, 1
 // ONE:       setmaxnreg.dec.sync.aligned.u32
 // ONE-NOT:   bar.arrive

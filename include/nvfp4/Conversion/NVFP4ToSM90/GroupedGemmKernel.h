@@ -83,6 +83,12 @@ constexpr int64_t kSM90MaxPairedTokenTile = 16;
 /// more than that to any code of a 640-thread kernel. The consumers of
 /// token tiles of at most 16 fit, on either MMA (32-token tiles spill).
 constexpr int64_t kSM90MaxSplitTokenTile = 16;
+/// A split pair waits for its stage i still holding its previous one,
+/// i - 2 (released after the wait, as an unsplit consumer releases i - 1):
+/// the producer refills stage i's slot once stage i - stages is released,
+/// so the ring needs at least three stages (with two, each pair waited on
+/// the slot it held: a hang).
+constexpr int64_t kSM90MinSplitStages = 3;
 /// The named barriers of the split's hand-over: the second pair's sum is
 /// in shared memory (full), the first pair has read it (free).
 constexpr int64_t kSM90SplitFullBarrier = 2;
