@@ -169,8 +169,10 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
     lowers the nvfp4k ones) and host `nvgpu.tma.create.descriptor`.
   }];
   let options = [
-    Option<"ctas", "ctas", "int64_t", /*default=*/"132",
-           "Persistent CTAs launched per GEMM (the H200 has 132 SMs)">,
+    Option<"ctas", "ctas", "int64_t",
+           /*default=*/"::mlir::nvfp4::kSM90PartSMs",
+           "Persistent CTAs launched per GEMM (default: an H100 SXM's or "
+           "H200's 132 SMs)">,
     Option<"tokenTile", "token-tile", "int64_t", /*default=*/"0",
            "Widest token tile (wgmma N: 8, 16, 32, 64 or 128, at most 64 "
            "with in-kernel tokens; 0: chosen from the shape). Each tile runs "
@@ -262,8 +264,9 @@ def ConvertNVFP4ToSM100 : Pass<"convert-nvfp4-to-sm100", "ModuleOp"> {
     `nvgpu.tma.create.descriptor`.
   }];
   let options = [
-    Option<"ctas", "ctas", "int64_t", /*default=*/"148",
-           "Persistent CTAs launched per GEMM (a B200 has 148 SMs)">,
+    Option<"ctas", "ctas", "int64_t",
+           /*default=*/"::mlir::nvfp4::kSM100PartSMs",
+           "Persistent CTAs launched per GEMM (default: a B200's 148 SMs)">,
     Option<"tokenTile", "token-tile", "int64_t", /*default=*/"0",
            "Tokens per tile (MMA N: 64, 128 or 256); 0 picks by group size">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
@@ -377,7 +380,7 @@ def NVFP4EmulateTcgen05 : Pass<"nvfp4-emulate-tcgen05", "ModuleOp"> {
     docs/design/tcgen05-emulation.md.
   }];
   let options = [
-    Option<"maxCtas", "max-ctas", "int64_t", "148",
+    Option<"maxCtas", "max-ctas", "int64_t", "::mlir::nvfp4::kSM100PartSMs",
            "CTAs the tensor-memory buffer has room for (the grid of the "
            "persistent kernels is at most this)">
   ];

@@ -53,6 +53,15 @@ enum class ChipFeature : unsigned {
 };
 LLVM_ENABLE_BITMASK_ENUMS_IN_NAMESPACE();
 
+/// SMs of the parts the chip kernels' defaults are sized for: a persistent
+/// GEMM's grid (`ctas`), the portable grid-stride reductions, the tcgen05
+/// emulation's tensor memory. The runtime passes the GPU's own count
+/// instead (an H100 PCIe has 114).
+/// sm_90a: H100 SXM and H200.
+constexpr int64_t kSM90PartSMs = 132;
+/// sm_100a: B200.
+constexpr int64_t kSM100PartSMs = 148;
+
 /// What a GPU pipeline needs of the chip it compiles for.
 struct GPUPipelineNeeds {
   /// The pipeline's name, for messages ("nvfp4-lower-to-sm100").

@@ -246,7 +246,10 @@ struct ConvertNVFP4ToSM100Pass
     GPUKernelOptions gpuOptions;
     gpuOptions.hardwareE2M1 = hardwareE2m1;
     gpuOptions.hardwareStochastic = hardwareStochastic;
-    SM100KernelOptions gemm{ctas, tokenTile, stages};
+    SM100KernelOptions gemm;
+    gemm.ctas = ctas;
+    gemm.tokenTile = tokenTile;
+    gemm.stages = stages;
     if (failed(applyNVFP4ToGPUConversion(
             getOperation(), gpuOptions,
             [&](const TypeConverter &converter, RewritePatternSet &patterns) {

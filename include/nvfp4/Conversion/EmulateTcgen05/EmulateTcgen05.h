@@ -7,6 +7,9 @@
 #ifndef NVFP4_CONVERSION_EMULATETCGEN05_EMULATETCGEN05_H
 #define NVFP4_CONVERSION_EMULATETCGEN05_EMULATETCGEN05_H
 
+// The SM counts the pass options default to.
+#include "nvfp4/Pipelines/GPUTarget.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

@@ -12,6 +12,8 @@
 #ifndef NVFP4_CONVERSION_GPUCOMMON_GPUCODEGEN_H
 #define NVFP4_CONVERSION_GPUCOMMON_GPUCODEGEN_H
 
+#include "nvfp4/Pipelines/GPUTarget.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -23,9 +25,9 @@ namespace nvfp4 {
 
 /// Threads per block of the elementwise kernels.
 constexpr int64_t kThreadsPerBlock = 256;
-/// Blocks of a grid-stride reduction: enough to fill a 132-SM H200 eight
-/// times over, few enough that the per-block atomics stay cheap.
-constexpr int64_t kGridStrideBlocks = 132 * 8;
+/// Blocks of a grid-stride reduction: enough to fill a Hopper part's SMs
+/// eight times over, few enough that the per-block atomics stay cheap.
+constexpr int64_t kGridStrideBlocks = kSM90PartSMs * 8;
 /// The most CTAs a persistent GEMM's `ctas` option takes: far more than any
 /// chip's SMs (a grid that large is no longer persistent), and its tile
 /// arithmetic stays well inside i32.

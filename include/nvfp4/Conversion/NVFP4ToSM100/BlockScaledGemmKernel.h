@@ -36,6 +36,7 @@
 
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+#include "nvfp4/Pipelines/GPUTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -56,7 +57,7 @@ constexpr int64_t kSM100Threads = 192;
 struct SM100GemmConfig : GemmShape {
   int64_t tokenTile = 128; // MMA N: 64, 128 or 256
   int64_t stages = 4;
-  int64_t ctas = 148;
+  int64_t ctas = kSM100PartSMs;
 
   int64_t blockSize() const { return mxfp4 ? 32 : 16; }
   int64_t scaleCols() const { return k / blockSize(); }

@@ -7,6 +7,9 @@
 #ifndef NVFP4_CONVERSION_NVFP4TOSM100_NVFP4TOSM100_H
 #define NVFP4_CONVERSION_NVFP4TOSM100_NVFP4TOSM100_H
 
+// The SM counts the pass options default to.
+#include "nvfp4/Pipelines/GPUTarget.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -18,12 +21,9 @@ namespace nvfp4 {
 #define GEN_PASS_DECL_CONVERTNVFP4TOSM100
 #include "nvfp4/Conversion/Passes.h.inc"
 
-/// The tcgen05 kernel's knobs (the pass options of the same names).
-struct SM100KernelOptions {
-  int64_t ctas = 148;
-  int64_t tokenTile = 0; // 0: 64 / 128 / 256 by group size
-  int64_t stages = 0;    // 0: the deepest ring that fits (at most 6)
-};
+/// The tcgen05 kernel's knobs: the pass's options (Passes.td owns their
+/// defaults).
+using SM100KernelOptions = ConvertNVFP4ToSM100Options;
 
 /// Patterns lowering bufferized NVFP4 and MXFP4 matmuls / grouped matmuls
 /// to the sm_100a tcgen05 kernel (BlockScaledGemmKernel.h), with benefit 2

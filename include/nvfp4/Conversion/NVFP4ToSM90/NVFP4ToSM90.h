@@ -7,9 +7,10 @@
 #ifndef NVFP4_CONVERSION_NVFP4TOSM90_NVFP4TOSM90_H
 #define NVFP4_CONVERSION_NVFP4TOSM90_NVFP4TOSM90_H
 
-// The portable kernels' defaults (kFusedQuantizeMaxElements), which the
-// pass's options share.
+// The portable kernels' defaults (kFusedQuantizeMaxElements) and the SM
+// counts (GPUTarget.h), which the pass's options default to.
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
+#include "nvfp4/Pipelines/GPUTarget.h"
 
 #include "mlir/Pass/Pass.h"
 
