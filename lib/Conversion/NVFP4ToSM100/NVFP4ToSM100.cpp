@@ -14,7 +14,9 @@
 
 #include "nvfp4/Conversion/NVFP4ToSM100/NVFP4ToSM100.h"
 
+#include "nvfp4/Conversion/GPUCommon/ChipGemm.h"
 #include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
+#include "nvfp4/Conversion/GPUCommon/GPUConversion.h"
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/NVFP4ToSM100/BlockScaledGemmKernel.h"
@@ -250,9 +252,11 @@ struct ConvertNVFP4ToSM100Pass
     gemm.ctas = ctas;
     gemm.tokenTile = tokenTile;
     gemm.stages = stages;
-    if (failed(applyNVFP4ToGPUConversion(
-            getOperation(), gpuOptions,
+    if (failed(applyGPUConversion(
+            getOperation(),
             [&](const TypeConverter &converter, RewritePatternSet &patterns) {
+              populateNVFP4ToGPUConversionPatterns(converter, patterns,
+                                                   gpuOptions);
               populateNVFP4ToSM100ConversionPatterns(converter, patterns,
                                                      gemm);
             })))

@@ -13,7 +13,9 @@
 
 #include "nvfp4/Conversion/NVFP4ToSM90/NVFP4ToSM90.h"
 
+#include "nvfp4/Conversion/GPUCommon/ChipGemm.h"
 #include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
+#include "nvfp4/Conversion/GPUCommon/GPUConversion.h"
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 #include "nvfp4/Conversion/GPUCommon/KernelArith.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
@@ -683,9 +685,11 @@ struct ConvertNVFP4ToSM90Pass
     gemm.bf16Mma = bf16Mma;
     GPUKernelOptions portable;
     portable.fusedQuantizeMaxElements = fusedQuantizeMaxElements;
-    if (failed(applyNVFP4ToGPUConversion(
-            getOperation(), portable,
+    if (failed(applyGPUConversion(
+            getOperation(),
             [&](const TypeConverter &converter, RewritePatternSet &patterns) {
+              populateNVFP4ToGPUConversionPatterns(converter, patterns,
+                                                   portable);
               populateNVFP4ToSM90ConversionPatterns(converter, patterns, gemm);
             })))
       signalPassFailure();

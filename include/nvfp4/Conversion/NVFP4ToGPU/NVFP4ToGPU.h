@@ -7,8 +7,6 @@
 #ifndef NVFP4_CONVERSION_NVFP4TOGPU_NVFP4TOGPU_H
 #define NVFP4_CONVERSION_NVFP4TOGPU_NVFP4TOGPU_H
 
-#include "nvfp4/Conversion/BufferizedOpPattern.h"
-#include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 
 #include "mlir/Pass/Pass.h"
@@ -51,10 +49,10 @@ struct GPUKernelOptions {
 };
 
 /// Patterns lowering bufferized nvfp4 ops to gpu.launch kernels (one thread
-/// per block / tile / element, the shared Codegen bodies) and the host's
-/// memref alloc/dealloc/copy to gpu.alloc/dealloc/memcpy: every buffer of a
-/// GPU program lives in device memory. Matmuls get a plain SIMT kernel here;
-/// the chip-specific conversions add faster ones with a higher benefit.
+/// per block / tile / element, the shared Codegen bodies), to be applied in
+/// the GPU conversion frame (GPUCommon/GPUConversion.h). Matmuls get a plain
+/// SIMT kernel here; the chip-specific conversions add faster ones with a
+/// higher benefit.
 void populateNVFP4ToGPUConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const GPUKernelOptions &options = GPUKernelOptions());
@@ -65,62 +63,6 @@ void populateNVFP4ToGPUConversionPatterns(
 /// integer atomic max works), which must be zero before it runs.
 void emitTensorAmaxKernel(OpBuilder &b, Location loc, const QuantizeSpec &spec,
                           Value input, Value amaxBits);
-
-/// A kernel writing beta * acc (0 without `acc`) to the rows of a masked
-/// grouped matmul's output [groups, maxRows, n] at or past masked_m[g]:
-/// the chip-specific kernels compute only the valid rows.
-void emitMaskedRowsFill(OpBuilder &b, Location loc, const GemmProblem &p);
-
-/// The frame of the chip-specific GEMM patterns (nvfp4.matmul and
-/// nvfp4.grouped_matmul, benefit 2 over the portable ones): buffer form,
-/// one kernel shape (GemmProblem), then `lowerGemm` builds the kernel and
-/// its launch or declines; masked groups then get their rows past
-/// masked_m filled, and the op goes. Zero sizes never reach the kernels:
-/// an op without an output element needs no code, and K = 0 (outputs of
-/// beta * acc alone) is left to the portable kernel.
-template <typename OpTy>
-struct ChipGemmPattern : public BufferizedOpPattern<OpTy> {
-  ChipGemmPattern(const TypeConverter &converter, MLIRContext *ctx,
-                  StringRef kernel)
-      : BufferizedOpPattern<OpTy>(converter, ctx, /*benefit=*/2),
-        kernel(kernel.str()) {}
-  virtual LogicalResult
-  lowerGemm(Operation *op, const GemmProblem &problem,
-            ConversionPatternRewriter &rewriter) const = 0;
-  LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
-                      ConversionPatternRewriter &rewriter) const final {
-    std::string why;
-    FailureOr<GemmProblem> problem = GemmProblem::get(op, adaptor, why);
-    if (failed(problem))
-      return rewriter.notifyMatchFailure(op, kernel + ": " + why);
-    const GemmShape &shape = problem->shape;
-    if (shape.n == 0 || shape.empty())
-      return success();
-    if (shape.k == 0)
-      return rewriter.notifyMatchFailure(
-          op, kernel + ": K is 0 (the portable kernel writes beta * acc)");
-    if (failed(lowerGemm(op, *problem, rewriter)))
-      return failure();
-    if (problem->shape.mode == Grouping::masked)
-      emitMaskedRowsFill(rewriter, op.getLoc(), *problem);
-    return success();
-  }
-  std::string kernel;
-};
-
-/// Legality for the patterns above: nvfp4 illegal, narrow memrefs illegal,
-/// host memref allocations illegal outside GPU kernels.
-void configureNVFP4ToGPULegality(ConversionTarget &target,
-                                 const TypeConverter &converter);
-
-/// The body of every GPU conversion pass: the portable patterns (with
-/// `options`) plus those `populateChip` adds (a chip's GEMMs, at a higher
-/// benefit; none for the portable pass), applied to `root` under the
-/// legality above.
-LogicalResult applyNVFP4ToGPUConversion(
-    Operation *root, const GPUKernelOptions &options,
-    function_ref<void(const TypeConverter &, RewritePatternSet &)>
-        populateChip = nullptr);
 
 } // namespace nvfp4
 } // namespace mlir
