@@ -5,6 +5,15 @@
 // Each op says what it computes and which PTX it becomes; the lowering of
 // every op is one pattern in lib/Conversion/NVFP4KernelToNVVM.
 //
+// Memory effects: the ops that only read memory (the scheduler's walks of
+// the group table, alpha's decode scales) say so, the stores say what
+// they read and write, and the pure ones are Pure or NoMemoryEffect. The
+// ops that synchronize or run asynchronously (ring waits, arrivals and
+// releases, TMA and bulk loads, which complete on a ring barrier,
+// wgmma.rs / wgmma.wait, the tcgen05 MMA and commit, scheduler.fixup)
+// keep MLIR's default of unknown effects: nothing moves across them and
+// nothing removes them.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NVFP4_DIALECT_NVFP4KERNEL_IR_NVFP4KERNELOPS_TD
@@ -202,7 +211,8 @@ def NVFP4K_SchedulerCreateOp : NVFP4K_Op<"scheduler.create", [Pure]> {
   let hasVerifier = 1;
 }
 
-def NVFP4K_SchedulerCountOp : NVFP4K_Op<"scheduler.count"> {
+def NVFP4K_SchedulerCountOp
+    : NVFP4K_Op<"scheduler.count", [MemoryEffects<[MemRead]>]> {
   let summary = "the number of tiles";
   let description = [{
     Tiles of all groups: `sum_g ceil(rows_g / token_tile) * weight_tiles`.
@@ -219,7 +229,8 @@ def NVFP4K_SchedulerCountOp : NVFP4K_Op<"scheduler.count"> {
   let assemblyFormat = "$scheduler attr-dict `:` type($scheduler)";
 }
 
-def NVFP4K_SchedulerTileOp : NVFP4K_Op<"scheduler.tile"> {
+def NVFP4K_SchedulerTileOp
+    : NVFP4K_Op<"scheduler.tile", [MemoryEffects<[MemRead]>]> {
   let summary = "decode tile number `t`";
   let description = [{
     Tile `t` (0 <= t < count) of the tile space: its `group`, its
@@ -258,7 +269,8 @@ def NVFP4K_SchedulerTileOp : NVFP4K_Op<"scheduler.tile"> {
   let hasVerifier = 1;
 }
 
-def NVFP4K_SchedulerBlocksBeforeOp : NVFP4K_Op<"scheduler.blocks_before"> {
+def NVFP4K_SchedulerBlocksBeforeOp
+    : NVFP4K_Op<"scheduler.blocks_before", [MemoryEffects<[MemRead]>]> {
   let summary = "row blocks of the groups before a group";
   let description = [{
     `sum_{h < group} ceil(rows_h / block)`: where group `group` starts in a
@@ -279,7 +291,8 @@ def NVFP4K_SchedulerBlocksBeforeOp : NVFP4K_Op<"scheduler.blocks_before"> {
       "$scheduler `[` $group `]` attr-dict `:` type($scheduler)";
 }
 
-def NVFP4K_SchedulerGroupOfOp : NVFP4K_Op<"scheduler.group_of"> {
+def NVFP4K_SchedulerGroupOfOp
+    : NVFP4K_Op<"scheduler.group_of", [MemoryEffects<[MemRead]>]> {
   let summary = "the group a token-matrix row belongs to";
   let description = [{
     The group whose rows hold token-matrix row `row`, and that group's first
@@ -299,7 +312,7 @@ def NVFP4K_SchedulerGroupOfOp : NVFP4K_Op<"scheduler.group_of"> {
       "$scheduler `[` $row `]` attr-dict `:` type($scheduler)";
 }
 
-def NVFP4K_SchedulerUnitsOp : NVFP4K_Op<"scheduler.units"> {
+def NVFP4K_SchedulerUnitsOp : NVFP4K_Op<"scheduler.units", [NoMemoryEffect]> {
   let summary = "the number of work units of a CTA";
   let description = [{
     How many work units (a tile and a range of its K blocks) CTA `cta` of
@@ -542,7 +555,8 @@ def NVFP4K_DequantCodesOp : NVFP4K_Op<"dequant.codes", [Pure]> {
   }];
 }
 
-def NVFP4K_StoreTokensOp : NVFP4K_KernelOp<"store_tokens"> {
+def NVFP4K_StoreTokensOp
+    : NVFP4K_KernelOp<"store_tokens", [MemoryEffects<[MemWrite]>]> {
   let summary = "16 token values into the sm_90a MMA's B tile";
   let description = [{
     Stores the 16 values of chunk `chunk` (0..7: K values
@@ -740,7 +754,8 @@ def NVFP4K_Tcgen05CommitOp : NVFP4K_KernelOp<"tcgen05.commit"> {
 // Epilogue
 //===----------------------------------------------------------------------===//
 
-def NVFP4K_AlphaOp : NVFP4K_Op<"alpha", [AttrSizedOperandSegments]> {
+def NVFP4K_AlphaOp : NVFP4K_Op<"alpha", [AttrSizedOperandSegments,
+                                         MemoryEffects<[MemRead]>]> {
   let summary = "the fp32 alpha of a group";
   let description = [{
     `fl(fl(a_decode * b_decode) * alpha)` of group `group` (docs/spec.md
@@ -788,7 +803,8 @@ def NVFP4K_AlphaOp : NVFP4K_Op<"alpha", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def NVFP4K_StoreOp : NVFP4K_Op<"store"> {
+def NVFP4K_StoreOp
+    : NVFP4K_Op<"store", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "the epilogue of a few outputs of one row";
   let description = [{
     For j < P (the length of `values`), when `row < rows` and
