@@ -792,9 +792,14 @@ class PipelineOptions:
 # K split between two consumer pairs on data-parallel narrow tiles), each
 # choice forced the other way, and stream-K grids so small that every tile
 # is split over many CTAs, or so large that CTAs get nothing.
+#: The decode selfcheck's sm_90a configurations. Data-parallel decode tiles
+#: of at most 16 tokens on one CTA per SM split their K stages between two
+#: consumer pairs: with 3 stages at the smallest ring the split takes, with
+#: 2 unsplit (a split ring of 2 hung).
 DECODE_CONFIGS = ["", "k-split=1", "schedule=stream-k", "schedule=data-parallel",
                   "tokens=prepass", "ctas=7 schedule=stream-k",
-                  "ctas=1000 stages=2 schedule=stream-k"]
+                  "ctas=1000 stages=2 schedule=stream-k",
+                  "schedule=data-parallel stages=3", "schedule=data-parallel stages=2"]
 
 
 def check_decode(target, size):
