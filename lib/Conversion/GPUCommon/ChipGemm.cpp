@@ -7,25 +7,28 @@
 #include "nvfp4/Conversion/GPUCommon/ChipGemm.h"
 
 #include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
+#include "nvfp4/Conversion/GPUCommon/KernelArith.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 using namespace mlir::nvfp4;
 
-void mlir::nvfp4::emitMaskedRowsFill(OpBuilder &b, Location loc,
+void mlir::nvfp4::emitMaskedRowsFill(OpBuilder &builder, Location loc,
                                      const GemmProblem &p) {
   // Rows at or past masked_m[g] of the [G, maxM, N] output hold beta * acc
   // (0 without acc).
   const GemmShape &shape = p.shape;
   Value out = p.outs.front();
   Value acc = p.accs.empty() ? Value() : p.accs.front();
-  KernelIndexing ix(b, loc);
+  ImplicitLocOpBuilder b(loc, builder);
+  KernelArith ix(b);
   SmallVector<int64_t> space = {shape.groups, shape.maxRows, shape.n};
   launchLinear(
       b, loc, shape.groups * shape.maxRows * shape.n, [&](Value linear) {

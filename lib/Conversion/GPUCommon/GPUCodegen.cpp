@@ -16,73 +16,16 @@
 using namespace mlir;
 using namespace mlir::nvfp4;
 
-Value KernelIndexing::c(int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-Value KernelIndexing::add(Value x, Value y) {
-  return arith::AddIOp::create(b, loc, x, y);
-}
-Value KernelIndexing::mul(Value x, Value y) {
-  return arith::MulIOp::create(b, loc, x, y);
-}
-Value KernelIndexing::div(Value x, Value y) {
-  return arith::DivUIOp::create(b, loc, x, y);
-}
-Value KernelIndexing::rem(Value x, Value y) {
-  return arith::RemUIOp::create(b, loc, x, y);
-}
-Value KernelIndexing::min(Value x, Value y) {
-  return arith::MinSIOp::create(b, loc, x, y);
-}
-Value KernelIndexing::max(Value x, Value y) {
-  return arith::MaxSIOp::create(b, loc, x, y);
-}
-Value KernelIndexing::lt(Value x, Value y) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
-}
-Value KernelIndexing::le(Value x, Value y) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, x, y);
-}
-Value KernelIndexing::eq(Value x, Value y) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
-}
-
-SmallVector<Value> KernelIndexing::delinearize(Value linear,
-                                               ArrayRef<int64_t> shape) {
-  SmallVector<Value> indices(shape.size());
-  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
-    indices[i] = i == 0 ? linear : rem(linear, c(shape[i]));
-    if (i > 0)
-      linear = div(linear, c(shape[i]));
-  }
-  return indices;
-}
-
-void KernelIndexing::forLoop(Value lb, Value ub,
-                             function_ref<void(Value)> body) {
-  scf::ForOp::create(b, loc, lb, ub, c(1), ValueRange{},
-                     [&](OpBuilder &, Location, Value iv, ValueRange) {
-                       body(iv);
-                       scf::YieldOp::create(b, loc);
-                     });
-}
-
-Value KernelIndexing::loadIndex(Value memref, ValueRange indices) {
-  return arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      memref::LoadOp::create(b, loc, memref, indices));
-}
-
 gpu::LaunchOp mlir::nvfp4::launchGrid(OpBuilder &b, Location loc,
                                       std::array<int64_t, 3> grid,
                                       std::array<int64_t, 3> block,
                                       function_ref<void(gpu::LaunchOp)> body) {
   if (llvm::is_contained(grid, 0))
     return nullptr;
-  KernelIndexing ix(b, loc);
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   auto launch =
-      gpu::LaunchOp::create(b, loc, ix.c(grid[0]), ix.c(grid[1]), ix.c(grid[2]),
-                            ix.c(block[0]), ix.c(block[1]), ix.c(block[2]));
+      gpu::LaunchOp::create(b, loc, c(grid[0]), c(grid[1]), c(grid[2]),
+                            c(block[0]), c(block[1]), c(block[2]));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   body(launch);
@@ -95,15 +38,20 @@ void mlir::nvfp4::launchLinear(OpBuilder &b, Location loc, int64_t total,
   int64_t blocks = (total + kThreadsPerBlock - 1) / kThreadsPerBlock;
   launchGrid(b, loc, {blocks, 1, 1}, {kThreadsPerBlock, 1, 1},
              [&](gpu::LaunchOp launch) {
-               KernelIndexing ix(b, loc);
-               Value linear = ix.add(
-                   ix.mul(launch.getBlockIds().x, ix.c(kThreadsPerBlock)),
+               auto c = [&](int64_t v) {
+                 return arith::ConstantIndexOp::create(b, loc, v);
+               };
+               Value linear = arith::AddIOp::create(
+                   b, loc,
+                   arith::MulIOp::create(b, loc, launch.getBlockIds().x,
+                                         c(kThreadsPerBlock)),
                    launch.getThreadIds().x);
-               scf::IfOp::create(b, loc, ix.lt(linear, ix.c(total)),
-                                 [&](OpBuilder &, Location) {
-                                   body(linear);
-                                   scf::YieldOp::create(b, loc);
-                                 });
+               Value inside = arith::CmpIOp::create(
+                   b, loc, arith::CmpIPredicate::slt, linear, c(total));
+               scf::IfOp::create(b, loc, inside, [&](OpBuilder &, Location) {
+                 body(linear);
+                 scf::YieldOp::create(b, loc);
+               });
              });
 }
 

@@ -11,6 +11,7 @@
 
 #include "nvfp4/Conversion/BufferizedOpPattern.h"
 #include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
+#include "nvfp4/Conversion/GPUCommon/KernelArith.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
@@ -21,6 +22,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -42,9 +44,11 @@ struct DeviceOperand {
 
 /// sum_k a[ab?, m, k] * b[bb?, n, k] with exact products, fp32 sums, one
 /// scale decode per block (B always has scales; its format sets the block).
-Value emitDot(OpBuilder &b, Location loc, const DeviceOperand &a, Value ab,
-              Value m, const DeviceOperand &bo, Value bb, Value n, int64_t k) {
-  KernelIndexing ix(b, loc);
+Value emitDot(OpBuilder &builder, Location loc, const DeviceOperand &a,
+              Value ab, Value m, const DeviceOperand &bo, Value bb, Value n,
+              int64_t k) {
+  ImplicitLocOpBuilder b(loc, builder);
+  KernelArith ix(b);
   NumericsBuilder nb(b, loc, b.getF32Type());
   int64_t bs = bo.nvfp4 ? 16 : 32;
   auto loop = scf::ForOp::create(
@@ -111,8 +115,8 @@ struct MatmulToGPU : BufferizedOpPattern<MatmulOp> {
   LogicalResult lower(MatmulOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    KernelIndexing ix(b, loc);
+    ImplicitLocOpBuilder b(loc, rewriter);
+    KernelArith ix(b);
     auto outType = cast<ShapedType>(op.getOut().getType());
     int64_t m = outType.getDimSize(0), n = outType.getDimSize(1);
     int64_t k = cast<ShapedType>(op.getA().getType()).getDimSize(1);
@@ -140,8 +144,8 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
   LogicalResult lower(GroupedMatmulOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    KernelIndexing ix(b, loc);
+    ImplicitLocOpBuilder b(loc, rewriter);
+    KernelArith ix(b);
     float beta = op.getBeta().convertToFloat();
     Value acc0 = adaptor.getAcc().empty() ? Value() : adaptor.getAcc().front();
     AlphaOperands operands{adaptor.getADecodeScale(),

@@ -12,6 +12,7 @@
 
 #include "nvfp4/Conversion/BufferizedOpPattern.h"
 #include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
+#include "nvfp4/Conversion/GPUCommon/KernelArith.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -97,20 +99,21 @@ SmallVector<Value> encodeE2M1Stochastic(OpBuilder &b, Location loc,
 /// The 16 input values of chunk `chunk` (row-major over the entry's rows,
 /// chunksPerRow to a row) of batch entry `batch`, as the amax passes read
 /// them.
-static SmallVector<Value> loadChunkAt(KernelIndexing &ix, QuantizeCodegen &cg,
+static SmallVector<Value> loadChunkAt(KernelArith &ix, QuantizeCodegen &cg,
                                       Value batch, Value chunk,
                                       int64_t chunksPerRow) {
-  Value row = ix.div(chunk, ix.c(chunksPerRow));
-  Value k0 = ix.mul(ix.rem(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
+  Value row = ix.divu(chunk, ix.c(chunksPerRow));
+  Value k0 = ix.mul(ix.remu(chunk, ix.c(chunksPerRow)), ix.c(kChunk));
   return cg.loadChunk(batch, row, k0);
 }
 
 } // namespace
 
-void mlir::nvfp4::emitTensorAmaxKernel(OpBuilder &b, Location loc,
+void mlir::nvfp4::emitTensorAmaxKernel(OpBuilder &builder, Location loc,
                                        const QuantizeSpec &spec, Value input,
                                        Value amaxBits) {
-  KernelIndexing ix(b, loc);
+  ImplicitLocOpBuilder b(loc, builder);
+  KernelArith ix(b);
   int64_t chunksPerRow = spec.k / kChunk;
   int64_t chunks = spec.rows * chunksPerRow;
   int64_t blocks =
@@ -137,7 +140,7 @@ void mlir::nvfp4::emitTensorAmaxKernel(OpBuilder &b, Location loc,
         Value amax =
             warpReduce(b, loc, loop.getResult(0),
                        [&](Value x, Value y) { return nb.maxNum(x, y); });
-        Value lane = ix.rem(launch.getThreadIds().x, ix.c(32));
+        Value lane = ix.remu(launch.getThreadIds().x, ix.c(32));
         scf::IfOp::create(
             b, loc, ix.eq(lane, ix.c(0)), [&](OpBuilder &, Location) {
               memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu,
@@ -176,8 +179,8 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     if (options.hardwareStochastic && spec.stochastic)
       spec.hardwareEncoder = encodeE2M1Stochastic;
     ValueRange outs = adaptor.getOuts();
-    OpBuilder &b = rewriter;
-    KernelIndexing ix(b, loc);
+    ImplicitLocOpBuilder b(loc, rewriter);
+    KernelArith ix(b);
 
     // One thread per tile of the (padded) scale grid: tiles past the
     // matrix only write the swizzled layout's zero padding.
@@ -216,7 +219,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
             cg.emitTile(batch, tileRow, blockCol, scales);
             // A 16-row tile crossing the last row: its padded rows.
             if (spec.swizzled && spec.tileRows > 1)
-              zeroRows(ix.max(firstRow, ix.c(spec.rows)), tileEnd);
+              zeroRows(ix.maxsi(firstRow, ix.c(spec.rows)), tileEnd);
             scf::YieldOp::create(b, loc);
           },
           [&](OpBuilder &, Location) {
@@ -336,13 +339,15 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
   /// maxNum, then across warps as unsigned fp32 bits, the order-free max
   /// the two-kernel path's atomics take, from 0); the first stores S_dec;
   /// each quantizes its tiles (`emitTile`).
-  static void emitFusedQuantizeKernel(
-      OpBuilder &b, Location loc, const QuantizeSpec &spec, Value input,
-      Value seed, ValueRange outs, int64_t tileRowsPadded, int64_t colsPadded,
-      function_ref<void(QuantizeCodegen &, Value, Value, Value,
-                        const TensorScales &)>
-          emitTile) {
-    KernelIndexing ix(b, loc);
+  static void
+  emitFusedQuantizeKernel(ImplicitLocOpBuilder &b, Location loc,
+                          const QuantizeSpec &spec, Value input, Value seed,
+                          ValueRange outs, int64_t tileRowsPadded,
+                          int64_t colsPadded,
+                          function_ref<void(QuantizeCodegen &, Value, Value,
+                                            Value, const TensorScales &)>
+                              emitTile) {
+    KernelArith ix(b);
     int64_t threadCount = kFusedQuantizeThreads;
     int64_t warps = threadCount / 32;
     int64_t chunksPerRow = spec.k / kChunk;
@@ -371,11 +376,11 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
               [&](OpBuilder &, Location, Value first, ValueRange acc) {
                 SmallVector<SmallVector<Value>> loaded;
                 for (int64_t u = 0; u < kFusedAmaxLoads; ++u)
-                  loaded.push_back(loadChunkAt(
-                      ix, cg, batch,
-                      ix.min(ix.add(first, ix.c(u * threadCount)),
-                             ix.c(chunks - 1)),
-                      chunksPerRow));
+                  loaded.push_back(
+                      loadChunkAt(ix, cg, batch,
+                                  ix.minsi(ix.add(first, ix.c(u * threadCount)),
+                                           ix.c(chunks - 1)),
+                                  chunksPerRow));
                 Value next = acc[0];
                 for (const SmallVector<Value> &chunk : loaded)
                   next = cg.chunkAbsMax(chunk, next);
@@ -384,12 +389,11 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           Value warpMax =
               warpReduce(b, loc, loop.getResult(0),
                          [&](Value x, Value y) { return nb.maxNum(x, y); });
-          scf::IfOp::create(b, loc, ix.eq(ix.rem(tid, ix.c(32)), ix.c(0)),
+          scf::IfOp::create(b, loc, ix.eq(ix.remu(tid, ix.c(32)), ix.c(0)),
                             [&](OpBuilder &, Location) {
-                              memref::StoreOp::create(b, loc,
-                                                      nb.bitsOf(warpMax),
-                                                      partials,
-                                                      ix.div(tid, ix.c(32)));
+                              memref::StoreOp::create(
+                                  b, loc, nb.bitsOf(warpMax), partials,
+                                  ix.divu(tid, ix.c(32)));
                               scf::YieldOp::create(b, loc);
                             });
           gpu::BarrierOp::create(b, loc);
@@ -423,16 +427,17 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
   /// value is the reference's), or read the caller's; lane 0 stores the
   /// row's decode scale; each lane quantizes the blocks lane, lane + 32, ...
   /// of the row. Padding rows of the swizzled layout only write zeros.
-  static void emitRowScaledKernel(
-      OpBuilder &b, Location loc, const QuantizeSpec &spec, Value input,
-      Value amax, Value seed, ValueRange outs, int64_t rowsPadded,
-      int64_t colsPadded,
-      function_ref<void(QuantizeCodegen &, Value, Value, Value,
-                        const TensorScales &)>
-          emitTile) {
+  static void
+  emitRowScaledKernel(ImplicitLocOpBuilder &b, Location loc,
+                      const QuantizeSpec &spec, Value input, Value amax,
+                      Value seed, ValueRange outs, int64_t rowsPadded,
+                      int64_t colsPadded,
+                      function_ref<void(QuantizeCodegen &, Value, Value, Value,
+                                        const TensorScales &)>
+                          emitTile) {
     if (spec.rows == 0)
       return;
-    KernelIndexing ix(b, loc);
+    KernelArith ix(b);
     constexpr int64_t warpsPerBlock = 4;
     launchGrid(
         b, loc, {ceilDiv(rowsPadded, warpsPerBlock), spec.batch, 1},
@@ -441,12 +446,13 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
           QuantizeCodegen cg(b, loc, spec, input, outs[0], outs[1], seed);
           Value batch = spec.batched ? launch.getBlockIds().y : Value();
           Value tid = launch.getThreadIds().x;
-          Value lane = ix.rem(tid, ix.c(32));
-          Value row = ix.add(ix.mul(launch.getBlockIds().x, ix.c(warpsPerBlock)),
-                             ix.div(tid, ix.c(32)));
+          Value lane = ix.remu(tid, ix.c(32));
+          Value row =
+              ix.add(ix.mul(launch.getBlockIds().x, ix.c(warpsPerBlock)),
+                     ix.divu(tid, ix.c(32)));
           // A padding row reads the last row (the warp stays converged for
           // its shuffles); its tiles write only zeros.
-          Value readRow = ix.min(row, ix.c(spec.rows - 1));
+          Value readRow = ix.minsi(row, ix.c(spec.rows - 1));
           Value rowAmax;
           if (amax) {
             rowAmax = memref::LoadOp::create(b, loc, amax,
@@ -490,8 +496,8 @@ struct DequantizeToGPU : BufferizedOpPattern<DequantizeOp> {
   LogicalResult lower(DequantizeOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    KernelIndexing ix(b, loc);
+    ImplicitLocOpBuilder b(loc, rewriter);
+    KernelArith ix(b);
     auto type = cast<ShapedType>(op.getValues().getType());
     bool batched = type.getRank() == 3;
     int64_t batchSize = batched ? type.getDimSize(0) : 1;
@@ -511,10 +517,10 @@ struct DequantizeToGPU : BufferizedOpPattern<DequantizeOp> {
       Value r = id[1], k0 = ix.mul(id[2], ix.c(kChunk));
       Value packed = vector::LoadOp::create(
           b, loc, VectorType::get({kChunk / 2}, b.getI8Type()),
-          adaptor.getValues(), withBatch(batch, {r, ix.div(k0, ix.c(2))}),
+          adaptor.getValues(), withBatch(batch, {r, ix.divu(k0, ix.c(2))}),
           false, llvm::Align(8));
       Value byte = loadScaleByte(b, loc, adaptor.getScales(), swizzled, batch,
-                                 r, ix.div(k0, ix.c(bs)));
+                                 r, ix.divu(k0, ix.c(bs)));
       Value scale = nvfp4 ? nb.e4m3Decode(byte) : nb.e8m0Decode(byte);
       Value sDec;
       if (Value decode = adaptor.getDecodeScale())
@@ -550,8 +556,8 @@ struct SwizzleToGPU : BufferizedOpPattern<SwizzleScalesOp> {
   LogicalResult lower(SwizzleScalesOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    KernelIndexing ix(b, loc);
+    ImplicitLocOpBuilder b(loc, rewriter);
+    KernelArith ix(b);
     auto type = cast<ShapedType>(op.getInput().getType());
     bool batched = type.getRank() == 3;
     int64_t batchSize = batched ? type.getDimSize(0) : 1;
@@ -597,8 +603,8 @@ struct UnswizzleToGPU : BufferizedOpPattern<UnswizzleScalesOp> {
   LogicalResult lower(UnswizzleScalesOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    KernelIndexing ix(b, loc);
+    ImplicitLocOpBuilder b(loc, rewriter);
+    KernelArith ix(b);
     auto type = cast<ShapedType>(op.getOut().getType());
     bool batched = type.getRank() == 3;
     int64_t batchSize = batched ? type.getDimSize(0) : 1;

@@ -18,6 +18,7 @@
 #include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
 #include "nvfp4/Conversion/GPUCommon/GPUConversion.h"
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
+#include "nvfp4/Conversion/GPUCommon/KernelArith.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
 #include "nvfp4/Conversion/NVFP4ToSM100/BlockScaledGemmKernel.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
@@ -36,6 +37,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -78,9 +80,10 @@ int64_t chooseStages(const SM100KernelOptions &options, SM100GemmConfig cfg) {
 /// buffer where group g starts at 128-row block sum_{h<g} ceil(rows_h/128),
 /// zero elsewhere: tcgen05.cp moves whole 128-row units. One thread per
 /// scale byte of A; the group walk is the kernel's (nvfp4k scheduler ops).
-Value repackContiguousScales(OpBuilder &b, Location loc,
+Value repackContiguousScales(OpBuilder &builder, Location loc,
                              const SM100GemmConfig &cfg, Value scales,
                              Value offsets) {
+  ImplicitLocOpBuilder b(loc, builder);
   int64_t cols = cfg.scaleCols();
   int64_t blocks = ceilDiv(cfg.maxRows, 128) + cfg.groups;
   int64_t bytes = blocks * cfg.rowTileBytes();
@@ -88,7 +91,7 @@ Value repackContiguousScales(OpBuilder &b, Location loc,
   Value out = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
                                    ValueRange{}, ValueRange{}, false)
                   .getMemref();
-  KernelIndexing ix(b, loc);
+  KernelArith ix(b);
   launchLinear(b, loc, bytes, [&](Value i) {
     memref::StoreOp::create(
         b, loc, arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0), out,
@@ -128,7 +131,7 @@ Value repackContiguousScales(OpBuilder &b, Location loc,
 void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
                    const SM100GemmConfig &cfg, const GemmProblem &ops) {
   Location loc = op->getLoc();
-  OpBuilder &b = rewriter;
+  ImplicitLocOpBuilder b(loc, rewriter);
   auto module = op->getParentOfType<ModuleOp>();
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
@@ -175,7 +178,7 @@ void emitSM100Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   for (Value s : ops.weightScales)
     weightScales.push_back(deviceAddress(b, loc, s));
 
-  KernelIndexing ix(b, loc);
+  KernelArith ix(b);
   SmallVector<Value> kernelArgs;
   llvm::append_range(kernelArgs, tokenMaps);
   llvm::append_range(kernelArgs, weightMaps);

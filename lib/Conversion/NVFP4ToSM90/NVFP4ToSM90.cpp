@@ -190,10 +190,11 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
 /// (nvfp4k::wgmmaFragmentK), zero in the K padding. One launch, one thread per
 /// 16-value chunk. `values`/`scales` hold one operand per group (independent,
 /// rows `rowsPerGroup`) or one [rows] / [groups, rows] operand.
-void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
-                      ArrayRef<Value> values, ArrayRef<Value> scales,
-                      Value dst) {
-  KernelIndexing ix(b, loc);
+void emitTokenPrepass(OpBuilder &builder, Location loc,
+                      const SM90GemmConfig &cfg, ArrayRef<Value> values,
+                      ArrayRef<Value> scales, Value dst) {
+  ImplicitLocOpBuilder b(loc, builder);
+  KernelArith ix(b);
   int64_t k = cfg.k, chunks = cfg.kPadded() / kChunk;
   bool batched = cfg.mode == Grouping::masked;
   int64_t totalRows = batched ? cfg.groups * cfg.maxRows : cfg.maxRows;
@@ -219,16 +220,16 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
       }
       Value packed = vector::LoadOp::create(
           b, loc, VectorType::get({kChunk / 2}, b.getI8Type()), operand,
-          withBatch(bIdx, {r, ix.div(k0, ix.c(2))}), false, llvm::Align(8));
+          withBatch(bIdx, {r, ix.divu(k0, ix.c(2))}), false, llvm::Align(8));
       // The chunk's block scale: E4M3 per 16 values, or E8M0 per 32 (MXFP4
       // tokens: bf16 holds their products exactly, f16 does not).
       Value scale =
-          cfg.mxfp4 ? nb.e8m0Decode(loadScaleByte(b, loc, scaleOperand,
-                                                  /*swizzled=*/true, bIdx, r,
-                                                  ix.div(chunk, ix.c(2))))
-                    : nb.e4m3Decode(loadScaleByte(b, loc, scaleOperand,
-                                                  /*swizzled=*/true, bIdx, r,
-                                                  chunk));
+          cfg.mxfp4
+              ? nb.e8m0Decode(loadScaleByte(b, loc, scaleOperand,
+                                            /*swizzled=*/true, bIdx, r,
+                                            ix.divu(chunk, ix.c(2))))
+              : nb.e4m3Decode(loadScaleByte(b, loc, scaleOperand,
+                                            /*swizzled=*/true, bIdx, r, chunk));
       SmallVector<Value> out;
       for (int64_t i = 0; i < kChunk; ++i) {
         Value byte = arith::ExtUIOp::create(
@@ -249,8 +250,8 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
       b.setInsertionPointToStart(&valuesOf.getThenRegion().front());
       Value vals;
       if (cfg.mode != Grouping::independent || cfg.groups == 1) {
-        Value bIdx = batched ? ix.div(row, ix.c(cfg.maxRows)) : Value();
-        Value r = batched ? ix.rem(row, ix.c(cfg.maxRows)) : row;
+        Value bIdx = batched ? ix.divu(row, ix.c(cfg.maxRows)) : Value();
+        Value r = batched ? ix.remu(row, ix.c(cfg.maxRows)) : row;
         vals = chunkValues(values.front(), scaleOf(0), bIdx, r);
       } else {
         // The group of the row, the last whose first row is at or before
@@ -309,10 +310,10 @@ void emitTokenPrepass(OpBuilder &b, Location loc, const SM90GemmConfig &cfg,
     // Permuted positions: value pairs (i, i+2) land in adjacent columns.
     // nvfp4k::wgmmaFragmentK(16 q + i) = nvfp4k::wgmmaFragmentK(i) + 64 (q % 2)
     // + 2 (q / 2) for chunk q of a 128-block.
-    Value blockBase = ix.mul(ix.div(chunk, ix.c(8)), ix.c(kSM90StageK));
-    Value inBlock = ix.rem(chunk, ix.c(8));
-    Value chunkPart = ix.add(ix.mul(ix.rem(inBlock, ix.c(2)), ix.c(64)),
-                             ix.mul(ix.div(inBlock, ix.c(2)), ix.c(2)));
+    Value blockBase = ix.mul(ix.divu(chunk, ix.c(8)), ix.c(kSM90StageK));
+    Value inBlock = ix.remu(chunk, ix.c(8));
+    Value chunkPart = ix.add(ix.mul(ix.remu(inBlock, ix.c(2)), ix.c(64)),
+                             ix.mul(ix.divu(inBlock, ix.c(2)), ix.c(2)));
     // The MMA's element type: f16, or bf16 (weight-only bf16 activations):
     // either way the values are exact in it.
     auto f16x2 = VectorType::get({2}, cfg.mmaElement(b.getContext()));
@@ -343,13 +344,13 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
                   const SM90GemmConfig &cfg, const GemmProblem &ops,
                   const FusedTokens *fused = nullptr) {
   Location loc = op->getLoc();
-  OpBuilder &b = rewriter;
+  ImplicitLocOpBuilder b(loc, rewriter);
   MLIRContext *ctx = b.getContext();
   auto module = op->getParentOfType<ModuleOp>();
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
 
-  KernelIndexing ix(b, loc);
+  KernelArith ix(b);
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   int64_t totalRows =
       cfg.mode == Grouping::masked ? cfg.groups * cfg.maxRows : cfg.maxRows;

@@ -33,32 +33,6 @@ constexpr int64_t kGridStrideBlocks = kSM90PartSMs * 8;
 /// arithmetic stays well inside i32.
 constexpr int64_t kMaxPersistentCtas = int64_t(1) << 16;
 
-/// Index arithmetic on `index` values.
-class KernelIndexing {
-public:
-  KernelIndexing(OpBuilder &b, Location loc) : b(b), loc(loc) {}
-  Value c(int64_t v);
-  Value add(Value x, Value y);
-  Value mul(Value x, Value y);
-  Value div(Value x, Value y);
-  Value rem(Value x, Value y);
-  Value min(Value x, Value y);
-  Value max(Value x, Value y);
-  Value lt(Value x, Value y);
-  Value le(Value x, Value y);
-  Value eq(Value x, Value y);
-  /// Row-major indices of `linear` in a space of `shape`.
-  SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape);
-  /// for (iv = lb; iv < ub; ++iv) body(iv)
-  void forLoop(Value lb, Value ub, function_ref<void(Value)> body);
-  /// An i32 element of a memref, as an index.
-  Value loadIndex(Value memref, ValueRange indices);
-
-private:
-  OpBuilder &b;
-  Location loc;
-};
-
 /// A gpu.launch of `grid` x `block`; `body` fills its region (the builder
 /// points into it) and the terminator is added after. An empty grid (a
 /// zero-size operand) launches nothing: no op is built and the result is

@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
@@ -44,6 +45,7 @@ public:
   }
   Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
   Value lt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
+  Value le(Value x, Value y) { return cmp(arith::CmpIPredicate::sle, x, y); }
   Value select(Value cond, Value x, Value y) {
     return arith::SelectOp::create(b, cond, x, y);
   }
@@ -74,6 +76,28 @@ public:
       then();
       scf::YieldOp::create(b);
     });
+  }
+  /// Row-major indices of `linear` in a space of `shape`.
+  SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape) {
+    SmallVector<Value> indices(shape.size());
+    for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+      indices[i] = i == 0 ? linear : remu(linear, c(shape[i]));
+      if (i > 0)
+        linear = divu(linear, c(shape[i]));
+    }
+    return indices;
+  }
+  /// for (iv = lb; iv < ub; ++iv) body(iv)
+  void forLoop(Value lb, Value ub, function_ref<void(Value)> body) {
+    scf::ForOp::create(b, lb, ub, c(1), ValueRange{},
+                       [&](OpBuilder &, Location, Value iv, ValueRange) {
+                         body(iv);
+                         scf::YieldOp::create(b);
+                       });
+  }
+  /// An i32 element of a memref, as an index.
+  Value loadIndex(Value memref, ValueRange indices) {
+    return toIndex(memref::LoadOp::create(b, memref, indices));
   }
   /// A static workgroup memref type.
   Type shared(ArrayRef<int64_t> shape, Type element) {
