@@ -1,4 +1,4 @@
-//===- Patterns.h - convert-nvfp4-to-gpu's patterns by op family -*- C++ -*-===//
+//===- Patterns.h - convert-nvfp4-to-gpu's patterns -------------*- C++ -*-===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //

@@ -40,10 +40,9 @@ void configureGPUConversionLegality(ConversionTarget &target,
 /// GEMMs at a higher benefit), applied to `root` under the legality above.
 /// A program whose host code reads or writes a device buffer element by
 /// element gets a diagnostic first.
-LogicalResult
-applyGPUConversion(Operation *root,
-                   function_ref<void(const TypeConverter &, RewritePatternSet &)>
-                       populate);
+LogicalResult applyGPUConversion(
+    Operation *root,
+    function_ref<void(const TypeConverter &, RewritePatternSet &)> populate);
 
 } // namespace nvfp4
 } // namespace mlir
