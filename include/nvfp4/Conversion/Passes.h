@@ -7,9 +7,6 @@
 #ifndef NVFP4_CONVERSION_PASSES_H
 #define NVFP4_CONVERSION_PASSES_H
 
-// The SM counts the pass options default to.
-#include "nvfp4/Pipelines/GPUTarget.h"
-
 #include "nvfp4/Conversion/EmulateTcgen05/EmulateTcgen05.h"
 #include "nvfp4/Conversion/NVFP4KernelToNVVM/NVFP4KernelToNVVM.h"
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"

@@ -61,17 +61,19 @@ struct CopyToGPU : OpConversionPattern<memref::CopyOp> {
   }
 };
 
-} // namespace
-
-void mlir::nvfp4::populateGPUHostMemoryPatterns(const TypeConverter &converter,
-                                                RewritePatternSet &patterns) {
+/// Host memref alloc/dealloc/copy to gpu.alloc/dealloc/memcpy (benefit 2,
+/// over the storage patterns).
+void populateHostMemoryPatterns(const TypeConverter &converter,
+                                RewritePatternSet &patterns) {
   patterns.add<AllocToGPU, DeallocToGPU, CopyToGPU>(converter,
                                                     patterns.getContext(),
                                                     /*benefit=*/2);
 }
 
-void mlir::nvfp4::configureGPUConversionLegality(
-    ConversionTarget &target, const TypeConverter &converter) {
+/// nvfp4 illegal, narrow memrefs illegal, host memref allocations illegal
+/// outside GPU kernels.
+void configureLegality(ConversionTarget &target,
+                       const TypeConverter &converter) {
   target.addIllegalDialect<NVFP4Dialect>();
   target.markUnknownOpDynamicallyLegal(
       [&](Operation *op) { return converter.isLegal(op); });
@@ -92,7 +94,7 @@ void mlir::nvfp4::configureGPUConversionLegality(
 /// targets, so a host-side load or store of one (a tensor.extract or
 /// tensor.from_elements in the program) would fault at run time. Such
 /// programs get a diagnostic instead.
-static LogicalResult checkNoHostElementAccess(Operation *root) {
+LogicalResult checkNoHostElementAccess(Operation *root) {
   WalkResult result = root->walk([&](Operation *op) {
     Value memref;
     if (auto load = dyn_cast<memref::LoadOp>(op))
@@ -117,6 +119,8 @@ static LogicalResult checkNoHostElementAccess(Operation *root) {
   return failure(result.wasInterrupted());
 }
 
+} // namespace
+
 LogicalResult mlir::nvfp4::applyGPUConversion(
     Operation *root,
     function_ref<void(const TypeConverter &, RewritePatternSet &)> populate) {
@@ -126,9 +130,9 @@ LogicalResult mlir::nvfp4::applyGPUConversion(
   StorageTypeConverter converter;
   RewritePatternSet patterns(ctx);
   populateStorageConversionPatterns(converter, patterns);
-  populateGPUHostMemoryPatterns(converter, patterns);
+  populateHostMemoryPatterns(converter, patterns);
   populate(converter, patterns);
   ConversionTarget target(*ctx);
-  configureGPUConversionLegality(target, converter);
+  configureLegality(target, converter);
   return applyPartialConversion(root, target, std::move(patterns));
 }

@@ -17,27 +17,18 @@
 #include "mlir/Support/LLVM.h"
 
 namespace mlir {
-class ConversionTarget;
 class Operation;
 class RewritePatternSet;
 class TypeConverter;
 
 namespace nvfp4 {
 
-/// Host memref alloc/dealloc/copy to gpu.alloc/dealloc/memcpy (benefit 2,
-/// over the storage patterns): every buffer of a GPU program, the entry's
-/// arguments included, lives in device memory.
-void populateGPUHostMemoryPatterns(const TypeConverter &converter,
-                                   RewritePatternSet &patterns);
-
-/// Legality of a GPU conversion: nvfp4 illegal, narrow memrefs illegal,
-/// host memref allocations illegal outside GPU kernels.
-void configureGPUConversionLegality(ConversionTarget &target,
-                                    const TypeConverter &converter);
-
-/// The body of every GPU conversion pass: the storage and host-memory
-/// patterns plus those `populate` adds (the portable kernels'; a chip's
-/// GEMMs at a higher benefit), applied to `root` under the legality above.
+/// The body of every GPU conversion pass: the storage patterns, host memref
+/// alloc/dealloc/copy as gpu.alloc/dealloc/memcpy (every buffer of a GPU
+/// program, the entry's arguments included, lives in device memory), plus
+/// the patterns `populate` adds (the portable kernels'; a chip's GEMMs at a
+/// higher benefit), applied to `root` with nvfp4 ops, narrow memrefs and
+/// host memref allocations outside GPU kernels illegal.
 /// A program whose host code reads or writes a device buffer element by
 /// element gets a diagnostic first.
 LogicalResult applyGPUConversion(

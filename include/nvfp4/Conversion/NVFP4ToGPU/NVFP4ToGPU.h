@@ -13,10 +13,8 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
-class ConversionTarget;
 class Location;
 class OpBuilder;
-class Type;
 class Value;
 class RewritePatternSet;
 class TypeConverter;
