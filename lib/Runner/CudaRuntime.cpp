@@ -6,6 +6,7 @@
 
 #include "nvfp4/Runner/CudaRuntime.h"
 #include "nvfp4/Conversion/GPUCommon/DependentLaunch.h"
+#include "nvfp4/Conversion/GPUCommon/KeptZero.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -89,6 +90,13 @@ struct Workspace {
   struct Slot {
     CUdeviceptr ptr = 0;
     size_t bytes = 0;
+    /// Allocated by the handout of the current call (nothing has used it).
+    bool fresh = false;
+    /// Zero when handed out in the current call: its previous user declared
+    /// it kept zero (nvfp4KeptZero) and so left it zero.
+    bool zero = false;
+    /// Whether the current call's user declared it kept zero.
+    bool keptZero = false;
   };
   std::vector<Slot> slots;
   /// Buffers outgrown while earlier work may still read them; freed with
@@ -104,6 +112,9 @@ struct Runtime {
   CUdevice device = 0;
   CUcontext context = nullptr;
   CUstream stream = nullptr;
+  /// Zeroes buffers no queued work uses yet, outside any stream's order
+  /// (never recorded into a graph: nothing is captured on it).
+  CUstream zeroStream = nullptr;
   int major = 0, minor = 0, multiprocessors = 0;
   std::string name;
   std::string firstError;
@@ -266,6 +277,8 @@ llvm::Error initialize() {
   if (CUresult r = cu.ctxSetCurrent(rt.context))
     return fail(r, "cuCtxSetCurrent");
   if (CUresult r = cu.streamCreate(&rt.stream, CU_STREAM_NON_BLOCKING))
+    return fail(r, "cuStreamCreate");
+  if (CUresult r = cu.streamCreate(&rt.zeroStream, CU_STREAM_NON_BLOCKING))
     return fail(r, "cuStreamCreate");
   return llvm::Error::success();
 }
@@ -592,12 +605,15 @@ static void *mgpuMemAlloc(uint64_t bytes, void *stream, bool /*hostShared*/) {
     if (ws->next == ws->slots.size())
       ws->slots.emplace_back();
     Workspace::Slot &slot = ws->slots[ws->next++];
-    if (slot.bytes < bytes) {
+    slot.fresh = slot.bytes < bytes;
+    if (slot.fresh) {
       if (slot.ptr)
         ws->retired.push_back(slot.ptr);
       slot.ptr = allocateUnordered(bytes, "cuMemAlloc(workspace)");
       slot.bytes = slot.ptr ? bytes : 0;
     }
+    slot.zero = slot.keptZero && !slot.fresh;
+    slot.keptZero = false;
     return reinterpret_cast<void *>(slot.ptr);
   }
   CUdeviceptr ptr = 0;
@@ -613,6 +629,39 @@ static void mgpuMemFree(void *ptr, void *stream) {
   check(runtime().cu.memFreeAsync(reinterpret_cast<CUdeviceptr>(ptr),
                                   static_cast<CUstream>(stream)),
         "cuMemFreeAsync");
+}
+
+/// The host code's promise about `bytes` at device address `ptr` (a buffer
+/// it has just allocated): the call's kernels need it zero and leave it zero
+/// (the stream-K arrival flags: the last CTA of a tile resets its flag). It
+/// is zeroed here unless it is a workspace slot whose previous user made the
+/// same promise, so a warm call queues no memset, and a CUDA graph recorded
+/// from it holds none. A slot allocated by this call is zeroed on the
+/// runtime's zeroing stream, outside any graph being recorded (nothing has
+/// used it yet); any other buffer in the order of the call's stream.
+static void nvfp4KeptZero(int64_t ptr, int64_t bytes) {
+  Runtime &rt = runtime();
+  auto dptr = static_cast<CUdeviceptr>(ptr);
+  if (Workspace *ws = rt.workspace) {
+    for (size_t i = 0; i < ws->next; ++i) {
+      Workspace::Slot &slot = ws->slots[i];
+      if (slot.ptr != dptr)
+        continue;
+      slot.keptZero = true;
+      if (slot.zero)
+        return;
+      if (slot.fresh) {
+        RelaxedCapture relaxed;
+        check(rt.cu.memsetD8Async(dptr, 0, bytes, rt.zeroStream),
+              "cuMemsetD8Async(workspace)");
+        check(rt.cu.streamSynchronize(rt.zeroStream), "cuStreamSynchronize");
+        return;
+      }
+      break;
+    }
+  }
+  check(rt.cu.memsetD8Async(dptr, 0, bytes, launchStream()),
+        "cuMemsetD8Async");
 }
 
 // Zero-size buffers (a dimension of 0) are legal; copying or filling them is
@@ -858,6 +907,7 @@ llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() {
   add("mgpuMemcpy", mgpuMemcpy);
   add("mgpuMemset32", mgpuMemset32);
   add("mgpuMemset16", mgpuMemset16);
+  add(kKeptZeroFunction, nvfp4KeptZero);
   add("mgpuSetDefaultDevice", mgpuSetDefaultDevice);
   add("mgpuTensorMapEncodeTiledMemref", mgpuTensorMapEncodeTiledMemref);
   return symbols;

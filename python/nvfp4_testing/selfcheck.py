@@ -437,6 +437,18 @@ def check_quantize(target, size):
             got = compiler.quantize(x, fmt, swizzle=swizzle, target=target, **opts)
             want = ref.quantize_mxfp4(x, swizzle=swizzle, **opts)
             rep.exact(name, [("codes", got[0], want[0]), ("scales", got[1], want[1])])
+    # One program called twice (its workspace kept between the calls): the
+    # amax kernel's scratch (above fused-quantize-max-elements) is left zero
+    # by its last block, so a second call on data of a thousandth of the
+    # magnitude finds its own amax, not the first call's.
+    x, _ = high_precision((256, 272), 4242, "f32")
+    for factor in (1000.0, 1.0):
+        xs = x * np.float32(factor)
+        got = compiler.quantize(xs, "nvfp4", swizzle=True, target=target)
+        want = ref.quantize_nvfp4(xs, swizzle=True)
+        rep.exact(f"nvfp4 f32 (256, 272) the same program again, data x {factor:g}",
+                  [("codes", got[0], want[0]), ("scales", got[1], want[1]),
+                   ("s_dec", got[2], np.asarray(want[2], np.float32))])
     rep.summary()
     return rep
 
@@ -837,6 +849,18 @@ def check_decode(target, size):
                                             out_dtype=out, target=target)
                     rep.exact(f"{tag} M={m} K={k} N={n} the same bits twice",
                               [("C", np.asarray(again), np.asarray(got))])
+                if "stream-k" in config and m == 1:
+                    # The program again on new operands: its arrival flags
+                    # are the ones the first call's last CTAs set back to 0
+                    # (kept zero: the runtime does not zero them again).
+                    a_q, a_s = random_operand(m, k, "nvfp4", rng)
+                    b_q, b_s = random_operand(n, k, "nvfp4", rng)
+                    got = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db,
+                                          out_dtype=out, target=target)
+                    want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, **kw)
+                    rep.close(f"{tag} nvfp4 M={m} K={k} N={n} -> {out}, the program again",
+                              got, want, out,
+                              summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw))
             # Row-scaled A and B, alpha, accumulate.
             m, k, n = (8, 1536, 392) if big else (8, 384, 136)
             kw = dict(a_rows=m, b_rows=n, swizzled=True)

@@ -63,8 +63,10 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
     amax over at most `fused-quantize-max-elements` elements per batch
     entry runs as one kernel instead (one thread per tile; each block
     reduces its entry's whole amax, across warps through workgroup memory,
-    before quantizing its tiles), one launch instead of a memset and two. Dequantize uses one thread per 16
-    values, the swizzles one thread per scale. Matmuls get one thread per
+    before quantizing its tiles), one launch instead of two; above the
+    bound a grid-stride amax kernel comes first, whose last block publishes
+    the amax and leaves its scratch zero for the next call (no memset once
+    warm). Dequantize uses one thread per 16 values, the swizzles one thread per scale. Matmuls get one thread per
     output element: correct on any GPU, the baseline the chip-specific
     lowerings (`convert-nvfp4-to-sm90`, `convert-nvfp4-to-sm100`) replace.
 
@@ -79,9 +81,11 @@ def ConvertNVFP4ToGPU : Pass<"convert-nvfp4-to-gpu", "ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
@@ -222,6 +226,7 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",
@@ -281,6 +286,7 @@ def ConvertNVFP4ToSM100 : Pass<"convert-nvfp4-to-sm100", "ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",

@@ -7,6 +7,7 @@
 #include "nvfp4/Conversion/GPUCommon/GPUCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -71,6 +72,20 @@ Value mlir::nvfp4::warpReduce(OpBuilder &b, Location loc, Value value,
 Value mlir::nvfp4::deviceAddress(OpBuilder &b, Location loc, Value memref) {
   Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+void mlir::nvfp4::emitKeptZero(OpBuilder &b, Location loc, ModuleOp module,
+                               Value address, int64_t bytes) {
+  auto type = b.getFunctionType({b.getI64Type(), b.getI64Type()}, {});
+  if (!module.lookupSymbol<func::FuncOp>(kKeptZeroFunction)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    func::FuncOp::create(b, loc, kKeptZeroFunction, type).setPrivate();
+  }
+  func::CallOp::create(
+      b, loc, kKeptZeroFunction, TypeRange{},
+      ValueRange{address,
+                 arith::ConstantIntOp::create(b, loc, b.getI64Type(), bytes)});
 }
 
 std::string mlir::nvfp4::uniqueSymbolName(Operation *module, StringRef base) {

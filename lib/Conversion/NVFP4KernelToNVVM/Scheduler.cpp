@@ -331,14 +331,17 @@ struct SchedulerFixupLowering : OpConversionPattern<SchedulerFixupOp> {
       for (int64_t e = 0; e < n; ++e)
         LLVM::StoreOp::create(b, vector::ExtractOp::create(b, acc, e),
                               elementAddress(mySlot, e), 4);
-      // Every thread's partial is visible at GPU scope before the arrival
-      // is counted (the threadfence-reduction pattern).
-      gpuFence();
+      // The CTA's partial is visible at GPU scope before its arrival is
+      // counted: the barrier orders every thread's stores before the
+      // leader's, whose fence releases them all (cumulativity) ahead of its
+      // relaxed add; one fence per CTA, not one per thread (the semaphore
+      // pattern of CUTLASS's split-K barrier).
       barrier();
       Value flagPtr =
           globalAddress(b, adaptor.getFlags(), k.mul(first, k.c(4)));
       Value leader = k.eq(thread, k.c(0));
       scf::IfOp::create(b, leader, [&](OpBuilder &, Location) {
+        gpuFence();
         Value old = LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::add,
                                               flagPtr, cInt(b, i32, 1),
                                               LLVM::AtomicOrdering::monotonic);
@@ -346,8 +349,12 @@ struct SchedulerFixupLowering : OpConversionPattern<SchedulerFixupOp> {
             b, b.getIndexType(),
             arith::AddIOp::create(b, old, cInt(b, i32, 1)));
         Value isLast = k.eq(arrivals, k.add(k.sub(last, first), k.c(1)));
-        // The last CTA leaves the flag as it found it for the next launch.
         scf::IfOp::create(b, isLast, [&](OpBuilder &, Location) {
+          // Acquire: the other CTAs' partials, released by their leaders'
+          // fences before the adds this one read, are visible to the whole
+          // CTA after the barrier below.
+          gpuFence();
+          // The last CTA leaves the flag as it found it for the next launch.
           LLVM::StoreOp::create(b, cInt(b, i32, 0), flagPtr, 4);
           scf::YieldOp::create(b);
         });
@@ -364,9 +371,6 @@ struct SchedulerFixupLowering : OpConversionPattern<SchedulerFixupOp> {
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(&sum.getThenRegion().front());
-        // The other CTAs' partials are visible after their fences and the
-        // counted arrival.
-        gpuFence();
         auto loop = scf::ForOp::create(
             b, first, k.add(last, k.c(1)), k.c(1), ValueRange{acc},
             [&](OpBuilder &, Location, Value x, ValueRange st) {

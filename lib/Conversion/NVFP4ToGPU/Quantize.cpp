@@ -109,24 +109,38 @@ static SmallVector<Value> loadChunkAt(KernelArith &ix, QuantizeCodegen &cg,
 
 } // namespace
 
-void mlir::nvfp4::emitTensorAmaxKernel(OpBuilder &builder, Location loc,
-                                       const QuantizeSpec &spec, Value input,
-                                       Value amaxBits) {
+TensorAmax mlir::nvfp4::emitTensorAmax(OpBuilder &builder, Location loc,
+                                       const QuantizeSpec &spec,
+                                       Value input) {
   ImplicitLocOpBuilder b(loc, builder);
   KernelArith ix(b);
   int64_t chunksPerRow = spec.k / kChunk;
   int64_t chunks = spec.rows * chunksPerRow;
   int64_t blocks =
       std::min<int64_t>(ceilDiv(chunks, kThreadsPerBlock), kGridStrideBlocks);
+  auto alloc = [&](int64_t words) {
+    return gpu::AllocOp::create(b, MemRefType::get({words}, b.getI32Type()),
+                                Type(), ValueRange{}, ValueRange{},
+                                ValueRange{}, /*hostShared=*/false)
+        .getMemref();
+  };
+  TensorAmax result;
+  result.bits = alloc(spec.batch);
+  // Per batch entry: the running max at b, the blocks done at batch + b.
+  result.scratch = alloc(2 * spec.batch);
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  emitKeptZero(b, loc, module, deviceAddress(b, loc, result.scratch),
+               2 * spec.batch * 4);
+  Value bits = result.bits, scratch = result.scratch;
   launchGrid(
       b, loc, {blocks, spec.batch, 1}, {kThreadsPerBlock, 1, 1},
       [&](gpu::LaunchOp launch) {
         NumericsBuilder nb(b, loc, b.getF32Type());
         QuantizeCodegen cg(b, loc, spec, input, Value(), Value(), Value());
         Value batch = launch.getBlockIds().y;
-        Value first =
-            ix.add(ix.mul(launch.getBlockIds().x, ix.c(kThreadsPerBlock)),
-                   launch.getThreadIds().x);
+        Value thread = launch.getThreadIds().x;
+        Value first = ix.add(
+            ix.mul(launch.getBlockIds().x, ix.c(kThreadsPerBlock)), thread);
         Value stride = ix.mul(launch.getGridSize().x, ix.c(kThreadsPerBlock));
         auto loop = scf::ForOp::create(
             b, loc, first, ix.c(chunks), stride, ValueRange{nb.f32(0.0)},
@@ -140,15 +154,40 @@ void mlir::nvfp4::emitTensorAmaxKernel(OpBuilder &builder, Location loc,
         Value amax =
             warpReduce(b, loc, loop.getResult(0),
                        [&](Value x, Value y) { return nb.maxNum(x, y); });
-        Value lane = ix.remu(launch.getThreadIds().x, ix.c(32));
-        scf::IfOp::create(
-            b, loc, ix.eq(lane, ix.c(0)), [&](OpBuilder &, Location) {
-              memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu,
-                                          nb.bitsOf(amax), amaxBits,
-                                          ValueRange{batch});
-              scf::YieldOp::create(b, loc);
-            });
+        Value lane = ix.remu(thread, ix.c(32));
+        ix.ifThen(ix.eq(lane, ix.c(0)), [&] {
+          memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu,
+                                      nb.bitsOf(amax), scratch,
+                                      ValueRange{batch});
+        });
+        // The block's maxima are in before thread 0 counts the block (the
+        // barrier orders its warps' atomics before thread 0's fence); the
+        // last block of the entry reads the max, publishes it and sets both
+        // words back to 0.
+        gpu::BarrierOp::create(b, loc);
+        ix.ifThen(ix.eq(thread, ix.c(0)), [&] {
+          Value counter = ix.add(batch, ix.c(spec.batch));
+          NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+          Value done = memref::AtomicRMWOp::create(
+              b, loc, arith::AtomicRMWKind::addi, nb.i32(1), scratch,
+              ValueRange{counter});
+          ix.ifThen(ix.eq(ix.toIndex(done), ix.sub(launch.getGridSize().x,
+                                                   ix.c(1))),
+                    [&] {
+                      NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+                      Value max = memref::AtomicRMWOp::create(
+                          b, loc, arith::AtomicRMWKind::ori, nb.i32(0),
+                          scratch, ValueRange{batch});
+                      memref::StoreOp::create(b, loc, max, bits,
+                                              ValueRange{batch});
+                      memref::StoreOp::create(b, loc, nb.i32(0), scratch,
+                                              ValueRange{batch});
+                      memref::StoreOp::create(b, loc, nb.i32(0), scratch,
+                                              ValueRange{counter});
+                    });
+        });
       });
+  return result;
 }
 
 namespace {
@@ -158,7 +197,7 @@ namespace {
 /// threads (4/6's candidates take up to 128 registers each), one tile per
 /// thread, and each block reduces its entry's whole amax itself: it reads
 /// the entry (from L2 after the first block) rather than waiting for
-/// another kernel. One launch instead of a memset and two matters most for
+/// another kernel. One launch instead of two matters most for
 /// small (decode-time) activations, whose calls the host bounds; past the
 /// bound the blocks' repeated reads would cost more than the launches.
 constexpr int64_t kFusedQuantizeThreads = 512;
@@ -239,7 +278,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
 
     // NVFP4 without a caller amax or a given scale on a small input: one
     // kernel whose blocks each reduce their entry's amax and quantize a
-    // share of its tiles (one launch instead of a memset and two).
+    // share of its tiles (one launch instead of two).
     int64_t entryElements = spec.rows * spec.k;
     Value givenScale = adaptor.getEncodeScale() ? adaptor.getEncodeScale()
                                                 : adaptor.getDecodeScale();
@@ -253,22 +292,14 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     }
 
     // NVFP4 without a caller amax or a given scale: a reduction kernel
-    // first, amax kept as fp32 bits (|x| >= 0 orders like its bits, so
-    // integer atomic max works). Without data (a dimension of 0) the amax
-    // is 0 and there is nothing to reduce. A given scale needs no amax: the
+    // first (emitTensorAmax), amax kept as fp32 bits (|x| >= 0 orders like
+    // its bits, so integer atomic max works). Without data (a dimension of
+    // 0) the amax is 0 and there is nothing to reduce. A given scale needs no amax: the
     // quantize is the one kernel below.
-    Value amaxBits;
-    if (needsAmax && spec.batch * entryElements > 0) {
-      auto bitsType = MemRefType::get({spec.batch}, b.getI32Type());
-      amaxBits = gpu::AllocOp::create(b, loc, bitsType, Type(), ValueRange{},
-                                      ValueRange{}, ValueRange{},
-                                      /*hostShared=*/false)
-                     .getMemref();
-      gpu::MemsetOp::create(
-          b, loc, Type(), ValueRange{}, amaxBits,
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
-      emitTensorAmaxKernel(b, loc, spec, adaptor.getInput(), amaxBits);
-    }
+    TensorAmax tensorAmax;
+    if (needsAmax && spec.batch * entryElements > 0)
+      tensorAmax = emitTensorAmax(b, loc, spec, adaptor.getInput());
+    Value amaxBits = tensorAmax.bits;
 
     SmallVector<int64_t> space = {spec.batch, tileRowsPadded, colsPadded};
     // S_enc and S_dec of batch entry `batch` (null when unbatched), in a
@@ -328,8 +359,7 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
         Value sDec = globalScales(cg, nb, batch).decodeScale;
         memref::StoreOp::create(b, loc, sDec, outs[2], withBatch(batch, {}));
       });
-    if (amaxBits)
-      gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, amaxBits);
+    tensorAmax.release(b, loc);
     return success();
   }
 

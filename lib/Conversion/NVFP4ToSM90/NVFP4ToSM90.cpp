@@ -27,6 +27,7 @@
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -416,10 +417,12 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   for (Value s : ops.weightScales)
     kernelArgs.push_back(deviceAddress(b, loc, s));
   // Stream-K: the partial accumulators and the tiles' arrival flags, which
-  // start at zero (the kernel leaves them so). Allocated and zeroed at the
-  // start of the block, ahead of the kernels that make the GEMM's operands
-  // (the token quantize): a memset between two kernels would keep the GEMM
-  // from launching while the quantize runs (programmatic dependent launch).
+  // start at zero and which the kernel leaves so: kept zero (emitKeptZero),
+  // a warm call queues no memset for them. Allocated at the start of the
+  // block, ahead of the kernels that make the GEMM's operands (the token
+  // quantize): a memset between two kernels, where one is needed, would keep
+  // the GEMM from launching while the quantize runs (programmatic dependent
+  // launch).
   if (cfg.streamK) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(b.getInsertionBlock());
@@ -433,11 +436,10 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     Value partials =
         alloc(MemRefType::get({cfg.partialFloats()}, b.getF32Type()));
     Value flags = alloc(MemRefType::get({cfg.gridSize()}, b.getI32Type()));
-    gpu::MemsetOp::create(
-        b, loc, Type(), ValueRange{}, flags,
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+    Value flagsAddress = deviceAddress(b, loc, flags);
+    emitKeptZero(b, loc, module, flagsAddress, cfg.gridSize() * 4);
     kernelArgs.push_back(deviceAddress(b, loc, partials));
-    kernelArgs.push_back(deviceAddress(b, loc, flags));
+    kernelArgs.push_back(flagsAddress);
   }
   ops.appendEpilogueArgs(b, loc, kernelArgs);
 
@@ -594,7 +596,7 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
 
     Location loc = op.getLoc();
     FusedTokens fused{q.getInput(), Value(), q.getSeed()};
-    Value amaxBits;
+    TensorAmax tensorAmax;
     if (Value amax = q.getAmax()) {
       cfg.quantize.scale = SM90TokenQuantize::Scale::amax;
       fused.scaleSource = deviceAddress(rewriter, loc, amax);
@@ -608,24 +610,14 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
     } else {
       // The tensor amax first (per batch entry): a grid-wide reduction.
       cfg.quantize.scale = SM90TokenQuantize::Scale::amaxBits;
-      auto bitsType =
-          MemRefType::get({cfg.quantize.spec.batch}, rewriter.getI32Type());
-      amaxBits = gpu::AllocOp::create(rewriter, loc, bitsType, Type(),
-                                      ValueRange{}, ValueRange{}, ValueRange{},
-                                      /*hostShared=*/false)
-                     .getMemref();
-      gpu::MemsetOp::create(rewriter, loc, Type(), ValueRange{}, amaxBits,
-                            arith::ConstantIntOp::create(
-                                rewriter, loc, rewriter.getI32Type(), 0));
-      emitTensorAmaxKernel(rewriter, loc, cfg.quantize.spec, q.getInput(),
-                           amaxBits);
-      fused.scaleSource = deviceAddress(rewriter, loc, amaxBits);
+      tensorAmax = emitTensorAmax(rewriter, loc, cfg.quantize.spec,
+                                  q.getInput());
+      fused.scaleSource = deviceAddress(rewriter, loc, tensorAmax.bits);
     }
     emitSM90Gemm(rewriter, op, cfg, *problem, &fused);
     if (shape.mode == Grouping::masked)
       emitMaskedRowsFill(rewriter, loc, *problem);
-    if (amaxBits)
-      gpu::DeallocOp::create(rewriter, loc, Type(), ValueRange{}, amaxBits);
+    tensorAmax.release(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }

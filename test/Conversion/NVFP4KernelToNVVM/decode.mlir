@@ -93,25 +93,30 @@ gpu.module @k {
   // CHECK:           %[[Q:.*]] = arith.divui %{{.*}}, %[[CTAS]] : index
   // CHECK:           %[[FIRST:.*]] = arith.divui %{{.*}}, %[[Q]] : index
   // CHECK:           %[[LAST:.*]] = arith.divui %{{.*}}, %[[Q]] : index
-  // This CTA's partial, element-major (e * 256 + thread), then fenced at
-  // GPU scope and counted on the tile's flag by thread 0 of the 256.
+  // This CTA's partial, element-major (e * 256 + thread); after the
+  // barrier thread 0 of the 256 alone fences at GPU scope (releasing the
+  // whole CTA's stores) and counts the CTA on the tile's flag.
   // CHECK:           llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
   // CHECK:           llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
-  // CHECK:           nvvm.memory.barrier <gpu>
+  // CHECK-NOT:       nvvm.memory.barrier
   // CHECK:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
   // CHECK:           %[[LEAD:.*]] = arith.cmpi eq, %[[X]], %c0
   // CHECK:           scf.if %[[LEAD]] {
-  // CHECK:             %[[OLD:.*]] = llvm.atomicrmw add %{{.*}}, %c1_i32 monotonic
-  // The last arrival leaves the flag at 0 for the next launch.
+  // CHECK-NEXT:        nvvm.memory.barrier <gpu>
+  // CHECK-NEXT:        %[[OLD:.*]] = llvm.atomicrmw add %{{.*}}, %c1_i32 monotonic
+  // The last arrival fences again (acquiring the other CTAs' partials for
+  // the CTA) and leaves the flag at 0 for the next launch.
   // CHECK:             scf.if %{{.*}} {
-  // CHECK:               llvm.store %c0_i32
+  // CHECK-NEXT:          nvvm.memory.barrier <gpu>
+  // CHECK-NEXT:          llvm.store %c0_i32
   // CHECK:             memref.store %{{.*}}, %{{.*}}[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
   // CHECK:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
   // CHECK:           %[[OWNER:.*]] = arith.trunci %{{.*}} : i32 to i1
   // The owner sums first..last in order, its own partial from registers,
-  // the others' through volatile loads after a GPU-scope fence.
+  // the others' through volatile loads (no fence of their own: the
+  // leader's and the barrier order them).
   // CHECK:           scf.if %[[OWNER]] -> (vector<2xf32>) {
-  // CHECK:             nvvm.memory.barrier <gpu>
+  // CHECK-NOT:         nvvm.memory.barrier
   // CHECK:             scf.for %[[C:.*]] = %[[FIRST]] to %{{.*}} step %c1 iter_args(%[[SUM:.*]] = %[[ACC]])
   // CHECK:               %[[MINE:.*]] = arith.cmpi eq, %[[C]], %[[CTA]]
   // CHECK:               %[[PART:.*]] = scf.if %[[MINE]] -> (vector<2xf32>) {

@@ -46,7 +46,7 @@
 
 // BOUND-LABEL: func @small_batched
 // BOUND: gpu.alloc
-// BOUND-NEXT: gpu.memset
+// BOUND: call @nvfp4KeptZero
 // BOUND-COUNT-2: gpu.launch blocks
 func.func @small_batched(%x: memref<2x16x32xbf16>, %q: memref<2x16x32xf4E2M1FN>, %s: memref<2x16x2xf8E4M3FN>, %d: memref<2xf32>) {
   nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<2x16x32xf4E2M1FN>, memref<2x16x2xf8E4M3FN>, memref<2xf32>) : memref<2x16x32xbf16>
@@ -66,10 +66,12 @@ func.func @small_batched(%x: memref<2x16x32xbf16>, %q: memref<2x16x32xf4E2M1FN>,
 // CHECK: %[[T:.*]] = arith.muli %[[BX]], %c512 : index
 // CHECK-NEXT: arith.addi %[[T]], %[[TX]] : index
 // CHECK: gpu.alloc () : memref<1xi32>
-// CHECK-NEXT: gpu.memset
+// CHECK-NEXT: gpu.alloc () : memref<2xi32>
+// CHECK: call @nvfp4KeptZero
 // CHECK-COUNT-2: gpu.launch blocks
 // BOUND-LABEL: func @bound
-// BOUND: gpu.memset
+// BOUND: call @nvfp4KeptZero
+// BOUND-NOT: gpu.memset
 func.func @bound(%x: memref<128x256xbf16>, %q: memref<128x256xf4E2M1FN>, %s: memref<128x16xf8E4M3FN>, %d: memref<f32>,
                  %y: memref<128x272xbf16>, %qy: memref<128x272xf4E2M1FN>, %sy: memref<128x17xf8E4M3FN>, %dy: memref<f32>) {
   nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<128x256xf4E2M1FN>, memref<128x16xf8E4M3FN>, memref<f32>) : memref<128x256xbf16>

@@ -23,18 +23,23 @@
 // AUTO:         nvvm.barrier id = %c2_i32 number_of_threads = %c512_i32
 // AUTO:         nvvm.barrier.arrive id = %c3_i32 number_of_threads = %c512_i32
 
+// Stream-K's workspace: 2 partial 128 x 8 slots per CTA, a flag per CTA
+// that starts at 0 and that the kernel leaves at 0 (kept zero: the runtime
+// zeroes it only where its previous call did not leave it so, so a warm
+// call has no memset); two CTAs per SM (an 8-token tile): 264 of them. At
+// the block's start, ahead of the kernels that make the GEMM's operands.
+// CHECK:         func.func private @nvfp4KeptZero(i64, i64)
 // CHECK-LABEL: func.func @decode(
 // CHECK-SAME:    %[[A:[^:]*]]: memref<5x256xi8>, %[[SA:[^:]*]]: memref<1x8x32x4x4xi8>
-// No pre-pass: a tensor map of the tokens' FP4 codes ([8, 64]-byte boxes,
-// the token tile), the address of their swizzled scales.
-// Stream-K's workspace: 2 partial 128 x 8 slots per CTA, a flag per CTA
-// that starts at 0; two CTAs per SM (an 8-token tile): 264 of them. At the
-// block's start: no memset between the kernels that make the GEMM's
-// operands and the GEMM (it would keep the GEMM from launching early).
 // CHECK:         %[[PARTIALS:.*]] = gpu.alloc () : memref<540672xf32>
 // CHECK:         %[[FLAGS:.*]] = gpu.alloc () : memref<264xi32>
-// CHECK:         gpu.memset %[[FLAGS]], %c0_i32
+// CHECK:         %[[FLAGSP:.*]] = memref.extract_aligned_pointer_as_index %[[FLAGS]]
+// CHECK:         %[[FLAGSA:.*]] = arith.index_cast %[[FLAGSP]] : index to i64
+// CHECK:         call @nvfp4KeptZero(%[[FLAGSA]], %c1056_i64) : (i64, i64) -> ()
+// CHECK-NOT:     gpu.memset
 // CHECK-NOT:     gpu.launch blocks
+// No pre-pass: a tensor map of the tokens' FP4 codes ([8, 64]-byte boxes,
+// the token tile), the address of their swizzled scales.
 // CHECK:         memref.reinterpret_cast %[[A]] to offset: [0], sizes: [1280]
 // CHECK:         %[[CODES:.*]] = nvgpu.tma.create.descriptor {{.*}} box[%c8, %c64] : memref<*xui8> -> <tensor = memref<8x64xui8, #gpu.address_space<workgroup>>, swizzle = none
 // CHECK:         memref.extract_aligned_pointer_as_index %[[SA]]

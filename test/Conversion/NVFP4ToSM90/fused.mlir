@@ -12,11 +12,15 @@
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-scf | FileCheck %s --check-prefix=CPU
 
 // CHECK-LABEL: func.func @dynamic(
-// The tensor amax: bits zeroed, one grid-stride reduction.
+// The tensor amax: one grid-stride reduction into kept-zero scratch (no
+// memset), whose last block writes the bits.
 // CHECK:         %[[BITS:.*]] = gpu.alloc () : memref<1xi32>
-// CHECK-NEXT:    gpu.memset %[[BITS]]
+// CHECK-NEXT:    %[[SCRATCH:.*]] = gpu.alloc () : memref<2xi32>
+// CHECK-NOT:     gpu.memset
+// CHECK:         call @nvfp4KeptZero
 // CHECK:         gpu.launch blocks
-// CHECK:           memref.atomic_rmw maxu %{{.*}}, %[[BITS]][%c0]
+// CHECK:           memref.atomic_rmw maxu %{{.*}}, %[[SCRATCH]][%c0]
+// CHECK:           memref.store %{{.*}}, %[[BITS]][%c0]
 // The GEMM reads the bf16 tokens ([16, 128] boxes) and the amax bits; no
 // FP4 token buffer exists.
 // CHECK-NOT:     gpu.launch blocks

@@ -12,11 +12,13 @@
 #ifndef NVFP4_CONVERSION_GPUCOMMON_GPUCODEGEN_H
 #define NVFP4_CONVERSION_GPUCOMMON_GPUCODEGEN_H
 
+#include "nvfp4/Conversion/GPUCommon/KeptZero.h"
 #include "nvfp4/Pipelines/GPUTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include <array>
 
@@ -58,6 +60,14 @@ Value deviceAddress(OpBuilder &b, Location loc, Value memref);
 /// the !llvm.ptr a kernel takes.
 Value createByteTensorMap(OpBuilder &b, Location loc, Value codes, int64_t rows,
                           int64_t rowBytes, nvgpu::TensorMapDescriptorType map);
+
+/// Host code: the `bytes` at device address `address` (a buffer the host
+/// code has just allocated) are zero when the call's kernels read them and
+/// the kernels leave them zero. A call of kKeptZeroFunction (KeptZero.h),
+/// declared in `module` on first use: the runtime zeroes the buffer only
+/// where it cannot know it zero.
+void emitKeptZero(OpBuilder &b, Location loc, ModuleOp module, Value address,
+                  int64_t bytes);
 
 /// `base_<i>` for the first i that names no symbol in `module`.
 std::string uniqueSymbolName(Operation *module, StringRef base);

@@ -58,6 +58,15 @@ public:
   Value toIndex(Value integer) {
     return arith::IndexCastOp::create(b, b.getIndexType(), integer);
   }
+  /// `v` (a non-negative i32-range index every lane of a warp computes
+  /// alike, such as a warpgroup index) as lane 0 holds it: a shfl.sync.idx
+  /// result, which the compilers take as the same in every lane, so what is
+  /// derived from it can live in uniform registers.
+  Value warpUniform(Value v) {
+    auto shuffle = gpu::ShuffleOp::create(b, toI32(v), c32(0), c32(32),
+                                          gpu::ShuffleMode::IDX);
+    return toIndex(shuffle.getShuffleResult());
+  }
   /// values[g] for a run-time g (a select chain: G is small).
   Value pick(ArrayRef<Value> values, Value g) {
     Value result = values.front();

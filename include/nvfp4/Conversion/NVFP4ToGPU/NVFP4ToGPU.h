@@ -9,6 +9,7 @@
 
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -55,12 +56,29 @@ void populateNVFP4ToGPUConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const GPUKernelOptions &options = GPUKernelOptions());
 
+/// The buffers of emitTensorAmax, which the caller deallocates after the
+/// kernels that read `bits` (release(): nothing when null).
+struct TensorAmax {
+  /// i32 [batch]: the amax of each batch entry as fp32 bits.
+  Value bits;
+  /// i32 [2 * batch], kept zero (emitKeptZero): the running max and the
+  /// count of finished blocks of each entry.
+  Value scratch;
+  void release(OpBuilder &b, Location loc) {
+    for (Value buffer : {bits, scratch})
+      if (buffer)
+        gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, buffer);
+  }
+};
+
 /// A grid-stride kernel reducing the amax of each batch entry of an NVFP4
-/// quantize's input (after the Hadamard transform, if any) into
-/// `amaxBits` (i32 [batch], the fp32 bits: |x| orders like its bits, so an
-/// integer atomic max works), which must be zero before it runs.
-void emitTensorAmaxKernel(OpBuilder &b, Location loc, const QuantizeSpec &spec,
-                          Value input, Value amaxBits);
+/// quantize's input (after the Hadamard transform, if any): per warp an
+/// integer atomic max into the entry's running max (|x| orders like its
+/// fp32 bits), per block a count; the entry's last block copies the max to
+/// `bits` and sets the running max and the count back to 0. The scratch is
+/// kept zero, so a warm call queues no memset ahead of the kernel.
+TensorAmax emitTensorAmax(OpBuilder &b, Location loc, const QuantizeSpec &spec,
+                          Value input);
 
 } // namespace nvfp4
 } // namespace mlir
