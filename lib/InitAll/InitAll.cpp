@@ -12,6 +12,7 @@
 #include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 #include "nvfp4/Pipelines/Pipelines.h"
+#include "nvfp4/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -107,6 +108,7 @@ void mlir::nvfp4::registerAllPasses() {
   // Ours.
   nvfp4::registerNVFP4TransformsPasses();
   nvfp4::registerNVFP4ConversionPasses();
+  nvfp4::registerNVFP4GPUTransformsPasses();
   nvfp4::registerPipelines();
   // Upstream passes the pipelines are built from, so that each stage can be
   // run and tested on its own.

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -23,7 +23,7 @@
 namespace mlir {
 namespace nvfp4 {
 #define GEN_PASS_DEF_NVFP4GPUMODULETOBINARY
-#include "nvfp4/Conversion/Passes.h.inc"
+#include "nvfp4/Transforms/Passes.h.inc"
 } // namespace nvfp4
 } // namespace mlir
 

@@ -9,6 +9,7 @@
 #include "nvfp4/Conversion/Passes.h"
 #include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
+#include "nvfp4/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -21,6 +22,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -310,8 +312,8 @@ mlir::nvfp4::buildLowerToSM100Pipeline(OpPassManager &pm,
                           "cvt.rs consumes its random bits)");
     needs.features = ChipFeature::tma;
   } else {
-    if (!options.emulationMutation.empty())
-      return errorHandler("nvfp4-lower-to-sm100: emulation-mutation needs "
+    if (!options.emulationPasses.empty())
+      return errorHandler("nvfp4-lower-to-sm100: emulation-passes needs "
                           "emulate-tcgen05");
     needs.minPTXVersion = kBlockScaledTcgen05PTX;
     needs.minPTXReason = "tcgen05.mma .block16/.block32";
@@ -327,14 +329,20 @@ mlir::nvfp4::buildLowerToSM100Pipeline(OpPassManager &pm,
   sm100.stages = options.stages;
   sm100.hardwareE2m1 = options.hardwareE2m1;
   sm100.hardwareStochastic = options.hardwareStochastic;
+  // The test passes, parsed once here so that a pipeline this process
+  // cannot parse (a pass it has not registered) is the caller's error.
+  if (options.emulateTcgen05 && !options.emulationPasses.empty()) {
+    OpPassManager probe(ModuleOp::getOperationName());
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (failed(parsePassPipeline(options.emulationPasses, probe, os)))
+      return errorHandler("nvfp4-lower-to-sm100: emulation-passes: " + error);
+  }
   auto emulate = [&](OpPassManager &kernels) {
     if (!options.emulateTcgen05)
       return;
-    if (!options.emulationMutation.empty()) {
-      NVFP4TestMutateTcgen05Options mutation;
-      mutation.field = options.emulationMutation;
-      kernels.addPass(createNVFP4TestMutateTcgen05(mutation));
-    }
+    if (!options.emulationPasses.empty())
+      (void)parsePassPipeline(options.emulationPasses, kernels);
     NVFP4EmulateTcgen05Options emulation;
     emulation.maxCtas = options.ctas;
     kernels.addPass(createNVFP4EmulateTcgen05(emulation));

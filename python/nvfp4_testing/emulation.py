@@ -2,7 +2,6 @@
 
     python3 -m nvfp4_testing.emulation configs      every tile configuration
     python3 -m nvfp4_testing.emulation mutations    the mutation test
-    python3 -m nvfp4_testing.emulation one          one matmul (used by mutations)
     python3 -m nvfp4_testing.emulation runner DIR   one matmul through nvfp4-runner
     python3 -m nvfp4_testing.emulation scales       UE8M0 scales at their extremes
     python3 -m nvfp4_testing.emulation overlap      two launches at once must trap
@@ -14,8 +13,9 @@ nvfp4-emulate-tcgen05, once per tile configuration: token tiles 64, 128 and
 reference within the spec's bound, quantize bit for bit.
 
 `mutations` corrupts one field of the emitted tcgen05 ops at a time
-(nvfp4-test-mutate-tcgen05, through the pipeline's `emulation-mutation`
-option) and runs one NVFP4 and one MXFP4 matmul in a fresh process each: every
+(nvfp4-test-mutate-tcgen05, a test pass that nvfp4-runner registers, named
+in the pipeline's `emulation-passes` option) and runs one NVFP4 and one
+MXFP4 matmul through nvfp4-runner ($NVFP4_RUNNER) each time: every
 corruption of a field the hardware reads must make the run fail its check
 (a trap of the emulation, which names the violated rule, or wrong numbers).
 LBO is the control: the PTX ISA says it is not used by swizzled K-major
@@ -109,21 +109,6 @@ def configs(families):
     return failures
 
 
-def one(fmt):
-    """One matmul through the sm_100a pipeline (whatever the environment
-    says), checked against the reference: exit 0 if within the bound, 1 if
-    not (a trap raises, which exits otherwise)."""
-    from nvfp4 import compiler, runtime
-    from nvfp4_testing.selfcheck import random_operand
-    runtime.DEFAULT_POISON = 0xFF
-    rng = np.random.default_rng(11)
-    m, k, n = (256, 512, 200) if fmt == "nvfp4" else (200, 512, 136)
-    a_q, a_s = random_operand(m, k, fmt, rng)
-    b_q, b_s = random_operand(n, k, fmt, rng)
-    got = compiler.matmul(a_q, a_s, b_q, b_s, fmt=fmt, out_dtype="f32", target="gpu")
-    return _check("sm_100a pipeline", got, a_q, a_s, b_q, b_s, fmt=fmt)
-
-
 def extreme_scales(target="gpu"):
     """MXFP4 with UE8M0 block scales at the top of their range, where the
     product of A's and B's factors leaves f32's: an all-zero block of A
@@ -202,25 +187,25 @@ def overlap():
     return 0 if ok else 1
 
 
-def runner(workdir):
-    """One NVFP4 matmul (M, N off the tiles, bf16 out) through nvfp4-runner
-    --emulate-tcgen05 ($NVFP4_RUNNER) on .npy files in `workdir`, checked
-    against the reference: the runner's path to the emulated kernel."""
+def _runner_matmul(workdir, fmt, m, k, n, seed, pipeline_options=""):
+    """One matmul (bf16 out) through nvfp4-runner --emulate-tcgen05
+    ($NVFP4_RUNNER) on .npy files in `workdir`: (the runner's process,
+    its output or None, the operands)."""
     from pathlib import Path
     from nvfp4_testing.selfcheck import random_operand
     out = Path(workdir)
     out.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(12)
-    m, k, n = 200, 768, 136
-    a_q, a_s = random_operand(m, k, "nvfp4", rng)
-    b_q, b_s = random_operand(n, k, "nvfp4", rng)
+    rng = np.random.default_rng(seed)
+    a_q, a_s = random_operand(m, k, fmt, rng)
+    b_q, b_s = random_operand(n, k, fmt, rng)
+    scale = "f8E4M3FN" if fmt == "nvfp4" else "f8E8M0FNU"
 
     def ty(a, element, enc=""):
         return "tensor<" + "x".join(map(str, a.shape[:-1])) + \
             f"x{a.shape[-1] * (2 if element == 'f4E2M1FN' else 1)}x{element}{enc}>"
     sw = ", #nvfp4.swizzled_128x4"
-    ta, tsa = ty(a_q, "f4E2M1FN"), ty(a_s, "f8E4M3FN", sw)
-    tb, tsb = ty(b_q, "f4E2M1FN"), ty(b_s, "f8E4M3FN", sw)
+    ta, tsa = ty(a_q, "f4E2M1FN"), ty(a_s, scale, sw)
+    tb, tsb = ty(b_q, "f4E2M1FN"), ty(b_s, scale, sw)
     tc = f"tensor<{m}x{n}xbf16>"
     (out / "mm.mlir").write_text(
         f"func.func @main(%a: {ta}, %sa: {tsa}, %b: {tb}, %sb: {tsb}) -> {tc} {{\n"
@@ -228,32 +213,55 @@ def runner(workdir):
         f"  return %c : {tc}\n}}\n")
     for name, array in [("a", a_q), ("sa", a_s), ("b", b_q), ("sb", b_s)]:
         np.save(out / f"{name}.npy", np.ascontiguousarray(array).view(np.uint8))
+    result = out / "c.npy"
+    result.unlink(missing_ok=True)
     cmd = [os.environ.get("NVFP4_RUNNER", "nvfp4-runner"), str(out / "mm.mlir"), "--target=gpu",
            "--emulate-tcgen05"] + [f"--input={out / x}.npy" for x in ("a", "sa", "b", "sb")] + \
-          [f"--output={out / 'c.npy'}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode:
+          [f"--output={result}"]
+    if pipeline_options:
+        cmd.append(f"--pipeline-options={pipeline_options}")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    got = np.load(result) if proc.returncode == 0 and result.exists() else None
+    return proc, got, (a_q, a_s, b_q, b_s)
+
+
+def runner(workdir):
+    """One NVFP4 matmul (M, N off the tiles, bf16 out) through nvfp4-runner
+    --emulate-tcgen05 ($NVFP4_RUNNER) on .npy files in `workdir`, checked
+    against the reference: the runner's path to the emulated kernel."""
+    proc, got, operands = _runner_matmul(workdir, "nvfp4", 200, 768, 136, 12)
+    if got is None:
         print(proc.stdout + proc.stderr)
         print("FAIL emulation runner: exit", proc.returncode)
         return 1
-    return _check("nvfp4-runner --emulate-tcgen05", np.load(out / "c.npy"), a_q, a_s, b_q, b_s,
-                  out="bf16")
+    return _check("nvfp4-runner --emulate-tcgen05", got, *operands, out="bf16")
 
 
 def _run_one(fmt, mutation):
-    options = f"emulation-mutation={mutation}" if mutation else ""
-    proc = subprocess.run([sys.executable, "-m", "nvfp4_testing.emulation", "one", fmt],
-                          env=_env(options), capture_output=True, text=True, timeout=600)
+    """One matmul through the runner with `mutation` (a field of
+    nvfp4-test-mutate-tcgen05, or None): 'passed', 'wrong numbers', 'trap'
+    (the emulation's message) or 'error', and a detail."""
+    import tempfile
+    options = (f"emulation-passes={{nvfp4-test-mutate-tcgen05{{field={mutation}}}}}"
+               if mutation else "")
+    m, k, n = (256, 512, 200) if fmt == "nvfp4" else (200, 512, 136)
+    with tempfile.TemporaryDirectory() as workdir:
+        proc, got, operands = _runner_matmul(workdir, fmt, m, k, n, 11, options)
     out = proc.stdout + proc.stderr
     trap = [l.strip() for l in out.splitlines() if "nvfp4 tcgen05 emulation:" in l]
-    if proc.returncode == 0:
-        return "passed", ""
-    if proc.returncode == 1 and not trap and "FAIL emulation" in out:
-        line = [l for l in out.splitlines() if l.startswith("FAIL")][0]
-        return "wrong numbers", line.split(": ", 1)[-1]
     if trap:
         return "trap", trap[0].split("emulation: ", 1)[-1]
-    return "error", out.strip().splitlines()[-1] if out.strip() else f"exit {proc.returncode}"
+    if got is None:
+        return "error", out.strip().splitlines()[-1] if out.strip() else f"exit {proc.returncode}"
+    import contextlib
+    import io
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log):
+        failed = _check("sm_100a pipeline", got, *operands, fmt=fmt, out="bf16")
+    if not failed:
+        return "passed", ""
+    lines = [l for l in log.getvalue().splitlines() if l.startswith("FAIL")]
+    return "wrong numbers", lines[0].split(": ", 1)[-1] if lines else "outside the bound"
 
 
 def mutations():
@@ -279,12 +287,9 @@ def mutations():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("command",
-                        choices=["configs", "mutations", "one", "runner", "scales",
-                                 "overlap"])
+                        choices=["configs", "mutations", "runner", "scales", "overlap"])
     parser.add_argument("arg", nargs="?", default=None)
     args = parser.parse_args(argv)
-    if args.command == "one":
-        return one(args.arg or "nvfp4")
     if args.command == "runner":
         return runner(args.arg or "emulation-runner")
     if args.command == "scales":

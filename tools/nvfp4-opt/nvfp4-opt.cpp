@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/InitAll.h"
+#include "TestPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::nvfp4::registerAllDialects(registry);
   mlir::nvfp4::registerAllPasses();
+  mlir::nvfp4::test::registerTestPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "nvfp4 optimizer driver\n", registry));
 }

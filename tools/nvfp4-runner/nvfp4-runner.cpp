@@ -25,6 +25,7 @@
 #include "nvfp4/Runner/Program.h"
 #include "nvfp4/Runner/Runtime.h"
 #include "nvfp4/Runner/Signature.h"
+#include "TestPasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -223,6 +224,8 @@ int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Tests name them in pipeline options (emulation-passes=...).
+  mlir::nvfp4::test::registerTestPasses();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "compile and run an nvfp4 program\n");

@@ -19,12 +19,6 @@
 namespace mlir {
 namespace nvfp4 {
 
-/// nvfp4-gpu-module-to-binary (lib/Pipelines/ModuleToBinary.cpp).
-#define GEN_PASS_DECL_NVFP4GPUMODULETOBINARY
-/// nvfp4-gpu-dependent-launch (lib/Conversion/GPUCommon/DependentLaunch.cpp).
-#define GEN_PASS_DECL_NVFP4GPUDEPENDENTLAUNCH
-/// nvfp4-gpu-parameter-space (lib/Conversion/GPUCommon/ParameterSpace.cpp).
-#define GEN_PASS_DECL_NVFP4GPUPARAMETERSPACE
 #define GEN_PASS_REGISTRATION
 #include "nvfp4/Conversion/Passes.h.inc"
 

@@ -147,10 +147,13 @@ struct LowerToSM100Options : public GPUTargetOptions<LowerToSM100Options> {
                      "chip with TMA: sm_90 on); `chip` names the chip that "
                      "runs the code"),
       llvm::cl::init(false)};
-  Option<std::string> emulationMutation{
-      *this, "emulation-mutation",
-      llvm::cl::desc("test only: corrupt this field of the tcgen05 ops "
-                     "before emulating them (nvfp4-test-mutate-tcgen05)"),
+  Option<std::string> emulationPasses{
+      *this, "emulation-passes",
+      llvm::cl::desc("with emulate-tcgen05: a pass pipeline run on the "
+                     "compiled kernels before they are emulated, for tests "
+                     "(the mutation test's nvfp4-test-mutate-tcgen05, which "
+                     "nvfp4-opt and nvfp4-runner register), e.g. "
+                     "emulation-passes={nvfp4-test-mutate-tcgen05{field=sbo}}"),
       llvm::cl::init("")};
 };
 

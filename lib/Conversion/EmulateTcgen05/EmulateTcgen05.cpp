@@ -30,13 +30,11 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir {
 namespace nvfp4 {
 #define GEN_PASS_DEF_NVFP4EMULATETCGEN05
-#define GEN_PASS_DEF_NVFP4TESTMUTATETCGEN05
 #include "nvfp4/Conversion/Passes.h.inc"
 } // namespace nvfp4
 } // namespace mlir
@@ -1301,160 +1299,6 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
            {warp, lane0, quarter, e.add(quarter, e.c32(31))});
     e.checkAllocated(lane0, column, e.c32(num), what);
     return e.tmemCell(e.add(lane0, e.laneId()), column);
-  }
-};
-
-//===----------------------------------------------------------------------===//
-// The mutation test's corruptions
-//===----------------------------------------------------------------------===//
-
-struct TestMutateTcgen05
-    : nvfp4::impl::NVFP4TestMutateTcgen05Base<TestMutateTcgen05> {
-  using Base::Base;
-
-  /// A TMEM address (!llvm.ptr<6>) one column to the right.
-  static Value nextColumn(ImplicitLocOpBuilder &b, Value address) {
-    Value column = LLVM::PtrToIntOp::create(b, b.getI32Type(), address);
-    Value next = arith::AddIOp::create(
-        b, column, arith::ConstantIntOp::create(b, b.getI32Type(), 1));
-    return LLVM::IntToPtrOp::create(b, address.getType(), next);
-  }
-
-  void runOnOperation() override {
-    enum Kind {
-      swizzle,
-      sbo,
-      lbo,
-      idescN,
-      idescM,
-      sfId,
-      cpShape,
-      tmemColumn,
-      scaleColumn,
-      dColumn,
-      enableInputD,
-      unknown
-    };
-    Kind kind = llvm::StringSwitch<Kind>(field)
-                    .Case("swizzle", swizzle)
-                    .Case("sbo", sbo)
-                    .Case("lbo", lbo)
-                    .Case("idesc-n", idescN)
-                    .Case("idesc-m", idescM)
-                    .Case("sf-id", sfId)
-                    .Case("cp-shape", cpShape)
-                    .Case("tmem-column", tmemColumn)
-                    .Case("scale-column", scaleColumn)
-                    .Case("d-column", dColumn)
-                    .Case("enable-input-d", enableInputD)
-                    .Default(unknown);
-    if (kind == unknown) {
-      getOperation().emitError("nvfp4-test-mutate-tcgen05: unknown field '")
-          << field << "'";
-      return signalPassFailure();
-    }
-    int64_t changed = 0;
-    getOperation().walk([&](Operation *op) {
-      ImplicitLocOpBuilder b(op->getLoc(), op);
-      auto i32 = [&](int64_t v) {
-        return arith::ConstantIntOp::create(b, b.getI32Type(), v);
-      };
-      if (auto desc = dyn_cast<NVVM::Tcgen05MmaSmemDescOp>(op)) {
-        // Operand descriptors only (the scale copies' have no swizzle).
-        bool operand = llvm::any_of(desc->getUsers(), [](Operation *user) {
-          return isa<NVVM::Tcgen05MMABlockScaleOp>(user);
-        });
-        if (!operand)
-          return;
-        switch (kind) {
-        case swizzle:
-          // Swizzle code 2 (128B) -> 4 (64B).
-          desc->setOperand(5,
-                           arith::ConstantIntOp::create(b, b.getI8Type(), 4));
-          ++changed;
-          break;
-        case sbo:
-          desc->setOperand(
-              2, arith::DivUIOp::create(b, desc->getOperand(2), i32(2)));
-          ++changed;
-          break;
-        case lbo:
-          desc->setOperand(1, i32(2));
-          ++changed;
-          break;
-        default:
-          break;
-        }
-        return;
-      }
-      if (auto mma = dyn_cast<NVVM::Tcgen05MMABlockScaleOp>(op)) {
-        Value idesc = mma.getIdesc();
-        switch (kind) {
-        case idescN: {
-          // N >> 3 in bits 17-22, halved.
-          Value nField = arith::AndIOp::create(
-              b, arith::ShRUIOp::create(b, idesc, i32(17)), i32(0x3F));
-          Value halved = arith::ShRUIOp::create(b, nField, i32(1));
-          Value cleared = arith::AndIOp::create(b, idesc, i32(~(0x3F << 17)));
-          mma->setOperand(
-              3, arith::OrIOp::create(
-                     b, cleared, arith::ShLIOp::create(b, halved, i32(17))));
-          ++changed;
-          break;
-        }
-        case idescM:
-          // M >> 7 in bits 27-28: 1 (128) -> 2 (256).
-          mma->setOperand(
-              3, arith::OrIOp::create(
-                     b, arith::AndIOp::create(b, idesc, i32(~(3 << 27))),
-                     i32(2 << 27)));
-          ++changed;
-          break;
-        case sfId:
-          // SFA id (bits 29-30) XOR 2.
-          mma->setOperand(3, arith::XOrIOp::create(b, idesc, i32(2 << 29)));
-          ++changed;
-          break;
-        case scaleColumn:
-          mma->setOperand(6, nextColumn(b, mma.getScaleB()));
-          ++changed;
-          break;
-        case dColumn:
-          mma->setOperand(0, nextColumn(b, mma.getMatrixD()));
-          ++changed;
-          break;
-        case enableInputD:
-          // Accumulate into D from the tile's first MMA on.
-          mma->setOperand(4, arith::ConstantIntOp::create(b, b.getI1Type(), 1));
-          ++changed;
-          break;
-        default:
-          break;
-        }
-        return;
-      }
-      if (auto cp = dyn_cast<NVVM::Tcgen05CpOp>(op)) {
-        if (kind == cpShape &&
-            cp.getShape() == NVVM::Tcgen05CpShape::SHAPE_32x128b) {
-          cp.setShape(NVVM::Tcgen05CpShape::SHAPE_128x128b);
-          cp.setMulticast(NVVM::Tcgen05CpMulticast::NONE);
-          ++changed;
-        }
-        return;
-      }
-      if (auto ld = dyn_cast<NVVM::Tcgen05LdOp>(op)) {
-        if (kind == tmemColumn) {
-          ld->setOperand(0, nextColumn(b, ld.getTmemAddr()));
-          ++changed;
-        }
-        return;
-      }
-    });
-    if (changed == 0) {
-      getOperation().emitError("nvfp4-test-mutate-tcgen05: no op has field '")
-          << field << "'";
-      return signalPassFailure();
-    }
   }
 };
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -17,7 +17,7 @@
 namespace mlir {
 namespace nvfp4 {
 #define GEN_PASS_DEF_NVFP4GPUPARAMETERSPACE
-#include "nvfp4/Conversion/Passes.h.inc"
+#include "nvfp4/Transforms/Passes.h.inc"
 } // namespace nvfp4
 } // namespace mlir
 

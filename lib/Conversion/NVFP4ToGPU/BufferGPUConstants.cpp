@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/Conversion/NVFP4ToGPU/NVFP4ToGPU.h"
+#include "nvfp4/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -18,7 +19,7 @@
 namespace mlir {
 namespace nvfp4 {
 #define GEN_PASS_DEF_NVFP4BUFFERGPUCONSTANTS
-#include "nvfp4/Conversion/Passes.h.inc"
+#include "nvfp4/Transforms/Passes.h.inc"
 } // namespace nvfp4
 } // namespace mlir
 

@@ -16,7 +16,6 @@ namespace mlir {
 namespace nvfp4 {
 
 #define GEN_PASS_DECL_NVFP4EMULATETCGEN05
-#define GEN_PASS_DECL_NVFP4TESTMUTATETCGEN05
 #include "nvfp4/Conversion/Passes.h.inc"
 
 } // namespace nvfp4

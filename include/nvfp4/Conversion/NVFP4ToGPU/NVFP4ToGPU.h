@@ -27,7 +27,6 @@ namespace nvfp4 {
 constexpr int64_t kFusedQuantizeMaxElements = 1 << 15;
 
 #define GEN_PASS_DECL_CONVERTNVFP4TOGPU
-#define GEN_PASS_DECL_NVFP4BUFFERGPUCONSTANTS
 #include "nvfp4/Conversion/Passes.h.inc"
 
 /// What the chip-specific conversions change in the portable kernels.
