@@ -660,8 +660,7 @@ static void nvfp4KeptZero(int64_t ptr, int64_t bytes) {
       break;
     }
   }
-  check(rt.cu.memsetD8Async(dptr, 0, bytes, launchStream()),
-        "cuMemsetD8Async");
+  check(rt.cu.memsetD8Async(dptr, 0, bytes, launchStream()), "cuMemsetD8Async");
 }
 
 // Zero-size buffers (a dimension of 0) are legal; copying or filling them is

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nvfp4/InitAll.h"
 #include "TestPasses.h"
+#include "nvfp4/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestPasses.h"
 #include "nvfp4/InitAll.h"
 #include "nvfp4/Runner/CudaRuntime.h"
 #include "nvfp4/Runner/Device.h"
@@ -25,7 +26,6 @@
 #include "nvfp4/Runner/Program.h"
 #include "nvfp4/Runner/Runtime.h"
 #include "nvfp4/Runner/Signature.h"
-#include "TestPasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -17,7 +17,8 @@
 namespace mlir {
 namespace nvfp4 {
 
-/// nvfp4-buffer-gpu-constants (lib/Conversion/NVFP4ToGPU/BufferGPUConstants.cpp).
+/// nvfp4-buffer-gpu-constants
+/// (lib/Conversion/NVFP4ToGPU/BufferGPUConstants.cpp).
 #define GEN_PASS_DECL_NVFP4BUFFERGPUCONSTANTS
 /// nvfp4-gpu-parameter-space (lib/Conversion/GPUCommon/ParameterSpace.cpp).
 #define GEN_PASS_DECL_NVFP4GPUPARAMETERSPACE

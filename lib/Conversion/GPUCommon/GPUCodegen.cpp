@@ -82,10 +82,9 @@ void mlir::nvfp4::emitKeptZero(OpBuilder &b, Location loc, ModuleOp module,
     b.setInsertionPointToStart(module.getBody());
     func::FuncOp::create(b, loc, kKeptZeroFunction, type).setPrivate();
   }
-  func::CallOp::create(
-      b, loc, kKeptZeroFunction, TypeRange{},
-      ValueRange{address,
-                 arith::ConstantIntOp::create(b, loc, b.getI64Type(), bytes)});
+  func::CallOp::create(b, loc, kKeptZeroFunction, TypeRange{},
+                       ValueRange{address, arith::ConstantIntOp::create(
+                                               b, loc, b.getI64Type(), bytes)});
 }
 
 std::string mlir::nvfp4::uniqueSymbolName(Operation *module, StringRef base) {

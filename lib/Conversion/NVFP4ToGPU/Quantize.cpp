@@ -110,8 +110,7 @@ static SmallVector<Value> loadChunkAt(KernelArith &ix, QuantizeCodegen &cg,
 } // namespace
 
 TensorAmax mlir::nvfp4::emitTensorAmax(OpBuilder &builder, Location loc,
-                                       const QuantizeSpec &spec,
-                                       Value input) {
+                                       const QuantizeSpec &spec, Value input) {
   ImplicitLocOpBuilder b(loc, builder);
   KernelArith ix(b);
   int64_t chunksPerRow = spec.k / kChunk;
@@ -128,7 +127,8 @@ TensorAmax mlir::nvfp4::emitTensorAmax(OpBuilder &builder, Location loc,
   result.bits = alloc(spec.batch);
   // Per batch entry: the running max at b, the blocks done at batch + b.
   result.scratch = alloc(2 * spec.batch);
-  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
   emitKeptZero(b, loc, module, deviceAddress(b, loc, result.scratch),
                2 * spec.batch * 4);
   Value bits = result.bits, scratch = result.scratch;
@@ -171,20 +171,19 @@ TensorAmax mlir::nvfp4::emitTensorAmax(OpBuilder &builder, Location loc,
           Value done = memref::AtomicRMWOp::create(
               b, loc, arith::AtomicRMWKind::addi, nb.i32(1), scratch,
               ValueRange{counter});
-          ix.ifThen(ix.eq(ix.toIndex(done), ix.sub(launch.getGridSize().x,
-                                                   ix.c(1))),
-                    [&] {
-                      NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-                      Value max = memref::AtomicRMWOp::create(
-                          b, loc, arith::AtomicRMWKind::ori, nb.i32(0),
-                          scratch, ValueRange{batch});
-                      memref::StoreOp::create(b, loc, max, bits,
-                                              ValueRange{batch});
-                      memref::StoreOp::create(b, loc, nb.i32(0), scratch,
-                                              ValueRange{batch});
-                      memref::StoreOp::create(b, loc, nb.i32(0), scratch,
-                                              ValueRange{counter});
-                    });
+          ix.ifThen(
+              ix.eq(ix.toIndex(done), ix.sub(launch.getGridSize().x, ix.c(1))),
+              [&] {
+                NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+                Value max = memref::AtomicRMWOp::create(
+                    b, loc, arith::AtomicRMWKind::ori, nb.i32(0), scratch,
+                    ValueRange{batch});
+                memref::StoreOp::create(b, loc, max, bits, ValueRange{batch});
+                memref::StoreOp::create(b, loc, nb.i32(0), scratch,
+                                        ValueRange{batch});
+                memref::StoreOp::create(b, loc, nb.i32(0), scratch,
+                                        ValueRange{counter});
+              });
         });
       });
   return result;
@@ -294,8 +293,8 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
     // NVFP4 without a caller amax or a given scale: a reduction kernel
     // first (emitTensorAmax), amax kept as fp32 bits (|x| >= 0 orders like
     // its bits, so integer atomic max works). Without data (a dimension of
-    // 0) the amax is 0 and there is nothing to reduce. A given scale needs no amax: the
-    // quantize is the one kernel below.
+    // 0) the amax is 0 and there is nothing to reduce. A given scale needs no
+    // amax: the quantize is the one kernel below.
     TensorAmax tensorAmax;
     if (needsAmax && spec.batch * entryElements > 0)
       tensorAmax = emitTensorAmax(b, loc, spec, adaptor.getInput());

@@ -610,8 +610,8 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
     } else {
       // The tensor amax first (per batch entry): a grid-wide reduction.
       cfg.quantize.scale = SM90TokenQuantize::Scale::amaxBits;
-      tensorAmax = emitTensorAmax(rewriter, loc, cfg.quantize.spec,
-                                  q.getInput());
+      tensorAmax =
+          emitTensorAmax(rewriter, loc, cfg.quantize.spec, q.getInput());
       fused.scaleSource = deviceAddress(rewriter, loc, tensorAmax.bits);
     }
     emitSM90Gemm(rewriter, op, cfg, *problem, &fused);
