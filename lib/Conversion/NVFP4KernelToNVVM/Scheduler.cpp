@@ -37,20 +37,13 @@ public:
   TileWalk(ImplicitLocOpBuilder &b, SchedulerType space, Value table)
       : KernelArith(b), space(space), table(table) {}
 
-  /// Rows of group g, and the token-matrix row of its first token.
+  /// Rows of group g, and the token-matrix row of its first token (a
+  /// masked group's slot starts at g * rows).
   Value groupRows(Value g) {
-    switch (space.getMode()) {
-    case nvfp4::Grouping::independent:
+    if (space.getMode() == nvfp4::Grouping::independent)
       return pick(staticRows(), g);
-    case nvfp4::Grouping::contiguous: {
-      Value lo = clamp(entry(g), c(0), c(space.getRows()));
-      Value hi = clamp(entry(add(g, c(1))), lo, c(space.getRows()));
-      return sub(hi, lo);
-    }
-    case nvfp4::Grouping::masked:
-      return clamp(entry(g), c(0), c(space.getRows()));
-    }
-    llvm_unreachable("grouping");
+    nvfp4::GroupRowRange range = tableRange(g);
+    return sub(range.end, range.begin);
   }
   Value groupStart(Value g) {
     switch (space.getMode()) {
@@ -64,7 +57,7 @@ public:
       return pick(starts, g);
     }
     case nvfp4::Grouping::contiguous:
-      return clamp(entry(g), c(0), c(space.getRows()));
+      return tableRange(g).begin;
     case nvfp4::Grouping::masked:
       return mul(g, c(space.getRows()));
     }
@@ -188,6 +181,12 @@ private:
   Value entry(Value index) {
     Value ptr = globalAddress(b, table, mul(index, c(4)));
     return toIndex(LLVM::LoadOp::create(b, b.getI32Type(), ptr, 4));
+  }
+  /// Group g's rows as the table gives them (the lowerings' one reading).
+  nvfp4::GroupRowRange tableRange(Value g) {
+    return nvfp4::groupRowRange(b, b.getLoc(), space.getMode(), g,
+                                space.getRows(),
+                                [&](Value i) { return entry(i); });
   }
 
   SchedulerType space;

@@ -190,14 +190,15 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
       launchLinear(b, loc, rows * n, [&](Value linear) {
         SmallVector<Value> id = ix.delinearize(linear, {rows, n});
         Value m = id[0];
-        // The group owning row m: the last g with offsets[g] <= m.
+        // The group owning row m: the last g whose rows hold it.
         auto scan = scf::ForOp::create(
             b, loc, ix.c(0), ix.c(groups), ix.c(1), ValueRange{ix.c(-1)},
             [&](OpBuilder &, Location, Value g, ValueRange found) {
-              Value lo = ix.loadIndex(offsets, {g});
-              Value hi = ix.loadIndex(offsets, {ix.add(g, ix.c(1))});
-              Value owns =
-                  arith::AndIOp::create(b, loc, ix.le(lo, m), ix.lt(m, hi));
+              GroupRowRange range = groupRowRange(
+                  b, loc, Grouping::contiguous, g, rows,
+                  [&](Value i) { return ix.loadIndex(offsets, {i}); });
+              Value owns = arith::AndIOp::create(b, loc, ix.le(range.begin, m),
+                                                 ix.lt(m, range.end));
               scf::YieldOp::create(b, loc,
                                    ValueRange{arith::SelectOp::create(
                                        b, loc, owns, g, found[0])});
@@ -230,7 +231,10 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
         NumericsBuilder nb(b, loc, b.getF32Type());
         SmallVector<Value> id = ix.delinearize(linear, {groups, maxM, n});
         Value g = id[0], m = id[1], col = id[2];
-        Value valid = ix.loadIndex(adaptor.getMaskedM(), {g});
+        Value valid =
+            groupRowRange(b, loc, Grouping::masked, g, maxM, [&](Value i) {
+              return ix.loadIndex(adaptor.getMaskedM(), {i});
+            }).end;
         scf::IfOp::create(
             b, loc, ix.lt(m, valid),
             [&](OpBuilder &, Location) {

@@ -84,12 +84,6 @@ Value loadIndex(OpBuilder &b, Location loc, Value memref, ValueRange indices) {
       memref::LoadOp::create(b, loc, memref, indices));
 }
 
-/// clamp(v, lo, hi) on index values.
-Value clampIndex(OpBuilder &b, Location loc, Value v, Value lo, Value hi) {
-  return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, lo),
-                                hi);
-}
-
 /// A matmul operand in byte storage: FP4 codes with their scales, or
 /// bf16/f16 values without scales (the activations of a weight-only
 /// matmul).
@@ -511,27 +505,20 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
       GemmEpilogue epi = gemmEpilogue(rewriter, loc, out, acc,
                                       masked ? g : Value(),
                                       alphaOperands(adaptor), g, beta);
-      // Bounds come from run-time data: clamp them so that malformed
-      // offsets cannot index out of range.
+      // Bounds come from run-time data, read clamped (groupRowRange) so
+      // that malformed tables cannot index out of range.
+      Value table = masked ? adaptor.getMaskedM() : adaptor.getGroupOffsets();
+      GroupRowRange range =
+          groupRowRange(rewriter, loc, op.getGrouping(), g, rows, [&](Value i) {
+            return loadIndex(rewriter, loc, table, {i});
+          });
       if (masked) {
-        Value valid = clampIndex(
-            rewriter, loc, loadIndex(rewriter, loc, adaptor.getMaskedM(), {g}),
-            zero, rowCount);
-        dequantizeRows(rewriter, loc, a, g, valid, k, aHat);
-        emitGemmRows(rewriter, loc, aHat, bHat, zero, valid, n, k, epi);
-        emitZeroRows(rewriter, loc, valid, rowCount, n, epi);
+        dequantizeRows(rewriter, loc, a, g, range.end, k, aHat);
+        emitGemmRows(rewriter, loc, aHat, bHat, zero, range.end, n, k, epi);
+        emitZeroRows(rewriter, loc, range.end, rowCount, n, epi);
       } else {
-        Value next = arith::AddIOp::create(rewriter, loc, g,
-                                           indexConst(rewriter, loc, 1));
-        Value lo = clampIndex(
-            rewriter, loc,
-            loadIndex(rewriter, loc, adaptor.getGroupOffsets(), {g}), zero,
-            rowCount);
-        Value hi = clampIndex(
-            rewriter, loc,
-            loadIndex(rewriter, loc, adaptor.getGroupOffsets(), {next}), lo,
-            rowCount);
-        emitGemmRows(rewriter, loc, aHat, bHat, lo, hi, n, k, epi);
+        emitGemmRows(rewriter, loc, aHat, bHat, range.begin, range.end, n, k,
+                     epi);
       }
     });
     memref::DeallocOp::create(rewriter, loc, aHat);

@@ -115,8 +115,10 @@ func.func @grouped_independent(%a0: memref<40x64xf4E2M1FN>, %sa0: memref<1x1x32x
 // -----
 
 // Contiguous groups: one thread per (row, n) of the S x N output; the
-// thread finds its group as the last g with off[g] <= m < off[g+1] (-1:
-// none, nothing written), then reads B[g], dB[g], and adds fl(2 * acc).
+// thread finds its group as the last g whose rows hold m, read as every
+// lowering reads them ([clamp(off[g], 0, S), clamp(off[g+1], that, S))):
+// -1, none, nothing written; then reads B[g], dB[g], and adds fl(2 * acc).
+// Masked rows count as clamp(masked_m[g], 0, maxM).
 // CHECK-LABEL: func @grouped_contiguous
 // CHECK-SAME: %[[B:[^:]*]]: memref<3x96x32xi8>, %{{[^:]*}}: memref<3x1x1x32x4x4xi8>, %[[OFF:[^:]*]]: memref<4xi32>, %[[DB:[^:]*]]: memref<3xf32>, %[[ACC:[^:]*]]: memref<256x96xbf16>, %[[C:[^:]*]]: memref<256x96xbf16>)
 // CHECK-DAG: %[[BETA:.*]] = arith.constant 2.000000e+00 : f32
@@ -129,10 +131,14 @@ func.func @grouped_independent(%a0: memref<40x64xf4E2M1FN>, %sa0: memref<1x1x32x
 // CHECK-NEXT: %[[M:.*]] = arith.divui %[[LIN]], %c96 : index
 // CHECK-NEXT: %[[G:.*]] = scf.for %[[I:.*]] = %c0 to %c3 step %c1 iter_args(%[[FOUND:.*]] = %c-1) -> (index) {
 // CHECK-NEXT: %[[LO0:.*]] = memref.load %[[OFF]][%[[I]]] : memref<4xi32>
-// CHECK-NEXT: %[[LO:.*]] = arith.index_cast %[[LO0]] : i32 to index
+// CHECK-NEXT: %[[LO1:.*]] = arith.index_cast %[[LO0]] : i32 to index
+// CHECK-NEXT: %[[LO2:.*]] = arith.maxsi %[[LO1]], %c0 : index
+// CHECK-NEXT: %[[LO:.*]] = arith.minsi %[[LO2]], %c256 : index
 // CHECK-NEXT: %[[I1:.*]] = arith.addi %[[I]], %c1 : index
 // CHECK-NEXT: %[[HI0:.*]] = memref.load %[[OFF]][%[[I1]]] : memref<4xi32>
-// CHECK-NEXT: %[[HI:.*]] = arith.index_cast %[[HI0]] : i32 to index
+// CHECK-NEXT: %[[HI1:.*]] = arith.index_cast %[[HI0]] : i32 to index
+// CHECK-NEXT: %[[HI2:.*]] = arith.maxsi %[[HI1]], %[[LO]] : index
+// CHECK-NEXT: %[[HI:.*]] = arith.minsi %[[HI2]], %c256 : index
 // CHECK-NEXT: %[[BELOW:.*]] = arith.cmpi slt, %[[M]], %[[HI]] : index
 // CHECK-NEXT: %[[ABOVE:.*]] = arith.cmpi sle, %[[LO]], %[[M]] : index
 // CHECK-NEXT: %[[OWNS:.*]] = arith.andi %[[ABOVE]], %[[BELOW]] : i1
@@ -172,7 +178,9 @@ func.func @grouped_contiguous(%a: memref<256x64xf4E2M1FN>, %sa: memref<2x1x32x4x
 // CHECK-NEXT: %[[M:.*]] = arith.remui %[[GM]], %c128 : index
 // CHECK-NEXT: %[[G:.*]] = arith.divui %[[GM]], %c128 : index
 // CHECK-NEXT: %[[V0:.*]] = memref.load %[[MM]][%[[G]]] : memref<3xi32>
-// CHECK-NEXT: %[[VALID:.*]] = arith.index_cast %[[V0]] : i32 to index
+// CHECK-NEXT: %[[V1:.*]] = arith.index_cast %[[V0]] : i32 to index
+// CHECK-NEXT: %[[V2:.*]] = arith.maxsi %[[V1]], %c0 : index
+// CHECK-NEXT: %[[VALID:.*]] = arith.minsi %[[V2]], %c128 : index
 // CHECK-NEXT: %[[IN:.*]] = arith.cmpi slt, %[[M]], %[[VALID]] : index
 // CHECK-NEXT: scf.if %[[IN]] {
 // CHECK: memref.load %[[A]][%[[G]], %[[M]], %{{.*}}] : memref<3x128x32xi8>

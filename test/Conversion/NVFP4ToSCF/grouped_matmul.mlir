@@ -95,11 +95,11 @@ func.func @grouped_independent(%a0: memref<40x64xf4E2M1FN>, %sa0: memref<1x1x32x
 // CHECK: scf.for %[[G:.*]] = %c0 to %c3 step %c1 {
 // CHECK: memref.load %[[B]][%[[G]], %{{.*}}, %{{.*}}] : memref<3x96x32xi8>
 // CHECK: %[[DG:.*]] = memref.load %[[DB]][%[[G]]] : memref<3xf32>
-// CHECK-NEXT: %[[G1:.*]] = arith.addi %[[G]], %c1 : index
 // CHECK-NEXT: %[[LO0:.*]] = memref.load %[[OFF]][%[[G]]] : memref<4xi32>
 // CHECK-NEXT: %[[LO1:.*]] = arith.index_cast %[[LO0]] : i32 to index
 // CHECK-NEXT: %[[LO2:.*]] = arith.maxsi %[[LO1]], %c0 : index
 // CHECK-NEXT: %[[LO:.*]] = arith.minsi %[[LO2]], %c256 : index
+// CHECK-NEXT: %[[G1:.*]] = arith.addi %[[G]], %c1 : index
 // CHECK-NEXT: %[[HI0:.*]] = memref.load %[[OFF]][%[[G1]]] : memref<4xi32>
 // CHECK-NEXT: %[[HI1:.*]] = arith.index_cast %[[HI0]] : i32 to index
 // CHECK-NEXT: %[[HI2:.*]] = arith.maxsi %[[HI1]], %[[LO]] : index

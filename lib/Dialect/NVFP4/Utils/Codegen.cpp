@@ -18,6 +18,25 @@ using namespace mlir::nvfp4;
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
+GroupRowRange mlir::nvfp4::groupRowRange(OpBuilder &b, Location loc,
+                                         Grouping grouping, Value g,
+                                         int64_t rows,
+                                         function_ref<Value(Value)> entry) {
+  assert(grouping != Grouping::independent &&
+         "independent groups have static rows");
+  auto clamp = [&](Value v, Value lo, Value hi) {
+    return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, lo),
+                                  hi)
+        .getResult();
+  };
+  Value zero = indexConst(b, loc, 0), limit = indexConst(b, loc, rows);
+  if (grouping == Grouping::masked)
+    return {zero, clamp(entry(g), zero, limit)};
+  Value begin = clamp(entry(g), zero, limit);
+  Value next = arith::AddIOp::create(b, loc, g, indexConst(b, loc, 1));
+  return {begin, clamp(entry(next), begin, limit)};
+}
+
 Value mlir::nvfp4::indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }

@@ -33,6 +33,21 @@ Value indexConst(OpBuilder &b, Location loc, int64_t v);
 SmallVector<Value> scaleIndices(OpBuilder &b, Location loc, bool swizzled,
                                 Value batch, Value r, Value c);
 
+/// The rows of group `g` of a contiguous or masked grouped matmul, as every
+/// lowering (CPU loops, portable GPU kernel, the chip kernels' tile walk)
+/// reads them from the run-time table; `entry(i)` loads its element i as
+/// an index. Contiguous: [clamp(offsets[g], 0, rows), clamp(offsets[g + 1],
+/// begin, rows)) of the token matrix's `rows`; masked: [0, clamp(masked_m[g],
+/// 0, rows)) of the group's slot of `rows` rows. A table outside the
+/// contract (negative, decreasing, past `rows`) gives empty or clipped
+/// ranges, never a row outside [0, rows).
+struct GroupRowRange {
+  Value begin, end;
+};
+GroupRowRange groupRowRange(OpBuilder &b, Location loc, Grouping grouping,
+                            Value g, int64_t rows,
+                            function_ref<Value(Value)> entry);
+
 /// Loads a scale byte as i32.
 Value loadScaleByte(OpBuilder &b, Location loc, Value scales, bool swizzled,
                     Value batch, Value r, Value c);
