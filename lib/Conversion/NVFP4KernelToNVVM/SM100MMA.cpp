@@ -128,12 +128,13 @@ struct Tcgen05ScaledMmaLowering : OpConversionPattern<Tcgen05ScaledMmaOp> {
           NVVM::Tcgen05CpMulticast::WARPX4, NVVM::Tcgen05CpSrcFormatAttr(),
           tmem(columns), smemDesc(source, 0, 128, 0));
     };
+    constexpr int64_t unitBytes = nvfp4::Swizzled128x4Attr::kUnitBytes;
     for (int64_t u = 0; u < units; ++u) {
       ifThen(before(firstUnit, u, op.getTotalUnits()), [&] {
-        copy(add(aColumns, c32(4 * u)), add(aScales, c32(512 * u)));
+        copy(add(aColumns, c32(4 * u)), add(aScales, c32(unitBytes * u)));
         for (int64_t rb = 0; rb < blocks; ++rb)
           copy(add(bColumns, c32(4 * (u * blocks + rb))),
-               add(bScales, c32(512 * (rb * units + u))));
+               add(bScales, c32(unitBytes * (rb * units + u))));
       });
     }
     // K steps of 64 along the 128-byte swizzle row: +32 bytes (+2 encoded)
