@@ -172,6 +172,94 @@ private:
   bool e8m0;
 };
 
+/// The consumer thread's code words and permuted scale bytes
+/// (FragmentALoadOp): the row and byte offsets of its share, and the prmt
+/// that puts the scale bytes in dequant.fragment_a's order.
+struct FragmentALoadLowering : OpConversionPattern<FragmentALoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FragmentALoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    nvfp4::KernelArith k(b);
+    Type i32 = b.getI32Type();
+    bool mxfp4 = op.getMxfp4();
+    Value thread = adaptor.getThread();
+    Value warp = k.divu(thread, k.c(32)), lane = k.remu(thread, k.c(32));
+    Value g8 = k.divu(lane, k.c(4)), c4 = k.remu(lane, k.c(4));
+    // Fragment rows g and g + 8 of the warp are tile rows rho and rho + 32,
+    // so that their scale words sit side by side in the swizzled unit
+    // ((r % 32) * 16 + ((r % 128) / 32) * 4): one 8-byte load.
+    Value rho = k.add(
+        k.add(k.mul(adaptor.getWarpgroup(), k.c(64)), k.mul(warp, k.c(8))), g8);
+    // Code bytes 16c .. 16c + 15 of each row's 64.
+    Value codeWord0 =
+        k.divu(k.add(k.mul(rho, k.c(64)), k.mul(c4, k.c(16))), k.c(4));
+    Value codeWord1 = k.add(codeWord0, k.c(32 * 64 / 4));
+    // Row rho's scale word in the unit that holds chunks 2c, 2c + 1 (NVFP4:
+    // unit c / 2 of two; MXFP4: the one unit, block c), rho + 32's next.
+    Value unit = mxfp4 ? k.c(0) : k.divu(c4, k.c(2));
+    Value scaleWord =
+        k.divu(k.add(k.mul(unit, k.c(nvfp4::Swizzled128x4Attr::kUnitBytes)),
+                     nvfp4::Swizzled128x4Attr::buildOffsetInUnit(b, b.getLoc(),
+                                                                 rho, k.c(0))),
+               k.c(4));
+    // prmt selector, as (rho, rho + 32) for chunk 2c, then for chunk
+    // 2c + 1: row rho's bytes are word 0 (bytes 0-3), rho + 32's word 1
+    // (bytes 4-7). NVFP4: bytes 2(c % 2) and 2(c % 2) + 1 of each; MXFP4:
+    // byte c of each, twice (one block of 32 covers both chunks).
+    Value lo = mxfp4 ? c4 : k.mul(k.remu(c4, k.c(2)), k.c(2));
+    Value hi = mxfp4 ? c4 : k.add(lo, k.c(1));
+    Value selector = arith::IndexCastOp::create(
+        b, i32,
+        k.add(k.add(lo, k.mul(k.add(lo, k.c(4)), k.c(16))),
+              k.add(k.mul(hi, k.c(256)), k.mul(k.add(hi, k.c(4)), k.c(4096)))));
+    auto load = [&](Value words, Value at, int64_t n, int64_t align) {
+      return vector::LoadOp::create(b, VectorType::get({n}, i32), words,
+                                    ValueRange{at}, /*nontemporal=*/false,
+                                    llvm::Align(align))
+          .getResult();
+    };
+    Value row0 = load(adaptor.getCodes(), codeWord0, 4, 16);
+    Value row1 = load(adaptor.getCodes(), codeWord1, 4, 16);
+    Value sw = load(adaptor.getScales(), scaleWord, 2, 8);
+    Value bytes =
+        NVVM::PermuteOp::create(b, i32, vector::ExtractOp::create(b, sw, 0),
+                                vector::ExtractOp::create(b, sw, 1), selector,
+                                NVVM::PermuteMode::DEFAULT);
+    // Rows past the tile's: bytes 0 and 2 are row rho's, 1 and 3 rho + 32's.
+    if (Value rows = adaptor.getRows())
+      bytes = arith::AndIOp::create(
+          b, bytes,
+          arith::OrIOp::create(
+              b, k.select(k.lt(rho, rows), k.c32(0x00FF00FF), k.c32(0)),
+              k.select(k.lt(k.add(rho, k.c(32)), rows), k.c32(0xFF00FF00),
+                       k.c32(0))));
+    // The last stage's chunks past K: the low half is chunk 2c's.
+    if (Value tail = adaptor.getTail()) {
+      Value chunk = k.mul(c4, k.c(2));
+      Value chunks = k.c(*op.getTailChunks());
+      Value mask = arith::OrIOp::create(
+          b, k.select(k.lt(chunk, chunks), k.c32(0x0000FFFF), k.c32(0)),
+          k.select(k.lt(k.add(chunk, k.c(1)), chunks), k.c32(0xFFFF0000),
+                   k.c32(0)));
+      bytes = arith::AndIOp::create(b, bytes, k.select(tail, mask, k.c32(-1)));
+    }
+    Value rowCodes = vector::FromElementsOp::create(
+        b, op.getRowCodes().getType(),
+        ValueRange{vector::ExtractOp::create(b, row0, 0),
+                   vector::ExtractOp::create(b, row0, 1),
+                   vector::ExtractOp::create(b, row0, 2),
+                   vector::ExtractOp::create(b, row0, 3),
+                   vector::ExtractOp::create(b, row1, 0),
+                   vector::ExtractOp::create(b, row1, 1),
+                   vector::ExtractOp::create(b, row1, 2),
+                   vector::ExtractOp::create(b, row1, 3)});
+    rewriter.replaceOp(op, {rowCodes, bytes});
+    return success();
+  }
+};
+
 struct DequantFragmentALowering : OpConversionPattern<DequantFragmentAOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -501,5 +589,7 @@ struct WgmmaWaitLowering : OpConversionPattern<WgmmaWaitOp> {
 
 void mlir::nvfp4k::lowering::populateSM90MmaPatterns(const TypeConverter &converter,
     RewritePatternSet &patterns) {
-  patterns.add<DequantFragmentALowering, DequantCodesLowering, StoreTokensLowering, WgmmaRSLowering, WgmmaWaitLowering>(converter, patterns.getContext());
+  patterns.add<FragmentALoadLowering, DequantFragmentALowering,
+               DequantCodesLowering, StoreTokensLowering, WgmmaRSLowering,
+               WgmmaWaitLowering>(converter, patterns.getContext());
 }

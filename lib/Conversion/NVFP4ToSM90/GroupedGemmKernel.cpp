@@ -486,7 +486,6 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value t128 = remu(tid, c(128));
   Value warp = divu(t128, c(32)), lane = remu(t128, c(32));
-  Value g8 = divu(lane, c(4)), c4 = remu(lane, c(4));
   // K split: warpgroups 2 and 3 (pair 1) take the odd stages of each unit,
   // for the same rows as warpgroups 0 and 1 (pair 0). The pair selects the
   // stages, so the ring positions and stage addresses follow it: taken
@@ -497,35 +496,9 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
     warpgroup = warpUniform(warpgroup);
   Value pair = divu(warpgroup, c(kSM90ConsumerWarpgroups));
   warpgroup = remu(warpgroup, c(kSM90ConsumerWarpgroups));
-  // The thread's two weight rows: fragment rows g and g + 8 of its warp are
-  // tile rows rho = 64 J + 8 w + g and rho + 32 (J: the warpgroup), so that
-  // their scale words sit side by side in the swizzled unit
-  // ((r % 32) * 16 + ((r % 128) / 32) * 4): one 8-byte load.
-  Value rho = add(add(mul(warpgroup, c(64)), mul(warp, c(8))), g8);
-  // Byte offsets inside a stage: the thread's 16 code bytes of each row
-  // (bytes 16c .. 16c + 15 of the row's 64: chunks 2c and 2c + 1), and its
-  // scale words: row rho's in the stage's unit that holds those chunks'
-  // scales (NVFP4: unit c / 2 of two; MXFP4: the one unit, block c), and
-  // row rho + 32's right after it (rho % 128 < 96).
+  // The thread's share of each stage (two weight rows' codes and their
+  // scale bytes) is nvfp4k.fragment_a.load's.
   int64_t weights = weightsOffset(), scales = scalesOffset();
-  Value codeWord0 = divu(add(mul(rho, c(64)), mul(c4, c(16))), c(4));
-  Value codeWord1 = add(codeWord0, c(32 * 64 / 4));
-  Value unit = cfg.mxfp4 ? c(0) : divu(c4, c(2));
-  Value scaleWord =
-      divu(add(mul(unit, c(Swizzled128x4Attr::kUnitBytes)),
-               Swizzled128x4Attr::buildOffsetInUnit(b, b.getLoc(), rho, c(0))),
-           c(4));
-  // prmt selector of the thread's scale bytes, as (rho, rho + 32) for
-  // chunk 2c, then for chunk 2c + 1: row rho's bytes are word 0 (bytes
-  // 0-3), rho + 32's word 1 (bytes 4-7). NVFP4: bytes 2(c % 2) and
-  // 2(c % 2) + 1 of each; MXFP4: byte c of each, twice (one block of 32
-  // covers both chunks).
-  Value lo = cfg.mxfp4 ? c4 : mul(remu(c4, c(2)), c(2));
-  Value hi = cfg.mxfp4 ? c4 : add(lo, c(1));
-  Value selector = arith::IndexCastOp::create(
-      b, i32,
-      add(add(lo, mul(add(lo, c(4)), c(16))),
-          add(mul(hi, c(256)), mul(add(hi, c(4)), c(4096)))));
   auto wordsType = shared({cfg.weightBytes() / 4}, i32);
   auto scaleWordsType = shared({cfg.scaleBytes() / 4}, i32);
   auto tokensType = tokenTileType();
@@ -579,26 +552,14 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
         c(widths.size() - 1));
     if (widths.size() == 1)
       which = Value();
-    // Scale bytes outside the operand count as zero (a zero E4M3 scale
-    // makes any code zero; a zero E8M0 byte is 2^-127, but the codes there
-    // are the TMA box's zeros): rows past N, and chunks past K in the last
-    // stage (which may also hold an uncopied unit).
-    Value rowMask;
-    if (cfg.n % kSM90TileRows) {
-      Value row = add(mul(tile.getWeightTile(), c(kSM90TileRows)), rho);
-      rowMask = arith::OrIOp::create(
-          b, select(lt(row, c(cfg.n)), c32(0x00FF00FF), c32(0)),
-          select(lt(add(row, c(32)), c(cfg.n)), c32(0xFF00FF00), c32(0)));
-    }
-    Value tailMask;
+    // Scale bytes outside the operand count as zero (fragment_a.load):
+    // rows past N (the tile's rows that exist), and chunks past K in the
+    // last stage (which may also hold an uncopied unit).
+    Value tileRows;
+    if (cfg.n % kSM90TileRows)
+      tileRows = sub(c(cfg.n), mul(tile.getWeightTile(), c(kSM90TileRows)));
     int64_t last = cfg.kStages() - 1;
-    if (cfg.k % kSM90StageK) {
-      Value chunk = add(c(8 * last), mul(c4, c(2)));
-      int64_t chunks = cfg.k / 16;
-      tailMask = arith::OrIOp::create(
-          b, select(lt(chunk, c(chunks)), c32(0x0000FFFF), c32(0)),
-          select(lt(add(chunk, c(1)), c(chunks)), c32(0xFFFF0000), c32(0)));
-    }
+    int64_t tailChunks = cfg.k % kSM90StageK ? cfg.k / 16 - 8 * last : 0;
     SmallVector<Value> init{zeroAcc};
     if (promote)
       init.push_back(zeroAcc);
@@ -621,26 +582,13 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
           if (convertedRing)
             nvfp4k::RingWaitFullOp::create(b, convertedRing, i);
           Value s = nvfp4k::RingStageOp::create(b, ring, i);
-          Value codes = stageView(s, weights, wordsType);
-          auto load = [&](Value words, Value at, int64_t n, int64_t align) {
-            return vector::LoadOp::create(
-                       b, VectorType::get({n}, i32), words, ValueRange{at},
-                       /*nontemporal=*/false, llvm::Align(align))
-                .getResult();
-          };
-          Value row0 = load(codes, codeWord0, 4, 16);
-          Value row1 = load(codes, codeWord1, 4, 16);
-          Value sw =
-              load(stageView(s, scales, scaleWordsType), scaleWord, 2, 8);
-          Value bytes = NVVM::PermuteOp::create(
-              b, i32, vector::ExtractOp::create(b, sw, 0),
-              vector::ExtractOp::create(b, sw, 1), selector,
-              NVVM::PermuteMode::DEFAULT);
-          if (rowMask)
-            bytes = arith::AndIOp::create(b, bytes, rowMask);
-          if (tailMask)
-            bytes = arith::AndIOp::create(
-                b, bytes, select(eq(kb, c(last)), tailMask, c32(-1)));
+          auto share = nvfp4k::FragmentALoadOp::create(
+              b, stageView(s, weights, wordsType),
+              stageView(s, scales, scaleWordsType), warpgroup, t128, tileRows,
+              tailChunks ? eq(kb, c(last)) : Value(), tailChunks, cfg.mxfp4);
+          Value row0 = vector::ExtractOp::create(b, share.getRowCodes(), 0);
+          Value row1 = vector::ExtractOp::create(b, share.getRowCodes(), 1);
+          Value bytes = share.getScaleBytes();
           Value desc = nvgpu::WarpgroupGenerateDescriptorOp::create(
               b, descType, stageView(s, 0, tokensType), bTileMap);
           // The stage's two halves: chunk 2c + h (code words 2h, 2h + 1

@@ -54,18 +54,16 @@
 // CHECK-COUNT-2:   nvfp4k.tma.load {{.*}}, memref<128x64xf16, #gpu.address_space<workgroup>>, <5, consumers = 8>
 // CHECK:           nvfp4k.tma.load {{.*}}, memref<128x64xui8, #gpu.address_space<workgroup>>, <5, consumers = 8>
 // CHECK:           nvfp4k.bulk.load {{.*}} : memref<1024xi8, #gpu.address_space<workgroup>>, <5, consumers = 8>
-// Consumers: per stage, wait full, two 16-byte loads of code words and an
-// 8-byte load of both rows' scale words, one prmt; each half stage
+// Consumers: per stage, wait full, the thread's share of the stage (its
+// two rows' code words and permuted scale bytes: nvfp4k.fragment_a.load,
+// test/Conversion/NVFP4KernelToNVVM/fragment-a-load.mlir); each half stage
 // dequantizes 4 k16 steps of fragments and issues them (the first with
 // scale-d from the fp32 promotion); the second half's inputs pass through
 // the wait that frees its fragment registers, which also lets the previous
 // stage go.
 // CHECK:           nvvm.setmaxregister increase 232
 // CHECK:           nvfp4k.ring.wait_full %[[RING]]
-// CHECK:           vector.load {{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, vector<4xi32>
-// CHECK:           vector.load {{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, vector<4xi32>
-// CHECK:           vector.load {{.*}} : memref<256xi32, #gpu.address_space<workgroup>>, vector<2xi32>
-// CHECK:           nvvm.prmt <default>
+// CHECK:           nvfp4k.fragment_a.load {{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
 // CHECK:           %[[D:.*]] = nvgpu.warpgroup.generate.descriptor {{.*}} : memref<128x128xf16, #gpu.address_space<workgroup>>
 // CHECK:           %[[A0:.*]] = nvfp4k.dequant.fragment_a {{.*}} : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
 // CHECK:           scf.if

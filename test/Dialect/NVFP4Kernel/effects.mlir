@@ -36,4 +36,29 @@ gpu.module @kernels {
     // CHECK-NOT: nvfp4k.scheduler.tile
     gpu.return
   }
+
+  // A stage share is read only: two loads of the same stage with nothing
+  // written in between are one; after a ring wait (which may mean new
+  // data) it is loaded again.
+  // CHECK-LABEL: gpu.func @stage_reads
+  gpu.func @stage_reads(%w: memref<2048xi32, #gpu.address_space<workgroup>>, %s: memref<256xi32, #gpu.address_space<workgroup>>, %j: index, %t: index, %i: index, %out: memref<3xi32>) kernel {
+    %ring = nvfp4k.ring.create : !ring
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    // CHECK: nvfp4k.fragment_a.load
+    // CHECK-NOT: nvfp4k.fragment_a.load
+    // CHECK: nvfp4k.ring.wait_full
+    // CHECK: nvfp4k.fragment_a.load
+    // CHECK-NOT: nvfp4k.fragment_a.load
+    %c_a, %b_a = nvfp4k.fragment_a.load %w, %s[%j, %t] : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    %c_b, %b_b = nvfp4k.fragment_a.load %w, %s[%j, %t] : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    %c_unused, %b_unused = nvfp4k.fragment_a.load %w, %s[%t, %j] : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    nvfp4k.ring.wait_full %ring[%i] : !ring
+    %c_c, %b_c = nvfp4k.fragment_a.load %w, %s[%j, %t] : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    memref.store %b_a, %out[%c0] : memref<3xi32>
+    memref.store %b_b, %out[%c1] : memref<3xi32>
+    memref.store %b_c, %out[%c2] : memref<3xi32>
+    gpu.return
+  }
 }

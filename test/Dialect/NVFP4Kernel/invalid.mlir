@@ -536,3 +536,43 @@ func.func @scheduler_argument(%s: !plain) -> index {
   %n = nvfp4k.scheduler.count %s : !plain
   return %n : index
 }
+
+// -----
+
+gpu.module @k {
+  gpu.func @fragment_short_codes(%w: memref<1024xi32, #gpu.address_space<workgroup>>, %s: memref<256xi32, #gpu.address_space<workgroup>>, %j: index, %t: index) kernel {
+    // expected-error @+1 {{expected a code tile of at least 2048 words (128 rows x 64 bytes), got 1024}}
+    %c, %b = nvfp4k.fragment_a.load %w, %s[%j, %t] : memref<1024xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @fragment_short_scales(%w: memref<2048xi32, #gpu.address_space<workgroup>>, %s: memref<128xi32, #gpu.address_space<workgroup>>, %j: index, %t: index) kernel {
+    // expected-error @+1 {{expected at least 256 scale words (2 swizzled units), got 128}}
+    %c, %b = nvfp4k.fragment_a.load %w, %s[%j, %t] : memref<2048xi32, #gpu.address_space<workgroup>>, memref<128xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @fragment_rows(%w: memref<2048xi32, #gpu.address_space<workgroup>>, %s: memref<256xi32, #gpu.address_space<workgroup>>, %j: index, %t: index) kernel {
+    // expected-error @+1 {{expected 2x4 code words (two rows of 16 bytes), got 'vector<2x2xi32>'}}
+    %c, %b = nvfp4k.fragment_a.load %w, %s[%j, %t] : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x2xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @fragment_tail(%w: memref<2048xi32, #gpu.address_space<workgroup>>, %s: memref<256xi32, #gpu.address_space<workgroup>>, %j: index, %t: index, %p: i1) kernel {
+    // expected-error @+1 {{`tail` and `tail_chunks` go together}}
+    %c, %b = nvfp4k.fragment_a.load %w, %s[%j, %t] tail(%p) : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    gpu.return
+  }
+}

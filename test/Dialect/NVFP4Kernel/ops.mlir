@@ -56,6 +56,17 @@ gpu.module @kernels {
     gpu.return
   }
 
+  // CHECK-LABEL: gpu.func @fragment_load
+  gpu.func @fragment_load(%w: memref<2048xi32, #gpu.address_space<workgroup>>, %s: memref<256xi32, #gpu.address_space<workgroup>>, %m: memref<128xi32, #gpu.address_space<workgroup>>, %j: index, %t: index, %n: index, %last: i1) kernel {
+    // CHECK: nvfp4k.fragment_a.load %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    %c0, %b0 = nvfp4k.fragment_a.load %w, %s[%j, %t] : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    // CHECK: nvfp4k.fragment_a.load %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) tail(%{{.*}}) {tail_chunks = 2 : i64} : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    %c1, %b1 = nvfp4k.fragment_a.load %w, %s[%j, %t] rows(%n) tail(%last) {tail_chunks = 2 : i64} : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    // CHECK: nvfp4k.fragment_a.load %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) {mxfp4} : memref<2048xi32, #gpu.address_space<workgroup>>, memref<128xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    %c2, %b2 = nvfp4k.fragment_a.load %w, %m[%j, %t] rows(%n) {mxfp4} : memref<2048xi32, #gpu.address_space<workgroup>>, memref<128xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    gpu.return
+  }
+
   // CHECK-LABEL: gpu.func @mma
   gpu.func @mma(%codes: vector<2x2xi32>, %scales: vector<2xf8E4M3FN>, %acc: vector<64xf32>, %desc: !desc, %w: index, %p: i1) kernel {
     // CHECK: %[[A:.*]] = nvfp4k.dequant.fragment_a %{{.*}}, %{{.*}} : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>

@@ -195,6 +195,41 @@ LogicalResult mlir::nvfp4k::verifyHandlesDefinedHere(Operation *op) {
   return success();
 }
 
+void FragmentALoadOp::build(OpBuilder &b, OperationState &state, Value codes,
+                            Value scales, Value warpgroup, Value thread,
+                            Value rows, Value tail, int64_t tailChunks,
+                            bool mxfp4) {
+  auto i32 = b.getI32Type();
+  build(b, state, VectorType::get({2, 4}, i32), i32, codes, scales, warpgroup,
+        thread, rows, tail,
+        tail ? b.getI64IntegerAttr(tailChunks) : IntegerAttr(),
+        mxfp4 ? b.getUnitAttr() : UnitAttr());
+}
+
+LogicalResult FragmentALoadOp::verify() {
+  VectorType rowCodes = getRowCodes().getType();
+  if (rowCodes.getDimSize(0) != 2 || rowCodes.getDimSize(1) != 4)
+    return emitOpError("expected 2x4 code words (two rows of 16 bytes), got ")
+           << rowCodes;
+  auto words = [](Value memref) {
+    return cast<MemRefType>(memref.getType()).getDimSize(0);
+  };
+  // 128 rows x 64 bytes; the stage's scale units (NVFP4: 2, MXFP4: 1).
+  if (!ShapedType::isDynamic(words(getCodes())) && words(getCodes()) < 2048)
+    return emitOpError("expected a code tile of at least 2048 words (128 "
+                       "rows x 64 bytes), got ")
+           << words(getCodes());
+  int64_t unitWords = getMxfp4() ? 128 : 256;
+  if (!ShapedType::isDynamic(words(getScales())) &&
+      words(getScales()) < unitWords)
+    return emitOpError("expected at least ")
+           << unitWords << " scale words (" << (getMxfp4() ? 1 : 2)
+           << " swizzled units), got " << words(getScales());
+  if (static_cast<bool>(getTail()) != getTailChunks().has_value())
+    return emitOpError("`tail` and `tail_chunks` go together");
+  return success();
+}
+
 LogicalResult DequantFragmentAOp::verify() {
   VectorType codes = getCodes().getType();
   VectorType frags = getFragments().getType();

@@ -485,6 +485,58 @@ def NVFP4K_BulkLoadOp : NVFP4K_KernelOp<"bulk.load"> {
 // sm_90a: register-A wgmma on exactly dequantized fragments
 //===----------------------------------------------------------------------===//
 
+def NVFP4K_FragmentALoadOp
+    : NVFP4K_KernelOp<"fragment_a.load", [MemoryEffects<[MemRead]>,
+                                          AttrSizedOperandSegments]> {
+  let summary = "a sm_90a consumer thread's weight codes and scale bytes from a stage";
+  let description = [{
+    The share of a 128-row x 128-K weight stage that one consumer thread
+    turns into wgmma register-A fragments (`nvfp4k.dequant.fragment_a`):
+    thread `thread` (0..127) of warpgroup `warpgroup` (0, 1) holds rows
+    `rho = 64 warpgroup + 8 (thread / 32) + (thread % 32) / 4` and
+    `rho + 32` of the tile, and of each the 16 code bytes `16 c .. 16 c + 15`
+    of the row's 64 (`c = thread % 4`: 16-element chunks `2c`, `2c + 1`).
+    `codes` is the stage's code tile (128 rows of 64 bytes, as i32 words);
+    `scales` its block scales in the 128x4-swizzled layout (NVFP4: two
+    512-byte units, chunks 0-3 and 4-7; MXFP4: one unit, one E8M0 byte per
+    32 elements).
+
+    Results: `row_codes[r]` the 4 code words of row `rho + 32 r`;
+    `scale_bytes` the four scale bytes in the order `dequant.fragment_a`
+    takes them, low half first: (rho, chunk 2c), (rho + 32, 2c), then
+    (rho, 2c + 1), (rho + 32, 2c + 1) (MXFP4: the row's one byte for both).
+    Scale bytes of rows at or past `rows` (when given: the tile's rows that
+    exist) and, where `tail` is true, of chunks at or past `tail_chunks`
+    (the chunks of the operand's last, partial stage) are 0, which makes
+    their codes contribute 0 (the codes there are the TMA box's zeros).
+
+    Example:
+
+    ```mlir
+    %codes, %bytes = nvfp4k.fragment_a.load %words, %scales[%warpgroup, %thread] rows(%n) tail(%last) {tail_chunks = 2 : i64} : memref<2048xi32, #gpu.address_space<workgroup>>, memref<256xi32, #gpu.address_space<workgroup>> -> vector<2x4xi32>
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[I32], [1]>:$codes,
+                       MemRefRankOf<[I32], [1]>:$scales, Index:$warpgroup,
+                       Index:$thread, Optional<Index>:$rows,
+                       Optional<I1>:$tail,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<7>]>>:$tail_chunks,
+                       UnitAttr:$mxfp4);
+  let results = (outs VectorOfRankAndType<[2], [I32]>:$row_codes,
+                      I32:$scale_bytes);
+  let assemblyFormat = [{
+    $codes `,` $scales `[` $warpgroup `,` $thread `]`
+    (`rows` `(` $rows^ `)`)? (`tail` `(` $tail^ `)`)? attr-dict `:`
+    type($codes) `,` type($scales) `->` type($row_codes)
+  }];
+  let builders = [
+    OpBuilder<(ins "Value":$codes, "Value":$scales, "Value":$warpgroup,
+                   "Value":$thread, "Value":$rows, "Value":$tail,
+                   "int64_t":$tailChunks, "bool":$mxfp4)>
+  ];
+  let hasVerifier = 1;
+}
+
 def NVFP4K_DequantFragmentAOp : NVFP4K_KernelOp<"dequant.fragment_a", [Pure]> {
   let summary = "exact f16 or bf16 wgmma A fragments from packed E2M1 codes";
   let description = [{
