@@ -125,16 +125,26 @@ TensorAmax mlir::nvfp4::emitTensorAmax(OpBuilder &builder, Location loc,
   };
   TensorAmax result;
   result.bits = alloc(spec.batch);
-  // Per batch entry: the running max at b, the blocks done at batch + b.
-  result.scratch = alloc(2 * spec.batch);
+  // Per batch entry: the running max at b; the blocks done at
+  // counters + b, a 128-byte line away (the counters' atomics do not queue
+  // behind the maxima's in one L2 sector).
+  int64_t counters = llvm::alignTo(spec.batch, 32);
+  result.scratch = alloc(counters + spec.batch);
   auto module =
       b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
   emitKeptZero(b, loc, module, deviceAddress(b, loc, result.scratch),
-               2 * spec.batch * 4);
+               (counters + spec.batch) * 4);
   Value bits = result.bits, scratch = result.scratch;
   launchGrid(
       b, loc, {blocks, spec.batch, 1}, {kThreadsPerBlock, 1, 1},
       [&](gpu::LaunchOp launch) {
+        int64_t warps = kThreadsPerBlock / 32;
+        Value partials = launch.addWorkgroupAttribution(
+            MemRefType::get({warps}, b.getI32Type(),
+                            MemRefLayoutAttrInterface(),
+                            gpu::AddressSpaceAttr::get(
+                                b.getContext(), gpu::AddressSpace::Workgroup)),
+            loc);
         NumericsBuilder nb(b, loc, b.getF32Type());
         QuantizeCodegen cg(b, loc, spec, input, Value(), Value(), Value());
         Value batch = launch.getBlockIds().y;
@@ -154,19 +164,25 @@ TensorAmax mlir::nvfp4::emitTensorAmax(OpBuilder &builder, Location loc,
         Value amax =
             warpReduce(b, loc, loop.getResult(0),
                        [&](Value x, Value y) { return nb.maxNum(x, y); });
+        // The warps' maxima through workgroup memory; thread 0 adds the
+        // block's to the entry's running max (one atomic per block), fences
+        // it and counts the block; the entry's last block reads the max,
+        // publishes it and sets both words back to 0.
         Value lane = ix.remu(thread, ix.c(32));
         ix.ifThen(ix.eq(lane, ix.c(0)), [&] {
-          memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu,
-                                      nb.bitsOf(amax), scratch,
-                                      ValueRange{batch});
+          memref::StoreOp::create(b, loc, nb.bitsOf(amax), partials,
+                                  ix.divu(thread, ix.c(32)));
         });
-        // The block's maxima are in before thread 0 counts the block (the
-        // barrier orders its warps' atomics before thread 0's fence); the
-        // last block of the entry reads the max, publishes it and sets both
-        // words back to 0.
         gpu::BarrierOp::create(b, loc);
         ix.ifThen(ix.eq(thread, ix.c(0)), [&] {
-          Value counter = ix.add(batch, ix.c(spec.batch));
+          Value blockMax = nb.i32(0);
+          for (int64_t w = 0; w < warps; ++w)
+            blockMax = arith::MaxUIOp::create(
+                b, loc, blockMax,
+                memref::LoadOp::create(b, loc, partials, ix.c(w)));
+          memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxu,
+                                      blockMax, scratch, ValueRange{batch});
+          Value counter = ix.add(batch, ix.c(counters));
           NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
           Value done = memref::AtomicRMWOp::create(
               b, loc, arith::AtomicRMWKind::addi, nb.i32(1), scratch,

@@ -66,7 +66,7 @@ func.func @small_batched(%x: memref<2x16x32xbf16>, %q: memref<2x16x32xf4E2M1FN>,
 // CHECK: %[[T:.*]] = arith.muli %[[BX]], %c512 : index
 // CHECK-NEXT: arith.addi %[[T]], %[[TX]] : index
 // CHECK: gpu.alloc () : memref<1xi32>
-// CHECK-NEXT: gpu.alloc () : memref<2xi32>
+// CHECK-NEXT: gpu.alloc () : memref<33xi32>
 // CHECK: call @nvfp4KeptZero
 // CHECK-COUNT-2: gpu.launch blocks
 // BOUND-LABEL: func @bound

@@ -5,12 +5,13 @@
 // tile) and, inside them, the arithmetic that tells the variant apart (the
 // tile body is the CPU lowering's, test/Conversion/NVFP4ToSCF/quantize.mlir).
 // NVFP4 1x16 without a caller amax: a device word for the amax bits and
-// two scratch words (the running max, the blocks done) declared kept zero
-// (no memset: the amax kernel's last block leaves them zero); a
-// grid-stride kernel over the 32 chunks, a 5-step xor-shuffle max and one
-// atomic max per warp into the running max; per block, after a barrier,
-// thread 0 fences and counts the block, and the last block reads the max
-// into the amax word and sets both scratch words to 0; then one thread per
+// scratch declared kept zero (no memset: the amax kernel's last block
+// leaves it zero): the running max (word 0) and, a 128-byte line on, the
+// blocks done (word 32); a grid-stride kernel over the 32 chunks, a 5-step
+// xor-shuffle max per warp, the warps' maxima through workgroup memory;
+// thread 0 adds the block's to the running max (one atomic per block),
+// fences, counts the block, and the last block reads the max into the amax
+// word and sets both scratch words to 0; then one thread per
 // block (32, walked from the end), which derives S_enc from the amax bits,
 // stores S_dec from the first tile and runs the CPU body; the words are
 // freed.
@@ -19,11 +20,11 @@
 // CHECK-DAG: %[[C2688:.*]] = arith.constant 2.688000e+03 : f32
 // CHECK-DAG: %[[SIXTH:.*]] = arith.constant 0.166666672 : f32
 // CHECK: %[[BITS:.*]] = gpu.alloc () : memref<1xi32>
-// CHECK-NEXT: %[[SCRATCH:.*]] = gpu.alloc () : memref<2xi32>
+// CHECK-NEXT: %[[SCRATCH:.*]] = gpu.alloc () : memref<33xi32>
 // CHECK-NEXT: %[[SP:.*]] = memref.extract_aligned_pointer_as_index %[[SCRATCH]]
 // CHECK-NEXT: %[[SA:.*]] = arith.index_cast %[[SP]] : index to i64
-// CHECK-NEXT: call @nvfp4KeptZero(%[[SA]], %c8_i64) : (i64, i64) -> ()
-// CHECK-NEXT: gpu.launch blocks(%{{.*}}, %[[BY:.*]], %{{.*}}) in (%[[GX:.*]] = %{{.*}}, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) {
+// CHECK-NEXT: call @nvfp4KeptZero(%[[SA]], %c132_i64) : (i64, i64) -> ()
+// CHECK-NEXT: gpu.launch blocks(%{{.*}}, %[[BY:.*]], %{{.*}}) in (%[[GX:.*]] = %{{.*}}, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[WG:.*]] : memref<8xi32, #gpu.address_space<workgroup>>) {
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c32 step %{{.*}} iter_args
 // CHECK: arith.maxnumf
 // CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c32_i32 : f32
@@ -39,22 +40,27 @@
 // CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[TX]], %c32 : index
 // CHECK-NEXT: %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
 // CHECK-NEXT: scf.if %[[LANE0]] {
+// CHECK-NEXT: %[[WARP:.*]] = arith.divui %[[TX]], %c32 : index
 // CHECK-NEXT: %[[WBITS:.*]] = arith.bitcast %[[WMAX]] : f32 to i32
-// CHECK-NEXT: memref.atomic_rmw maxu %[[WBITS]], %[[SCRATCH]][%c0] : (i32, memref<2xi32>) -> i32
+// CHECK-NEXT: memref.store %[[WBITS]], %[[WG]][%[[WARP]]] : memref<8xi32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK-NEXT: %[[T0:.*]] = arith.cmpi eq, %[[TX]], %c0 : index
 // CHECK-NEXT: scf.if %[[T0]] {
+// CHECK-NEXT: %[[W0:.*]] = memref.load %[[WG]][%c0]
+// CHECK: %[[W7:.*]] = memref.load %[[WG]][%c7]
+// CHECK-NEXT: %[[BMAX:.*]] = arith.maxui %{{.*}}, %[[W7]] : i32
+// CHECK-NEXT: memref.atomic_rmw maxu %[[BMAX]], %[[SCRATCH]][%c0] : (i32, memref<33xi32>) -> i32
 // CHECK-NEXT: nvvm.memory.barrier <gpu>
-// CHECK-NEXT: %[[DONE:.*]] = memref.atomic_rmw addi %c1_i32, %[[SCRATCH]][%c1] : (i32, memref<2xi32>) -> i32
+// CHECK-NEXT: %[[DONE:.*]] = memref.atomic_rmw addi %c1_i32, %[[SCRATCH]][%c32] : (i32, memref<33xi32>) -> i32
 // CHECK-NEXT: %[[N1:.*]] = arith.subi %[[GX]], %c1 : index
 // CHECK-NEXT: %[[DI:.*]] = arith.index_cast %[[DONE]] : i32 to index
 // CHECK-NEXT: %[[LASTB:.*]] = arith.cmpi eq, %[[DI]], %[[N1]] : index
 // CHECK-NEXT: scf.if %[[LASTB]] {
 // CHECK-NEXT: nvvm.memory.barrier <gpu>
-// CHECK-NEXT: %[[MAX:.*]] = memref.atomic_rmw ori %c0_i32, %[[SCRATCH]][%c0] : (i32, memref<2xi32>) -> i32
+// CHECK-NEXT: %[[MAX:.*]] = memref.atomic_rmw ori %c0_i32, %[[SCRATCH]][%c0] : (i32, memref<33xi32>) -> i32
 // CHECK-NEXT: memref.store %[[MAX]], %[[BITS]][%c0] : memref<1xi32>
-// CHECK-NEXT: memref.store %c0_i32, %[[SCRATCH]][%c0] : memref<2xi32>
-// CHECK-NEXT: memref.store %c0_i32, %[[SCRATCH]][%c1] : memref<2xi32>
+// CHECK-NEXT: memref.store %c0_i32, %[[SCRATCH]][%c0] : memref<33xi32>
+// CHECK-NEXT: memref.store %c0_i32, %[[SCRATCH]][%c32] : memref<33xi32>
 // CHECK: gpu.launch blocks
 // CHECK: %[[IN:.*]] = arith.cmpi slt, %[[T:.*]], %c32 : index
 // CHECK-NEXT: scf.if %[[IN]] {
@@ -70,7 +76,7 @@
 // CHECK: memref.store %{{.*}}, %[[S]][%{{.*}}, %{{.*}}] : memref<16x2xi8>
 // CHECK: gpu.terminator
 // CHECK: gpu.dealloc %[[BITS]] : memref<1xi32>
-// CHECK-NEXT: gpu.dealloc %[[SCRATCH]] : memref<2xi32>
+// CHECK-NEXT: gpu.dealloc %[[SCRATCH]] : memref<33xi32>
 // CHECK-NEXT: return
 func.func @nvfp4_1x16(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: memref<16x2xf8E4M3FN>, %d: memref<f32>) {
   nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x32xf4E2M1FN>, memref<16x2xf8E4M3FN>, memref<f32>) : memref<16x32xbf16>
@@ -84,9 +90,9 @@ func.func @nvfp4_1x16(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: me
 // CHECK-LABEL: func @nvfp4_16x16
 // CHECK-SAME: %[[S:[^:]*]]: memref<20x2xi8>
 // CHECK: %[[BITS:.*]] = gpu.alloc () : memref<1xi32>
-// CHECK-NEXT: %[[SCRATCH:.*]] = gpu.alloc () : memref<2xi32>
-// CHECK: call @nvfp4KeptZero(%{{.*}}, %c8_i64)
-// CHECK-NEXT: gpu.launch blocks(%{{.*}}, %[[BY:.*]], %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) {
+// CHECK-NEXT: %[[SCRATCH:.*]] = gpu.alloc () : memref<33xi32>
+// CHECK: call @nvfp4KeptZero(%{{.*}}, %c132_i64)
+// CHECK-NEXT: gpu.launch blocks(%{{.*}}, %[[BY:.*]], %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c40 step %{{.*}} iter_args
 // CHECK: arith.maxnumf
 // CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c32_i32 : f32
@@ -102,8 +108,9 @@ func.func @nvfp4_1x16(%x: memref<16x32xbf16>, %q: memref<16x32xf4E2M1FN>, %s: me
 // CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[TX]], %c32 : index
 // CHECK-NEXT: %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
 // CHECK-NEXT: scf.if %[[LANE0]] {
+// CHECK-NEXT: arith.divui %[[TX]], %c32 : index
 // CHECK-NEXT: %[[WBITS:.*]] = arith.bitcast %[[WMAX]] : f32 to i32
-// CHECK-NEXT: memref.atomic_rmw maxu %[[WBITS]], %[[SCRATCH]][%c0] : (i32, memref<2xi32>) -> i32
+// CHECK: memref.atomic_rmw maxu %{{.*}}, %[[SCRATCH]][%c0] : (i32, memref<33xi32>) -> i32
 // CHECK: gpu.launch blocks
 // CHECK: %[[IN:.*]] = arith.cmpi slt, %[[T:.*]], %c4 : index
 // CHECK-NEXT: scf.if %[[IN]] {
@@ -585,9 +592,9 @@ func.func @swizzled(%x: memref<200x64xbf16>, %q: memref<200x64xf4E2M1FN>, %s: me
 // CHECK-LABEL: func @batched
 // CHECK-SAME: (%[[X:[^:]*]]: memref<3x16x32xf16>, %[[Q:[^:]*]]: memref<3x16x16xi8>, %[[S:[^:]*]]: memref<3x16x2xi8>, %[[D:[^:]*]]: memref<3xf32>)
 // CHECK: %[[BITS:.*]] = gpu.alloc () : memref<3xi32>
-// CHECK-NEXT: %[[SCRATCH:.*]] = gpu.alloc () : memref<6xi32>
-// CHECK: call @nvfp4KeptZero(%{{.*}}, %c24_i64)
-// CHECK-NEXT: gpu.launch blocks(%{{.*}}, %[[BY:.*]], %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %c3, %{{.*}} = %c1) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) {
+// CHECK-NEXT: %[[SCRATCH:.*]] = gpu.alloc () : memref<35xi32>
+// CHECK: call @nvfp4KeptZero(%{{.*}}, %c140_i64)
+// CHECK-NEXT: gpu.launch blocks(%{{.*}}, %[[BY:.*]], %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %c3, %{{.*}} = %c1) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c32 step %{{.*}} iter_args
 // CHECK: arith.maxnumf
 // CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c32_i32 : f32
@@ -603,11 +610,12 @@ func.func @swizzled(%x: memref<200x64xbf16>, %q: memref<200x64xf4E2M1FN>, %s: me
 // CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[TX]], %c32 : index
 // CHECK-NEXT: %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
 // CHECK-NEXT: scf.if %[[LANE0]] {
+// CHECK-NEXT: arith.divui %[[TX]], %c32 : index
 // CHECK-NEXT: %[[WBITS:.*]] = arith.bitcast %[[WMAX]] : f32 to i32
-// CHECK-NEXT: memref.atomic_rmw maxu %[[WBITS]], %[[SCRATCH]][%[[BY]]] : (i32, memref<6xi32>) -> i32
-// Each entry counts its own blocks (word 3 + entry) and publishes its own
+// CHECK: memref.atomic_rmw maxu %{{.*}}, %[[SCRATCH]][%[[BY]]] : (i32, memref<35xi32>) -> i32
+// Each entry counts its own blocks (word 32 + entry) and publishes its own
 // amax.
-// CHECK: %[[CNT:.*]] = arith.addi %[[BY]], %c3 : index
+// CHECK: %[[CNT:.*]] = arith.addi %[[BY]], %c32 : index
 // CHECK-NEXT: nvvm.memory.barrier <gpu>
 // CHECK-NEXT: memref.atomic_rmw addi %c1_i32, %[[SCRATCH]][%[[CNT]]]
 // CHECK: memref.atomic_rmw ori %c0_i32, %[[SCRATCH]][%[[BY]]]

@@ -15,7 +15,7 @@
 // The tensor amax: one grid-stride reduction into kept-zero scratch (no
 // memset), whose last block writes the bits.
 // CHECK:         %[[BITS:.*]] = gpu.alloc () : memref<1xi32>
-// CHECK-NEXT:    %[[SCRATCH:.*]] = gpu.alloc () : memref<2xi32>
+// CHECK-NEXT:    %[[SCRATCH:.*]] = gpu.alloc () : memref<33xi32>
 // CHECK-NOT:     gpu.memset
 // CHECK:         call @nvfp4KeptZero
 // CHECK:         gpu.launch blocks

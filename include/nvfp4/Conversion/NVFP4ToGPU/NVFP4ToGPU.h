@@ -60,8 +60,8 @@ void populateNVFP4ToGPUConversionPatterns(
 struct TensorAmax {
   /// i32 [batch]: the amax of each batch entry as fp32 bits.
   Value bits;
-  /// i32 [2 * batch], kept zero (emitKeptZero): the running max and the
-  /// count of finished blocks of each entry.
+  /// i32, kept zero (emitKeptZero): the running max of each entry, and a
+  /// 128-byte line on, the count of its finished blocks.
   Value scratch;
   void release(OpBuilder &b, Location loc) {
     for (Value buffer : {bits, scratch})
@@ -71,11 +71,11 @@ struct TensorAmax {
 };
 
 /// A grid-stride kernel reducing the amax of each batch entry of an NVFP4
-/// quantize's input (after the Hadamard transform, if any): per warp an
-/// integer atomic max into the entry's running max (|x| orders like its
-/// fp32 bits), per block a count; the entry's last block copies the max to
-/// `bits` and sets the running max and the count back to 0. The scratch is
-/// kept zero, so a warm call queues no memset ahead of the kernel.
+/// quantize's input (after the Hadamard transform, if any): per block an
+/// integer atomic max of its warps' maxima into the entry's running max
+/// (|x| orders like its fp32 bits) and a count; the entry's last block copies
+/// the max to `bits` and sets the running max and the count back to 0. The
+/// scratch is kept zero, so a warm call queues no memset ahead of the kernel.
 TensorAmax emitTensorAmax(OpBuilder &b, Location loc, const QuantizeSpec &spec,
                           Value input);
 
