@@ -27,9 +27,12 @@ SUMMARY line; exit status 1 on any failure.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -241,7 +244,6 @@ def _run_one(fmt, mutation):
     """One matmul through the runner with `mutation` (a field of
     nvfp4-test-mutate-tcgen05, or None): 'passed', 'wrong numbers', 'trap'
     (the emulation's message) or 'error', and a detail."""
-    import tempfile
     options = (f"emulation-passes={{nvfp4-test-mutate-tcgen05{{field={mutation}}}}}"
                if mutation else "")
     m, k, n = (256, 512, 200) if fmt == "nvfp4" else (200, 512, 136)
@@ -253,8 +255,6 @@ def _run_one(fmt, mutation):
         return "trap", trap[0].split("emulation: ", 1)[-1]
     if got is None:
         return "error", out.strip().splitlines()[-1] if out.strip() else f"exit {proc.returncode}"
-    import contextlib
-    import io
     log = io.StringIO()
     with contextlib.redirect_stdout(log):
         failed = _check("sm_100a pipeline", got, *operands, fmt=fmt, out="bf16")

@@ -74,8 +74,12 @@ Value mlir::nvfp4::deviceAddress(OpBuilder &b, Location loc, Value memref) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
 
-void mlir::nvfp4::emitKeptZero(OpBuilder &b, Location loc, ModuleOp module,
-                               Value address, int64_t bytes) {
+Value mlir::nvfp4::emitKeptZero(OpBuilder &b, Location loc, Value buffer) {
+  auto memref = cast<MemRefType>(buffer.getType());
+  int64_t bytes = memref.getNumElements() * memref.getElementTypeBitWidth() / 8;
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  Value address = deviceAddress(b, loc, buffer);
   auto type = b.getFunctionType({b.getI64Type(), b.getI64Type()}, {});
   if (!module.lookupSymbol<func::FuncOp>(kKeptZeroFunction)) {
     OpBuilder::InsertionGuard guard(b);
@@ -85,6 +89,7 @@ void mlir::nvfp4::emitKeptZero(OpBuilder &b, Location loc, ModuleOp module,
   func::CallOp::create(b, loc, kKeptZeroFunction, TypeRange{},
                        ValueRange{address, arith::ConstantIntOp::create(
                                                b, loc, b.getI64Type(), bytes)});
+  return address;
 }
 
 std::string mlir::nvfp4::uniqueSymbolName(Operation *module, StringRef base) {

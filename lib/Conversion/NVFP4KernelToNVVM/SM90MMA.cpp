@@ -245,16 +245,10 @@ struct FragmentALoadLowering : OpConversionPattern<FragmentALoadOp> {
                    k.c32(0)));
       bytes = arith::AndIOp::create(b, bytes, k.select(tail, mask, k.c32(-1)));
     }
-    Value rowCodes = vector::FromElementsOp::create(
+    Value rowCodes = vector::ShapeCastOp::create(
         b, op.getRowCodes().getType(),
-        ValueRange{vector::ExtractOp::create(b, row0, 0),
-                   vector::ExtractOp::create(b, row0, 1),
-                   vector::ExtractOp::create(b, row0, 2),
-                   vector::ExtractOp::create(b, row0, 3),
-                   vector::ExtractOp::create(b, row1, 0),
-                   vector::ExtractOp::create(b, row1, 1),
-                   vector::ExtractOp::create(b, row1, 2),
-                   vector::ExtractOp::create(b, row1, 3)});
+        vector::ShuffleOp::create(b, row0, row1,
+                                  ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
     rewriter.replaceOp(op, {rowCodes, bytes});
     return success();
   }

@@ -130,10 +130,7 @@ TensorAmax mlir::nvfp4::emitTensorAmax(OpBuilder &builder, Location loc,
   // behind the maxima's in one L2 sector).
   int64_t counters = llvm::alignTo(spec.batch, 32);
   result.scratch = alloc(counters + spec.batch);
-  auto module =
-      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-  emitKeptZero(b, loc, module, deviceAddress(b, loc, result.scratch),
-               (counters + spec.batch) * 4);
+  emitKeptZero(b, loc, result.scratch);
   Value bits = result.bits, scratch = result.scratch;
   launchGrid(
       b, loc, {blocks, spec.batch, 1}, {kThreadsPerBlock, 1, 1},

@@ -436,8 +436,7 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     Value partials =
         alloc(MemRefType::get({cfg.partialFloats()}, b.getF32Type()));
     Value flags = alloc(MemRefType::get({cfg.gridSize()}, b.getI32Type()));
-    Value flagsAddress = deviceAddress(b, loc, flags);
-    emitKeptZero(b, loc, module, flagsAddress, cfg.gridSize() * 4);
+    Value flagsAddress = emitKeptZero(b, loc, flags);
     kernelArgs.push_back(deviceAddress(b, loc, partials));
     kernelArgs.push_back(flagsAddress);
   }

@@ -61,13 +61,13 @@ Value deviceAddress(OpBuilder &b, Location loc, Value memref);
 Value createByteTensorMap(OpBuilder &b, Location loc, Value codes, int64_t rows,
                           int64_t rowBytes, nvgpu::TensorMapDescriptorType map);
 
-/// Host code: the `bytes` at device address `address` (a buffer the host
-/// code has just allocated) are zero when the call's kernels read them and
-/// the kernels leave them zero. A call of kKeptZeroFunction (KeptZero.h),
-/// declared in `module` on first use: the runtime zeroes the buffer only
-/// where it cannot know it zero.
-void emitKeptZero(OpBuilder &b, Location loc, ModuleOp module, Value address,
-                  int64_t bytes);
+/// Host code: `buffer` (a static memref the host code has just allocated)
+/// is zero when the call's kernels read it and the kernels leave it zero. A
+/// call of kKeptZeroFunction (KeptZero.h), declared in the enclosing module
+/// on first use: the runtime zeroes the buffer only where it cannot know it
+/// zero. Returns the buffer's device address (deviceAddress), which the
+/// kernels take.
+Value emitKeptZero(OpBuilder &b, Location loc, Value buffer);
 
 /// `base_<i>` for the first i that names no symbol in `module`.
 std::string uniqueSymbolName(Operation *module, StringRef base);
