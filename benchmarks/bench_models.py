@@ -40,7 +40,8 @@ one step of nvfp4.models.GraphDecoder (a static KV cache holding --context
 tokens, a few more as the timed steps append theirs; the step recorded as
 a CUDA graph and replayed: the median of the steps), tokens/s = batch /
 step time; where recording fails the step runs eagerly (the `decode_mode`
-column says which). Weight memory: the bytes of every parameter and buffer.
+column says which; --also-eager times the eager steps too, in the same
+process, as the `decode_b*_eager` columns). Weight memory: the bytes of every parameter and buffer.
 Consecutive layers have distinct weights (cold in L2 as in a model).
 
 Writes DIR/models.json and DIR/models.md.
@@ -126,16 +127,14 @@ def prefill_tokens_per_s(model, tokens, device, reps):
     return tokens / seconds
 
 
-def decode_tokens_per_s(model, batch, context, device, reps):
+def decode_tokens_per_s(model, batch, context, device, reps, graphs=True):
     from nvfp4.models import GraphDecoder
     g = torch.Generator(device="cpu").manual_seed(batch)
     prompt = torch.randint(0, model.config.vocab_size, (batch, context), generator=g).to(device)
     token = torch.randint(0, model.config.vocab_size, (batch,), generator=g).to(device)
-    mode = "cuda_graph" if device.type == "cuda" else "eager"
+    mode = "cuda_graph" if device.type == "cuda" and graphs else "eager"
     try:
-        # Refused for a cache past a sliding window (gpt-oss at this
-        # context): one graph cannot replay the rolling window.
-        decoder = GraphDecoder(model, batch, context + reps + 4)
+        decoder = GraphDecoder(model, batch, context + reps + 4, graphs=graphs)
         decoder.prefill(prompt)
         decoder.step_logits(token)  # records the step (CUDA)
     except Exception as e:  # report it, time eagerly
@@ -161,6 +160,10 @@ def measure(model, form, args, device, rows, name):
         tps, mode = decode_tokens_per_s(model, batch, args.context, device, args.reps * 5)
         row[f"decode_b{batch}_tokens_per_s"] = tps
         row[f"decode_b{batch}_mode"] = mode
+        if args.also_eager and mode != "eager":
+            tps, _ = decode_tokens_per_s(model, batch, args.context, device, args.reps * 5,
+                                         graphs=False)
+            row[f"decode_b{batch}_eager_tokens_per_s"] = tps
     print(json.dumps(row), flush=True)
     rows.append(row)
     write(args.out, rows, args.batches)
@@ -173,6 +176,8 @@ def write(out, rows, batches):
     out.mkdir(parents=True, exist_ok=True)
     (out / "models.json").write_text(json.dumps(rows, indent=1))
     cols = ["prefill_tokens_per_s"] + [f"decode_b{b}_tokens_per_s" for b in batches]
+    cols += [f"decode_b{b}_eager_tokens_per_s" for b in batches
+             if any(f"decode_b{b}_eager_tokens_per_s" in r for r in rows)]
     lines = ["| model | form | weights GiB | " + " | ".join(cols) + " |",
              "|---" * (3 + len(cols)) + "|"]
     for r in rows:
@@ -199,6 +204,9 @@ def main(argv=None):
                              "by a later run: <model>-<scheme>); default: a fresh "
                              "temporary directory")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--also-eager", action="store_true",
+                        help="also time each decode step eagerly (graphs=False: the "
+                             "host's cost per step), in the same process")
     args = parser.parse_args(argv)
     args.batches = [int(b) for b in args.batches.split(",")]
     forms = args.forms.split(",")

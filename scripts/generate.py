@@ -54,7 +54,7 @@ def main(argv=None):
             try:
                 decoder = models.GraphDecoder(model, ids.shape[0],
                                               ids.shape[1] + args.max_new_tokens)
-            except ValueError as e:  # e.g. a cache past a sliding window
+            except ValueError as e:  # e.g. sliding layers under flash attention
                 sys.exit(f"--cuda-graph: {e}")
             decoder.generate(ids, 2)  # warm up: compiles, records the step
             sync()

@@ -45,6 +45,7 @@ token's k outputs in a fixed order, so results are deterministic.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import inspect
 import json
 import os
@@ -591,6 +592,41 @@ def from_pretrained(path: str, device="cpu", dtype: torch.dtype = torch.bfloat16
 # Decode steps as CUDA graphs
 # ---------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=None)
+def _sliding_ring_class():
+    """A ring-buffer form of transformers' StaticSlidingWindowLayer, for
+    GraphDecoder (the class comment there). A prompt runs through
+    transformers' own update (its keys in position order, the window's last
+    W kept), after which the window is rotated into ring order: position p in
+    slot p % W. A decode step (``ring`` set) writes its position at the slot
+    its device length selects, so one recorded step replays at any position;
+    its attention mask, which GraphDecoder passes, shows slot s once position
+    s has been written (s <= the query position)."""
+    from transformers.cache_utils import StaticSlidingWindowLayer
+
+    class SlidingRing(StaticSlidingWindowLayer):
+        ring = False
+
+        def update(self, key_states, value_states, *args, **kwargs):
+            if not self.ring:
+                out = super().update(key_states, value_states, *args, **kwargs)
+                t, w = key_states.shape[-2], self.max_cache_len
+                if t > w:
+                    # The prompt (from an empty cache) outgrew the window:
+                    # slot i holds position t - w + i, which belongs in
+                    # slot (t - w + i) % w.
+                    self.keys.copy_(self.keys.roll(t % w, dims=-2))
+                    self.values.copy_(self.values.roll(t % w, dims=-2))
+                return out
+            slot = self.cumulative_length % self.max_cache_len
+            self.keys.index_copy_(2, slot, key_states)
+            self.values.index_copy_(2, slot, value_states)
+            self.cumulative_length.add_(key_states.shape[-2])
+            return self.keys, self.values
+
+    return SlidingRing
+
+
 class GraphDecoder:
     """Greedy decoding of a transformers causal LM with a static KV cache,
     each decode step one CUDA graph replay (on the CPU: the same steps,
@@ -607,15 +643,20 @@ class GraphDecoder:
     ``step_logits`` replays one step (benchmarks time it); graphs=False runs
     the steps eagerly (the same kernels: the same tokens).
 
-    Sliding-window attention layers (gpt-oss's) keep their length as a
-    Python int, from which transformers derives the query position of the
-    attention masks: a recorded step would replay the position of the step
-    it was recorded at. While the cache does not outgrow the window
-    (max_len <= the window) such a layer is the same as a full static one,
-    so the decoder makes it one: its length is read from its device tensor
-    and its Python count held at 0 (the branches of a cache that is not
-    full). A longer cache rolls the window, which one graph cannot replay:
-    graphs=True refuses it; graphs=False keeps transformers' own handling.
+    Sliding-window attention layers (gpt-oss's): transformers' sliding
+    layer keeps the window in position order, rolling it by one per step
+    past the window, and builds the step's attention mask from a Python
+    count; a recorded step would replay the count (and the mask) of the step
+    it was recorded at. The decoder gives such a layer a ring buffer of the
+    window's W slots instead (position p in slot p % W, the slot chosen on
+    the device) and passes every decode step's masks itself, computed in the
+    step from the position buffer: slot s visible once position s has been
+    written, a full layer's position j once j <= the query position. The
+    attention then sums the window's keys in slot order, not position order
+    (the same terms; fp32 sums in another order). The masks are built for
+    the ``eager`` and ``sdpa`` attention implementations (the model's
+    ``config._attn_implementation``): a model with sliding layers and
+    another implementation is refused.
     """
 
     def __init__(self, model, batch: int, max_len: int, graphs: bool = True):
@@ -633,35 +674,52 @@ class GraphDecoder:
         # keeps a workspace per stream).
         self.graphs = graphs and self.device.type == "cuda"
         self.stream = torch.cuda.Stream(self.device) if self.graphs else None
-        self.sliding = [layer for layer in self.cache.layers
-                        if getattr(layer, "is_sliding", False)]
-        if any(layer.max_cache_len < max_len for layer in self.sliding):
-            if self.graphs:
-                window = min(layer.max_cache_len for layer in self.sliding)
-                raise ValueError(f"a cache of {max_len} positions outgrows the sliding window "
-                                 f"({window}) of the model's sliding-attention layers, which "
-                                 "one CUDA graph cannot replay: max_len <= the window, or "
-                                 "graphs=False")
-            self.sliding = []
-        for layer in self.sliding:
-            if not (hasattr(layer, "cumulative_length_int") and
-                    hasattr(layer, "cumulative_length")):
-                raise ValueError(f"{type(layer).__name__}: a sliding-window cache layer "
-                                 "without the lengths GraphDecoder holds (transformers "
-                                 "5.24's StaticSlidingWindowLayer)")
-            # A full static layer's length: the device tensor.
-            layer.get_seq_length = (lambda layer=layer: layer.cumulative_length)
+        self.sliding = []
+        for i, layer in enumerate(self.cache.layers):
+            if getattr(layer, "is_sliding", False):
+                if not (hasattr(layer, "cumulative_length_int") and
+                        hasattr(layer, "cumulative_length")):
+                    raise ValueError(f"{type(layer).__name__}: a sliding-window cache layer "
+                                     "without the lengths GraphDecoder relies on (transformers "
+                                     "5.24's StaticSlidingWindowLayer)")
+                w = layer.max_cache_len  # min(the window, max_len)
+                self.cache.layers[i] = _sliding_ring_class()(max_cache_len=w, sliding_window=w)
+                self.sliding.append(self.cache.layers[i])
+        self.attn = getattr(model.config, "_attn_implementation", None)
+        if self.sliding and self.attn not in ("eager", "sdpa"):
+            raise ValueError(f"GraphDecoder builds the masks of sliding-window layers for the "
+                             f"eager and sdpa attention implementations; this model uses "
+                             f"{self.attn!r}")
+        if self.sliding:
+            self.window = self.sliding[0].max_cache_len
+            self.layer_types = getattr(model.config, "layer_types", None)
 
-    def _hold_sliding(self):
-        # The branches of a sliding layer whose cache is not full (the
-        # class comment): its Python count at 0 before every forward.
-        for layer in self.sliding:
-            layer.cumulative_length_int = 0
+    def _masks(self):
+        """The decode step's attention masks, from the position buffer
+        (None: transformers builds them; the class comment)."""
+        if not self.sliding:
+            return None
+
+        def visible(n):
+            keep = torch.arange(n, device=self.device).view(1, 1, 1, n) \
+                <= self.pos.view(-1, 1, 1, 1)
+            if self.attn == "sdpa":
+                return keep  # transformers' sdpa masks: True where visible
+            # eager: added to the scores, the dtype's lowest where hidden
+            dtype = self.model.dtype
+            return torch.full(keep.shape, torch.finfo(dtype).min, dtype=dtype,
+                              device=self.device).masked_fill_(keep, 0)
+
+        sliding = visible(self.window)
+        if not self.layer_types or set(self.layer_types) == {"sliding_attention"}:
+            return sliding
+        return {"full_attention": visible(self.max_len), "sliding_attention": sliding}
 
     def _forward(self):
-        self._hold_sliding()
+        for layer in self.sliding:
+            layer.ring = True
         return self.model(self.ids, cache=self.cache, position_ids=self.pos,
-                          logits_to_keep=1).logits[:, -1]
+                          attention_mask=self._masks(), logits_to_keep=1).logits[:, -1]
 
     def _set_length(self, length):
         # transformers' StaticCache layers keep their length on the device
@@ -680,7 +738,12 @@ class GraphDecoder:
             raise ValueError(f"prompt of shape {tuple(prompt.shape)}: this decoder takes "
                              f"[{self.ids.shape[0]}, T] with 0 < T < {self.max_len}")
         pos = torch.arange(t, device=self.device).expand(batch, -1)
-        self._hold_sliding()
+        # From an empty cache (a later prompt's too); the sliding layers in
+        # transformers' own prompt update (the class comment).
+        self._set_length(0)
+        for layer in self.sliding:
+            layer.ring = False
+            layer.cumulative_length_int = 0
         logits = self.model(prompt.to(self.device), cache=self.cache, position_ids=pos,
                             logits_to_keep=1).logits[:, -1]
         self._set_length(t)

@@ -315,27 +315,40 @@ def test_graph_decoder_generates_what_generate_does(made, device):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_graph_decoder_past_the_sliding_window(made, device):
-    """gpt-oss's sliding-attention layers (window 16 in the tiny model): a
-    cache longer than the window rolls it. Eager steps (transformers' own
-    handling) still give model.generate's tokens on the CPU; CUDA graphs
-    refuse such a cache, and within the window the graph replays equal the
-    eager steps (the layers held as full static ones: before, the replays
-    kept the query position of the recorded step and the tokens differed)."""
+    """gpt-oss's sliding-attention layers (window 16 in the tiny model) in
+    GraphDecoder's ring buffer, with caches longer than the window, prompts
+    shorter and longer than it, and two prompts on one decoder: on the CPU
+    model.generate's tokens (transformers' own rolling window); on CUDA the
+    graph replays equal the eager steps bit for bit (one recorded step at
+    every position: before the ring, a recorded step replayed the window and
+    mask of the step it was recorded at)."""
     if made.producer != "gpt-oss":
         pytest.skip("the sliding window is gpt-oss's")
     model = models.from_pretrained(made.path, device=device)
-    prompt = made.ids[:2, :8].to(device)
-    got = models.GraphDecoder(model, 2, 24, graphs=False).generate(prompt, 12)
-    if device == "cpu":
-        want = model.generate(prompt, max_new_tokens=12, do_sample=False,
-                              cache_implementation="static", pad_token_id=0)[:, 8:]
-        assert torch.equal(got, want)
-        return
-    with pytest.raises(ValueError, match="outgrows the sliding window"):
-        models.GraphDecoder(model, 2, 24)
-    got = models.GraphDecoder(model, 2, 16).generate(prompt, 8)
-    want = models.GraphDecoder(model, 2, 16, graphs=False).generate(prompt, 8)
-    assert torch.equal(got, want)
+    assert model.config.sliding_window == 16
+    eager = models.GraphDecoder(model, 2, 40, graphs=False)
+    graphs = models.GraphDecoder(model, 2, 40)
+    for length, new in ((8, 20), (20, 12), (3, 30)):
+        prompt = made.ids[:2, :length].to(device)
+        got = graphs.generate(prompt, new)
+        if device == "cpu":
+            want = model.generate(prompt, max_new_tokens=new, do_sample=False,
+                                  cache_implementation="static", pad_token_id=0)[:, length:]
+        else:
+            want = eager.generate(prompt, new)
+        assert torch.equal(got, want), (length, new)
+    # The first prompt again on the decoder that ran the others.
+    assert torch.equal(graphs.generate(made.ids[:2, :8].to(device), 20),
+                       models.GraphDecoder(model, 2, 40).generate(
+                           made.ids[:2, :8].to(device), 20))
+    # Masks it does not build: refused, the model left as it was.
+    model.config._attn_implementation = "flex_attention"
+    try:
+        with pytest.raises(ValueError, match="eager and sdpa attention implementations; "
+                           "this model uses 'flex_attention'"):
+            models.GraphDecoder(model, 2, 40)
+    finally:
+        model.config._attn_implementation = "eager"
 
 
 def test_graph_decoder_refuses_what_it_cannot_hold(made):
