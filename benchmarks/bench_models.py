@@ -41,7 +41,10 @@ tokens, a few more as the timed steps append theirs; the step recorded as
 a CUDA graph and replayed: the median of the steps), tokens/s = batch /
 step time; where recording fails the step runs eagerly (the `decode_mode`
 column says which; --also-eager times the eager steps too, in the same
-process, as the `decode_b*_eager` columns). Weight memory: the bytes of every parameter and buffer.
+process, as the `decode_b*_eager` columns; --interleave keeps the bf16
+model and times its steps in rounds alternating with each quantized form's,
+as the `decode_b*_bf16_interleaved` columns: a step's time drifts over a
+process by more than the forms differ). Weight memory: the bytes of every parameter and buffer.
 Consecutive layers have distinct weights (cold in L2 as in a model).
 
 Writes DIR/models.json and DIR/models.md.
@@ -127,7 +130,9 @@ def prefill_tokens_per_s(model, tokens, device, reps):
     return tokens / seconds
 
 
-def decode_tokens_per_s(model, batch, context, device, reps, graphs=True):
+def _decoder(model, batch, context, device, reps, graphs=True):
+    """A GraphDecoder past a --context prompt with its step recorded, the
+    token it steps on, and the mode it runs in."""
     from nvfp4.models import GraphDecoder
     g = torch.Generator(device="cpu").manual_seed(batch)
     prompt = torch.randint(0, model.config.vocab_size, (batch, context), generator=g).to(device)
@@ -144,11 +149,32 @@ def decode_tokens_per_s(model, batch, context, device, reps, graphs=True):
         decoder = GraphDecoder(model, batch, context + reps + 4, graphs=False)
         decoder.prefill(prompt)
         decoder.step_logits(token)
+    return decoder, token, mode
+
+
+def decode_tokens_per_s(model, batch, context, device, reps, graphs=True):
+    decoder, token, mode = _decoder(model, batch, context, device, reps, graphs)
     seconds = timed(lambda: decoder.step_logits(token), reps, device.type == "cuda")
     return batch / seconds, mode
 
 
-def measure(model, form, args, device, rows, name):
+def decode_interleaved(model, peer, batch, context, device, reps, rounds=4):
+    """Tokens/s of `model` and of `peer` (the bf16 model), their steps timed
+    in alternating rounds of reps / rounds each (a step's time drifts over a
+    process by more than the forms differ); medians over all rounds."""
+    per = max(reps // rounds, 1)
+    (ours, tok_ours, mode), (base, tok_base, _) = (
+        _decoder(model, batch, context, device, reps + per),
+        _decoder(peer, batch, context, device, reps + per))
+    cuda = device.type == "cuda"
+    mine, theirs = [], []
+    for _ in range(rounds):
+        mine.append(timed(lambda: ours.step_logits(tok_ours), per, cuda))
+        theirs.append(timed(lambda: base.step_logits(tok_base), per, cuda))
+    return batch / statistics.median(mine), batch / statistics.median(theirs), mode
+
+
+def measure(model, form, args, device, rows, name, peer=None):
     row = dict(model=name, form=form, layers=args.layers,
                weight_bytes=weight_bytes(model), device=str(device))
     if device.type == "cuda":
@@ -157,7 +183,13 @@ def measure(model, form, args, device, rows, name):
         row["prefill_tokens_per_s"] = prefill_tokens_per_s(model, args.prefill, device,
                                                            args.reps)
     for batch in args.batches:
-        tps, mode = decode_tokens_per_s(model, batch, args.context, device, args.reps * 5)
+        if peer is not None:
+            tps, bf16, mode = decode_interleaved(model, peer, batch, args.context, device,
+                                                 args.reps * 5)
+            row[f"decode_b{batch}_bf16_interleaved_tokens_per_s"] = bf16
+        else:
+            tps, mode = decode_tokens_per_s(model, batch, args.context, device,
+                                            args.reps * 5)
         row[f"decode_b{batch}_tokens_per_s"] = tps
         row[f"decode_b{batch}_mode"] = mode
         if args.also_eager and mode != "eager":
@@ -176,8 +208,9 @@ def write(out, rows, batches):
     out.mkdir(parents=True, exist_ok=True)
     (out / "models.json").write_text(json.dumps(rows, indent=1))
     cols = ["prefill_tokens_per_s"] + [f"decode_b{b}_tokens_per_s" for b in batches]
-    cols += [f"decode_b{b}_eager_tokens_per_s" for b in batches
-             if any(f"decode_b{b}_eager_tokens_per_s" in r for r in rows)]
+    for extra in ("eager", "bf16_interleaved"):
+        cols += [f"decode_b{b}_{extra}_tokens_per_s" for b in batches
+                 if any(f"decode_b{b}_{extra}_tokens_per_s" in r for r in rows)]
     lines = ["| model | form | weights GiB | " + " | ".join(cols) + " |",
              "|---" * (3 + len(cols)) + "|"]
     for r in rows:
@@ -204,6 +237,10 @@ def main(argv=None):
                              "by a later run: <model>-<scheme>); default: a fresh "
                              "temporary directory")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--interleave", action="store_true",
+                        help="keep the bf16 model and time its decode steps in rounds "
+                             "alternating with each quantized form's (the "
+                             "`decode_b*_bf16_interleaved` columns)")
     parser.add_argument("--also-eager", action="store_true",
                         help="also time each decode step eagerly (graphs=False: the "
                              "host's cost per step), in the same process")
@@ -217,9 +254,12 @@ def main(argv=None):
     tmp = args.checkpoints or tempfile.mkdtemp(prefix="nvfp4-models-")
     os.makedirs(tmp, exist_ok=True)
     for name in args.models.split(","):
+        peer = None
         if "bf16" in forms:
             model = build(name, args.layers, device)
             measure(model, "bf16", args, device, rows, name)
+            if args.interleave:
+                peer = model
             del model
         # gpt-oss: its own MXFP4 format (experts only, bf16 activations);
         # the others: compressed-tensors.
@@ -251,7 +291,7 @@ def main(argv=None):
             # Read when a program compiles; the CPU pipeline takes none.
             os.environ["NVFP4_PIPELINE_OPTIONS"] = options if device.type == "cuda" else ""
             try:
-                measure(model, form, args, device, rows, name)
+                measure(model, form, args, device, rows, name, peer)
             finally:
                 if saved is None:
                     del os.environ["NVFP4_PIPELINE_OPTIONS"]
