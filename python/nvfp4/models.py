@@ -584,6 +584,13 @@ def from_pretrained(path: str, device="cpu", dtype: torch.dtype = torch.bfloat16
         raise CheckpointError(f"{len(unused)} checkpoint tensor(s) were not used, e.g. "
                               f"{unused[:3]}: this loader does not know that layout")
     model.eval()
+    # generate() with a static cache on CUDA would compile the decode step
+    # (torch.compile, mode="reduce-overhead") by itself: over our custom ops
+    # that gives other logits than the eager step (an H100, 2026-11-27: a
+    # Qwen3-MoE NVFP4A16 model's decode logits up to 3.3 apart, tokens
+    # differing; docs/design/findings.md). Off by default; GraphDecoder records
+    # the decode step as a CUDA graph without it.
+    model.generation_config.disable_compile = True
     model.nvfp4_quantized_modules = replaced
     return model
 

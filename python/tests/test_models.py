@@ -280,6 +280,8 @@ def _gpt_oss_weight(path, key, e):
 
 def test_generate_is_deterministic_with_a_static_cache(made):
     model = models.from_pretrained(made.path)
+    # generate() must not compile the step itself (from_pretrained's comment)
+    assert model.generation_config.disable_compile is True
     prompt = made.ids[:1, :8]
     outs = [model.generate(prompt, max_new_tokens=6, do_sample=False,
                            cache_implementation="static", pad_token_id=0)
