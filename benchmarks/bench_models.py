@@ -44,8 +44,9 @@ column says which; --also-eager times the eager steps too, in the same
 process, as the `decode_b*_eager` columns; --interleave keeps the bf16
 model and times its steps in rounds alternating with each quantized form's,
 as the `decode_b*_bf16_interleaved` columns: a step's time drifts over a
-process by more than the forms differ). Weight memory: the bytes of every parameter and buffer.
-Consecutive layers have distinct weights (cold in L2 as in a model).
+process by more than the forms differ). Weight memory: the bytes of every
+parameter and buffer. Consecutive layers have distinct weights (cold in L2
+as in a model).
 
 Writes DIR/models.json and DIR/models.md.
 """
