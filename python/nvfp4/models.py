@@ -698,7 +698,12 @@ class GraphDecoder:
                              f"eager and sdpa attention implementations; this model uses "
                              f"{self.attn!r}")
         if self.sliding:
-            self.window = self.sliding[0].max_cache_len
+            # The key positions the masks compare with the query's: once,
+            # not in every step.
+            window = self.sliding[0].max_cache_len
+            self.slots = {n: torch.arange(n, device=self.device).view(1, 1, 1, n)
+                          for n in {window, max_len}}
+            self.window = window
             self.layer_types = getattr(model.config, "layer_types", None)
 
     def _masks(self):
@@ -708,8 +713,7 @@ class GraphDecoder:
             return None
 
         def visible(n):
-            keep = torch.arange(n, device=self.device).view(1, 1, 1, n) \
-                <= self.pos.view(-1, 1, 1, 1)
+            keep = self.slots[n] <= self.pos.view(-1, 1, 1, 1)
             if self.attn == "sdpa":
                 return keep  # transformers' sdpa masks: True where visible
             # eager: added to the scores, the dtype's lowest where hidden
