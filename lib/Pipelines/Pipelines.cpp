@@ -285,6 +285,8 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.stages = options.stages;
   sm90.promoteEvery = options.promoteEvery;
   sm90.kSplit = options.kSplit;
+  sm90.cluster = options.cluster;
+  sm90.quantizeInPrepass = options.quantizeInPrepass;
   sm90.granule = options.granule;
   sm90.schedule = options.schedule;
   sm90.tokens = options.tokens;

@@ -500,11 +500,13 @@ static void *mgpuModuleGetFunction(void *module, const char *name) {
   return function;
 }
 
-static void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
-                             intptr_t gridZ, intptr_t blockX, intptr_t blockY,
-                             intptr_t blockZ, int32_t smem, void *stream,
-                             void **params, void **extra,
-                             size_t /*paramsCount*/) {
+/// A launch of `function` with clusters of clusterX x clusterY x clusterZ
+/// CTAs (1 x 1 x 1: none).
+static void launchFunction(void *function, intptr_t clusterX, intptr_t clusterY,
+                           intptr_t clusterZ, intptr_t gridX, intptr_t gridY,
+                           intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                           intptr_t blockZ, int32_t smem, void *stream,
+                           void **params, void **extra) {
   Runtime &rt = runtime();
   // After a failed call (a module, a tensor map) the kernel could wait
   // forever on data that never comes: launch nothing more, the error is
@@ -526,9 +528,19 @@ static void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   }
   // A kernel that waits for the kernels ahead of it (griddepcontrol.wait)
   // may launch before they finish: its launch and prologue overlap them.
-  CUlaunchAttribute dependent;
-  dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  dependent.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchAttribute attrs[2];
+  unsigned numAttrs = 0;
+  if (rt.dependentFunctions.count(fn)) {
+    attrs[numAttrs].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attrs[numAttrs++].value.programmaticStreamSerializationAllowed = 1;
+  }
+  bool clustered = clusterX * clusterY * clusterZ > 1;
+  if (clustered) {
+    attrs[numAttrs].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[numAttrs].value.clusterDim.x = static_cast<unsigned>(clusterX);
+    attrs[numAttrs].value.clusterDim.y = static_cast<unsigned>(clusterY);
+    attrs[numAttrs++].value.clusterDim.z = static_cast<unsigned>(clusterZ);
+  }
   CUlaunchConfig config = {};
   config.gridDimX = gridX;
   config.gridDimY = gridY;
@@ -538,15 +550,40 @@ static void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   config.blockDimZ = blockZ;
   config.sharedMemBytes = smem;
   config.hStream = static_cast<CUstream>(stream);
-  config.attrs = &dependent;
-  config.numAttrs = rt.dependentFunctions.count(fn) ? 1 : 0;
+  config.attrs = attrs;
+  config.numAttrs = numAttrs;
   if (!check(rt.cu.launchKernelEx(&config, fn, params, extra),
              "cuLaunchKernelEx"))
-    rt.firstError += " (grid " + std::to_string(gridX) + "x" +
-                     std::to_string(gridY) + "x" + std::to_string(gridZ) +
-                     ", block " + std::to_string(blockX) + "x" +
-                     std::to_string(blockY) + "x" + std::to_string(blockZ) +
-                     ", " + std::to_string(smem) + " B shared)";
+    rt.firstError +=
+        " (grid " + std::to_string(gridX) + "x" + std::to_string(gridY) + "x" +
+        std::to_string(gridZ) + ", block " + std::to_string(blockX) + "x" +
+        std::to_string(blockY) + "x" + std::to_string(blockZ) +
+        (clustered
+             ? ", cluster " + std::to_string(clusterX) + "x" +
+                   std::to_string(clusterY) + "x" + std::to_string(clusterZ)
+             : std::string()) +
+        ", " + std::to_string(smem) + " B shared)";
+}
+
+static void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                             intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                             intptr_t blockZ, int32_t smem, void *stream,
+                             void **params, void **extra,
+                             size_t /*paramsCount*/) {
+  launchFunction(function, 1, 1, 1, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                 smem, stream, params, extra);
+}
+
+/// A launch with thread-block clusters (gpu.launch_func `clusters in`).
+static void mgpuLaunchClusterKernel(void *function, intptr_t clusterX,
+                                    intptr_t clusterY, intptr_t clusterZ,
+                                    intptr_t gridX, intptr_t gridY,
+                                    intptr_t gridZ, intptr_t blockX,
+                                    intptr_t blockY, intptr_t blockZ,
+                                    int32_t smem, void *stream, void **params,
+                                    void **extra, size_t /*paramsCount*/) {
+  launchFunction(function, clusterX, clusterY, clusterZ, gridX, gridY, gridZ,
+                 blockX, blockY, blockZ, smem, stream, params, extra);
 }
 
 /// Programs run on the stream of the launch scope (the runtime's own one by
@@ -893,6 +930,7 @@ llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() {
   add("mgpuModuleUnload", mgpuModuleUnload);
   add("mgpuModuleGetFunction", mgpuModuleGetFunction);
   add("mgpuLaunchKernel", mgpuLaunchKernel);
+  add("mgpuLaunchClusterKernel", mgpuLaunchClusterKernel);
   add("mgpuStreamCreate", mgpuStreamCreate);
   add("mgpuStreamDestroy", mgpuStreamDestroy);
   add("mgpuStreamSynchronize", mgpuStreamSynchronize);

@@ -807,11 +807,14 @@ class PipelineOptions:
 #: The decode selfcheck's sm_90a configurations. Data-parallel decode tiles
 #: of at most 16 tokens on one CTA per SM split their K stages between two
 #: consumer pairs: with 3 stages at the smallest ring the split takes, with
-#: 2 unsplit (a split ring of 2 hung).
+#: 2 unsplit (a split ring of 2 hung). Clusters of 2 and 4 CTAs split each
+#: dense tile's K stages and sum through distributed shared memory (the
+#: grouped cases keep the default schedule).
 DECODE_CONFIGS = ["", "k-split=1", "schedule=stream-k", "schedule=data-parallel",
                   "tokens=prepass", "ctas=7 schedule=stream-k",
                   "ctas=1000 stages=2 schedule=stream-k",
-                  "schedule=data-parallel stages=3", "schedule=data-parallel stages=2"]
+                  "schedule=data-parallel stages=3", "schedule=data-parallel stages=2",
+                  "cluster=2", "cluster=4"]
 
 
 def check_decode(target, size):
@@ -844,7 +847,7 @@ def check_decode(target, size):
                 want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, **kw)
                 rep.close(f"{tag} nvfp4 M={m} K={k} N={n} -> {out}", got, want, out,
                           summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw))
-                if config == "" and m == 16:
+                if (config == "" or config.startswith("cluster")) and m == 16:
                     again = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db,
                                             out_dtype=out, target=target)
                     rep.exact(f"{tag} M={m} K={k} N={n} the same bits twice",
@@ -927,10 +930,13 @@ def check_fused(target, size):
     the GEMM quantizes its tokens itself. The output must be bit for bit
     that of the quantize and the matmul run as two programs (the same
     kernel schedule consumes the same values), and within the numerics bar
-    of the fp64 product of the quantized operands."""
+    of the fp64 product of the quantized operands. Wider token tiles (more
+    than 16 tokens per group) take the quantize into the f16 pre-pass by
+    default."""
     rep = Report("fused")
-    # The pipeline's own choice (the two ops unfused, the GEMM on FP4
-    # tokens), and the GEMM quantizing its tokens itself (tokens=in-kernel).
+    # The pipeline's own choice (decode sizes: the two ops unfused, the GEMM
+    # on FP4 tokens; wider: the pre-pass quantizing), and the GEMM
+    # quantizing its tokens itself (tokens=in-kernel).
     for config in (["", "tokens=in-kernel"] if target != "cpu" else [""]):
         with PipelineOptions(config):
             _check_fused_cases(rep, target, size, f"[{config or 'default'}] ")
@@ -955,7 +961,11 @@ def _check_fused_cases(rep, target, size, tag):
              (6, "bf16", dict(hadamard=True)),
              (9, "f16", dict(scale_rule="four_over_six", error_metric="mse")),
              (12, "bf16", dict(decode_scale=np.float32(0.003), rounding="stochastic", seed=7,
-                               hadamard=True))]
+                               hadamard=True)),
+             # Wider than a decode tile: the pre-pass quantizes by default.
+             (40, "bf16", {}), (64, "f16", dict(decode_scale=np.float32(0.0125))),
+             (33, "bf16", dict(rounding="stochastic", seed=99, hadamard=True)),
+             (130, "f32", dict(scale_rule="four_over_six", error_metric="mse"))]
     for m, dtype, opts in cases:
         x = activations(m, dtype)
         out = "f32"
@@ -971,32 +981,40 @@ def _check_fused_cases(rep, target, size, tag):
         want = ref.matmul_reference(q, sc, wq, ws, alpha=alpha, **kw)
         rep.close(f"linear {label} vs fp64", got, want, out,
                   summation_bound(q, sc, wq, ws, k, alpha=alpha, **kw))
-    # MoE experts: tokens of many small groups, quantized together.
+    # MoE experts: tokens of many small groups (decode), and of a few wide
+    # ones (a mean above 16: the pre-pass quantizes), quantized together.
     E, ne, ke = (64, 256, 1024) if big else (16, 136, 256)
     ms = rng.integers(0, 7, E)
     ms[2] = 0
     ms[5] = 21
-    offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
-    x = high_precision((int(offsets[-1]), ke), 5, "bf16")[0]
-    We = rng.standard_normal((E, ne, ke)).astype(np.float32)
-    Wq, Ws, Wd = compiler.quantize(We, block="16x16", target=target)
-    for opts in ({}, dict(decode_scale=np.float32(0.02))):
-        got = compiler.grouped_linear(x, Wq, Ws, Wd, offsets, input_options=opts,
-                                      out_dtype="bf16", target=target)
-        q, sc, d = compiler.quantize(x, target=target, **opts)
-        unfused = compiler.grouped_matmul("contiguous", q, sc, Wq, Ws, group_offsets=offsets,
-                                          a_decode=d, b_decode=Wd, out_dtype="bf16",
-                                          target=target)
-        rep.exact(f"{tag}grouped_linear E={E} S={offsets[-1]} N={ne} K={ke} "
-                  f"{opts or 'amax computed'}"
-                  ": the unfused ops' bits", [("C", np.asarray(got), np.asarray(unfused))])
+    for ms in (ms, np.array([40, 0, 70, 25, 33, 48])):
+        E = len(ms)
+        offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
+        x = high_precision((int(offsets[-1]), ke), 5, "bf16")[0]
+        We = rng.standard_normal((E, ne, ke)).astype(np.float32)
+        Wq, Ws, Wd = compiler.quantize(We, block="16x16", target=target)
+        for opts in ({}, dict(decode_scale=np.float32(0.02))):
+            got = compiler.grouped_linear(x, Wq, Ws, Wd, offsets, input_options=opts,
+                                          out_dtype="bf16", target=target)
+            q, sc, d = compiler.quantize(x, target=target, **opts)
+            unfused = compiler.grouped_matmul("contiguous", q, sc, Wq, Ws,
+                                              group_offsets=offsets, a_decode=d,
+                                              b_decode=Wd, out_dtype="bf16", target=target)
+            rep.exact(f"{tag}grouped_linear E={E} S={offsets[-1]} N={ne} K={ke} "
+                      f"{opts or 'amax computed'}"
+                      ": the unfused ops' bits", [("C", np.asarray(got), np.asarray(unfused))])
     # Masked slots: a 3-D quantize (one decode scale per slot) feeding the
-    # masked grouped matmul, as a program.
-    G, max_m, nm, km = 3, 8, 136, 256
+    # masked grouped matmul, as a program; slots of 8 rows (decode) and of
+    # 40 (the pre-pass quantizes).
+    for max_m, masked in ((8, [5, 0, 8]), (40, [37, 0, 40])):
+        _check_fused_masked(rep, target, tag, rng, max_m, np.array(masked, np.int32))
+
+
+def _check_fused_masked(rep, target, tag, rng, max_m, masked):
+    G, nm, km = 3, 136, 256
     xm = high_precision((G, max_m, km), 9, "bf16")[0]
     Wm = rng.standard_normal((G, nm, km)).astype(np.float32)
     Wmq, Wms, Wmd = compiler.quantize(Wm, block="16x16", target=target)
-    masked = np.array([5, 0, 8], np.int32)
     swz = compiler.swizzled_shape((G,), max_m, km // 16)
     sw_t = "x".join(str(v) for v in swz)
     wsw_t = "x".join(str(v) for v in Wms.shape)

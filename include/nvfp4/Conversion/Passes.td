@@ -112,7 +112,10 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
       (`schedule`): every CTA an equal share of the (tile, K stage)
       iterations, so that every SM streams weights whatever the tile
       count; a tile split between CTAs is summed in K order by the last of
-      them (`nvfp4k.scheduler.fixup`: the same bits on every run);
+      them (`nvfp4k.scheduler.fixup`: the same bits on every run); or
+      (`cluster`) to thread-block clusters whose CTAs split each tile's K
+      stages and sum their partials through distributed shared memory in
+      rank order (`nvfp4k.scheduler.cluster_sum`);
     * two consumer warpgroups (four at decode sizes, `k-split`: a second
       pair takes every other stage) read their fragments from the stage,
       dequantize them exactly in registers (`nvfp4k.dequant.fragment_a`:
@@ -135,46 +138,67 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
     the GEMM kernels (nvfp4k, nvgpu, nvvm ops; `convert-nvfp4k-to-nvvm`
     lowers the nvfp4k ones) and host `nvgpu.tma.create.descriptor`.
   }];
-  let options = [
-    Option<"ctas", "ctas", "int64_t",
-           /*default=*/"::mlir::nvfp4::kSM90PartSMs",
-           "Persistent CTAs launched per GEMM (default: an H100 SXM's or "
-           "H200's 132 SMs)">,
-    Option<"tokenTile", "token-tile", "int64_t", /*default=*/"0",
+  let options =
+      [Option<"ctas", "ctas", "int64_t",
+              /*default=*/"::mlir::nvfp4::kSM90PartSMs",
+              "Persistent CTAs launched per GEMM (default: an H100 SXM's or "
+              "H200's 132 SMs)">,
+       Option<
+           "tokenTile", "token-tile", "int64_t", /*default=*/"0",
            "Widest token tile (wgmma N: 8, 16, 32, 64 or 128, at most 64 "
            "with in-kernel tokens; 0: chosen from the shape). Each tile runs "
            "the narrowest N in steps of the granule that covers its tokens">,
-    Option<"granule", "granule", "int64_t", /*default=*/"0",
+       Option<
+           "granule", "granule", "int64_t", /*default=*/"0",
            "Step of the wgmma widths the tiles run (8, 16 or 32; at most "
            "the token tile; 0: 32 for pre-pass tokens, 8 for tokens the "
            "kernel converts): a group's tiles are balanced and each runs the "
            "narrowest multiple of it that covers its tokens">,
-    Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
-           "How tiles go to the CTAs: data-parallel (whole tiles), stream-k "
-           "(equal shares of K stages, split tiles summed in K order), or "
-           "auto (stream-k when whole tiles would leave at least half the "
-           "CTAs idle and K spans at least 32 stages of 128)">,
-    Option<"tokens", "tokens", "std::string", /*default=*/"\"auto\"",
+       Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
+              "How tiles go to the CTAs: data-parallel (whole tiles), stream-k "
+              "(equal shares of K stages, split tiles summed in K order), or "
+              "auto (stream-k when whole tiles would leave at least half the "
+              "CTAs idle and K spans at least 32 stages of 128)">,
+       Option<
+           "tokens", "tokens", "std::string", /*default=*/"\"auto\"",
            "Where the token operand becomes f16: prepass (a kernel before "
            "the GEMM), in-kernel (the GEMM's producer warpgroup converts the "
            "raw FP4 tokens, or quantizes the activations of an nvfp4.fused; "
            "one token operand, token tiles of at most 64), "
            "or auto (in-kernel FP4 tokens for groups of at most 16 tokens; "
            "a fused quantize is not done in the kernel)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "Depth of the shared-memory ring of 128-K stages (tokens, "
-           "weights, scales); 0: the deepest that fits, at most 8 (5 with "
-           "128-token tiles)">,
-    Option<"kSplit", "k-split", "int64_t", /*default=*/"0",
-           "Consumer warpgroup pairs that share each work unit's K stages "
-           "(1 or 2: the second pair takes every other stage and hands its "
-           "sum to the first through shared memory); 0: 2 for groups of at "
-           "most 16 tokens (decode). Only token tiles of at most 16 on one "
-           "CTA per SM with a ring of at least 3 stages split">,
-    Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
-           "K blocks of 64 summed in the tensor core before the partial sum "
-           "is added to an fp32 register total (even; 0: never)">,
-    Option<"bf16Mma", "bf16-mma", "bool", /*default=*/"true",
+       Option<"stages", "stages", "int64_t", /*default=*/"0",
+              "Depth of the shared-memory ring of 128-K stages (tokens, "
+              "weights, scales); 0: the deepest that fits, at most 8 (5 with "
+              "128-token tiles)">,
+       Option<"kSplit", "k-split", "int64_t", /*default=*/"0",
+              "Consumer warpgroup pairs that share each work unit's K stages "
+              "(1 or 2: the second pair takes every other stage and hands its "
+              "sum to the first through shared memory); 0: 2 for groups of at "
+              "most 16 tokens (decode). Only token tiles of at most 16 on one "
+              "CTA per SM with a ring of at least 3 stages split">,
+       Option<"cluster", "cluster", "int64_t", /*default=*/"1",
+              "CTAs of a thread-block cluster that split each tile's K stages "
+              "(1, 2 or 4; 1: none): one tile per cluster and the grid the "
+              "tiles times the cluster, the partials summed through "
+              "distributed shared memory in rank order "
+              "(`nvfp4k.scheduler.cluster_sum`). Dense matmuls and independent "
+              "groups (a static tile count) with K stages for every CTA and "
+              "tiles x cluster <= ctas; otherwise, and under "
+              "schedule=stream-k, the pass's schedule">,
+       Option<
+           "quantizeInPrepass", "quantize-in-prepass", "bool",
+           /*default=*/"true",
+           "An activation quantize fused with its matmul (nvfp4.fused) "
+           "whose token tiles take the f16 pre-pass (more than 16 tokens "
+           "per group) quantizes in the pre-pass: one kernel where the "
+           "unfused ops run two (the quantize, the FP4 -> f16 pre-pass), the "
+           "FP4 codes never written; off: the ops run unfused">,
+       Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
+              "K blocks of 64 summed in the tensor core before the partial sum "
+              "is added to an fp32 register total (even; 0: never)">,
+       Option<
+           "bf16Mma", "bf16-mma", "bool", /*default=*/"true",
            "Weight-only matmuls on bf16 activations, and MXFP4 matmuls, on "
            "the kernel with a bf16 MMA (NVFP4 or MXFP4 weights dequantized "
            "exactly to bf16, the pre-pass copying the activations or "
@@ -182,11 +206,11 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "portable kernel. Checked on an H200 (the weight_only, matmul and "
            "grouped selfchecks, MXFP4 included) and an H100 (weight_only), "
            "2026-11-27">,
-    Option<"fusedQuantizeMaxElements", "fused-quantize-max-elements",
-           "int64_t", "::mlir::nvfp4::kFusedQuantizeMaxElements",
+       Option<
+           "fusedQuantizeMaxElements", "fused-quantize-max-elements", "int64_t",
+           "::mlir::nvfp4::kFusedQuantizeMaxElements",
            "As convert-nvfp4-to-gpu's option, for the quantizes this pass "
-           "leaves to the portable kernels (the activations' own quantize)">
-  ];
+           "leaves to the portable kernels (the activations' own quantize)">];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",

@@ -87,6 +87,16 @@ struct LowerToSM90Options : public GPUTargetOptions<LowerToSM90Options> {
       llvm::cl::desc("GEMM consumer pairs sharing a unit's K stages (1, 2; "
                      "0 chooses: 2 at decode sizes)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().kSplit)};
+  Option<int64_t> cluster{
+      *this, "cluster",
+      llvm::cl::desc("GEMM CTAs per cluster splitting each tile's K stages "
+                     "(1: none; 2, 4)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().cluster)};
+  Option<bool> quantizeInPrepass{
+      *this, "quantize-in-prepass",
+      llvm::cl::desc("GEMM pre-pass quantizing a fused activation quantize "
+                     "(wide token tiles; off: the ops unfused)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().quantizeInPrepass)};
   Option<int64_t> granule{
       *this, "granule",
       llvm::cl::desc("GEMM step of the tile widths (8, 16, 32; 0 chooses)"),

@@ -214,7 +214,18 @@ public:
     return {q, begin, minsi(add(begin, q), total)};
   }
 
+  /// Cluster split: this CTA's cluster, the clusters, its rank.
+  int64_t cluster() const { return space.getCluster(); }
+  Value clusterIndex() { return divu(cta, c(cluster())); }
+  Value clusters() { return divu(ctas, c(cluster())); }
+  Value rank() { return remu(cta, c(cluster())); }
+
   Value units() {
+    if (cluster() > 1) {
+      // ceil((count - cluster index) / clusters), none past count.
+      Value left = maxsi(sub(count, clusterIndex()), c(0));
+      return divu(add(left, sub(clusters(), c(1))), clusters());
+    }
     if (!space.getStreamK()) {
       // ceil((count - cta) / ctas), none past count.
       Value left = maxsi(sub(count, cta), c(0));
@@ -228,6 +239,14 @@ public:
 
   /// (tile, k_begin, k_end, position) of unit `u`.
   SmallVector<Value> unit(Value u) {
+    if (cluster() > 1) {
+      // Rank r's K blocks [r * k_blocks / C, (r + 1) * k_blocks / C) of
+      // each of its cluster's tiles.
+      Value kBegin = divu(mul(rank(), kBlocks), c(cluster()));
+      Value kEnd = divu(mul(add(rank(), c(1)), kBlocks), c(cluster()));
+      return {add(clusterIndex(), mul(u, clusters())), kBegin, kEnd,
+              mul(u, sub(kEnd, kBegin))};
+    }
     if (!space.getStreamK())
       return {add(cta, mul(u, ctas)), c(0), kBlocks, mul(u, kBlocks)};
     Share s = share(cta);
@@ -411,6 +430,109 @@ struct SchedulerFixupLowering : OpConversionPattern<SchedulerFixupOp> {
   }
 };
 
+/// The cluster split's sum (SchedulerClusterSumOp): shares to their
+/// owners' shared memory, one cluster barrier, the owners' sums in rank
+/// order.
+struct SchedulerClusterSumLowering
+    : OpConversionPattern<SchedulerClusterSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SchedulerClusterSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    nvfp4::KernelArith k(b);
+    int64_t cluster = op.getScheduler().getType().getCluster();
+    Value acc = adaptor.getAccumulator();
+    auto accType = cast<VectorType>(acc.getType());
+    int64_t n = accType.getDimSize(0);
+    int64_t slice = op.getThreads() / cluster;
+    Type i32 = b.getI32Type();
+    auto quad = VectorType::get({4}, b.getF32Type());
+    auto shared = LLVM::LLVMPointerType::get(op.getContext(), 3);
+    auto remote = LLVM::LLVMPointerType::get(op.getContext(), 7);
+    Value thread = adaptor.getThread();
+    Value owner = k.divu(thread, k.c(slice));
+    Value local = k.remu(thread, k.c(slice));
+    Value rank = arith::IndexCastOp::create(b, b.getIndexType(),
+                                            NVVM::ClusterId::create(b, i32));
+    Value base = LLVM::IntToPtrOp::create(
+        b, shared,
+        k.toI64(memref::ExtractAlignedPointerAsIndexOp::create(
+            b, adaptor.getBuffer())));
+    // Byte offset of quad j of slot `slot` (sender r's share in owner o's
+    // buffer: r, less one past o).
+    auto offset = [&](Value slot, int64_t j) {
+      return k.toI64(
+          k.mul(k.add(k.mul(k.add(k.mul(slot, k.c(n / 4)), k.c(j)), k.c(slice)),
+                      local),
+                k.c(16)));
+    };
+    auto slotOf = [&](Value sender, Value to) {
+      return k.sub(sender, k.select(k.lt(to, sender), k.c(1), k.c(0)));
+    };
+    auto quadOf = [&](Value v, int64_t j) {
+      return vector::ShuffleOp::create(
+          b, v, v, ArrayRef<int64_t>{4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3});
+    };
+    Value mine = k.eq(owner, rank);
+    // The barrier's first phase (every thread's relaxed arrival at the
+    // kernel's start): every CTA of the cluster runs, its shared memory may
+    // be written.
+    NVVM::ClusterWaitOp::create(b, /*aligned=*/UnitAttr());
+    scf::IfOp::create(
+        b, arith::XOrIOp::create(b, mine, cInt(b, b.getI1Type(), 1)),
+        [&](OpBuilder &, Location) {
+          Value to = NVVM::MapaOp::create(
+              b, remote, base, arith::IndexCastOp::create(b, i32, owner));
+          Value slot = slotOf(rank, owner);
+          for (int64_t j = 0; j < n / 4; ++j)
+            LLVM::StoreOp::create(
+                b, quadOf(acc, j),
+                LLVM::GEPOp::create(b, remote, b.getI8Type(), to,
+                                    ValueRange{offset(slot, j)}),
+                16);
+          scf::YieldOp::create(b);
+        });
+    // Release the stores, acquire the others' (the defaults of
+    // barrier.cluster's arrive and wait).
+    NVVM::ClusterArriveOp::create(b, /*aligned=*/UnitAttr());
+    NVVM::ClusterWaitOp::create(b, /*aligned=*/UnitAttr());
+    // Rank 0's share, then each later rank's added: the same order in
+    // every CTA and on every run. A share from another rank is read at its
+    // slot (clamped: the own rank's position reads a slot it discards).
+    auto sum = scf::IfOp::create(b, TypeRange{accType}, mine,
+                                 /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&sum.getThenRegion().front());
+      Value total;
+      for (int64_t r = 0; r < cluster; ++r) {
+        Value sender = k.c(r);
+        Value slot = k.minsi(slotOf(sender, rank), k.c(cluster - 2));
+        SmallVector<Value> elements;
+        for (int64_t j = 0; j < n / 4; ++j) {
+          Value loaded = LLVM::LoadOp::create(
+              b, quad,
+              LLVM::GEPOp::create(b, shared, b.getI8Type(), base,
+                                  ValueRange{offset(slot, j)}),
+              16);
+          for (int64_t e = 0; e < 4; ++e)
+            elements.push_back(vector::ExtractOp::create(b, loaded, e));
+        }
+        Value share = vector::FromElementsOp::create(b, accType, elements);
+        share = arith::SelectOp::create(b, k.eq(rank, sender), acc, share);
+        total =
+            total ? arith::AddFOp::create(b, total, share).getResult() : share;
+      }
+      scf::YieldOp::create(b, total);
+      b.setInsertionPointToStart(&sum.getElseRegion().front());
+      scf::YieldOp::create(b, acc);
+    }
+    rewriter.replaceOp(op, {sum.getResult(0), mine});
+    return success();
+  }
+};
+
 struct SchedulerCreateLowering : OpConversionPattern<SchedulerCreateOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -479,5 +601,9 @@ struct SchedulerGroupOfLowering : OpConversionPattern<SchedulerGroupOfOp> {
 
 void mlir::nvfp4k::lowering::populateSchedulerPatterns(const TypeConverter &converter,
     RewritePatternSet &patterns) {
-  patterns.add<SchedulerCreateLowering, SchedulerCountLowering, SchedulerTileLowering, SchedulerBlocksBeforeLowering, SchedulerGroupOfLowering, SchedulerUnitsLowering, SchedulerUnitLowering, SchedulerFixupLowering>(converter, patterns.getContext());
+  patterns.add<SchedulerCreateLowering, SchedulerCountLowering,
+               SchedulerTileLowering, SchedulerBlocksBeforeLowering,
+               SchedulerGroupOfLowering, SchedulerUnitsLowering,
+               SchedulerUnitLowering, SchedulerFixupLowering,
+               SchedulerClusterSumLowering>(converter, patterns.getContext());
 }

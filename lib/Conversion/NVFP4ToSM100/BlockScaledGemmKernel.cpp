@@ -445,7 +445,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
       cfg.tokenTile, /*granule=*/0,
       cfg.mode == Grouping::independent ? ArrayRef<int64_t>(cfg.rowsPerGroup)
                                         : ArrayRef<int64_t>(),
-      /*kBlocks=*/0, /*streamK=*/false);
+      /*kBlocks=*/0, /*streamK=*/false, /*cluster=*/1);
   scheduler = nvfp4k::SchedulerCreateOp::create(b, space, args.groupInfo);
 
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);

@@ -101,7 +101,7 @@ Value repackContiguousScales(OpBuilder &builder, Location loc,
   auto space = nvfp4k::SchedulerType::get(
       b.getContext(), Grouping::contiguous, cfg.groups, cfg.maxRows,
       cfg.weightTiles(), kSM100TileRows, cfg.tokenTile, /*granule=*/0,
-      ArrayRef<int64_t>(), /*kBlocks=*/0, /*streamK=*/false);
+      ArrayRef<int64_t>(), /*kBlocks=*/0, /*streamK=*/false, /*cluster=*/1);
   Value table = deviceAddress(b, loc, offsets);
   launchLinear(b, loc, cfg.maxRows * cols, [&](Value i) {
     SmallVector<Value> id = ix.delinearize(i, {cfg.maxRows, cols});

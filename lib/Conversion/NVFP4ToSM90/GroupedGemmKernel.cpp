@@ -133,6 +133,12 @@ private:
                            Value q, const TensorScales &scales);
 
   void emitConsumer(Value warpgroup);
+  /// A thread that does not call nvfp4k.scheduler.cluster_sum: it passes
+  /// the cluster barrier's first phase and arrives at its second.
+  void emitClusterPass() {
+    NVVM::ClusterWaitOp::create(b, /*aligned=*/UnitAttr());
+    NVVM::ClusterArriveOp::create(b, /*aligned=*/UnitAttr());
+  }
   void emitEpilogue(Value acc, ValueRange tile, Value warpgroup, Value warp,
                     Value lane);
 
@@ -359,38 +365,14 @@ void KernelBuilder::emitConverter(Value thread) {
 }
 
 TensorScales KernelBuilder::tokenScales(Value g) {
-  const SM90TokenQuantize &fused = cfg.quantize;
-  QuantizeCodegen cg(b, b.getLoc(), fused.spec, Value(), Value(), Value(),
-                     args.seed);
-  Value entry = cfg.mode == Grouping::masked ? g : c(0);
-  auto global = LLVM::LLVMPointerType::get(ctx, 1);
-  Value ptr =
-      LLVM::GEPOp::create(b, global, b.getI8Type(),
-                          LLVM::IntToPtrOp::create(b, global, args.scaleSource),
-                          ValueRange{toI64(mul(entry, c(4)))});
-  // Written before the launch (the amax kernel, the caller): invariant.
-  Value value = LLVM::LoadOp::create(b, b.getF32Type(), ptr, /*alignment=*/4,
-                                     /*isVolatile=*/false,
-                                     /*isNonTemporal=*/false,
-                                     /*isInvariant=*/true);
-  switch (fused.scale) {
-  case SM90TokenQuantize::Scale::amaxBits: // the same bits, read as fp32
-  case SM90TokenQuantize::Scale::amax:
-    return cg.tensorScales(value);
-  case SM90TokenQuantize::Scale::encode:
-  case SM90TokenQuantize::Scale::decode:
-    return cg.givenScales(value);
-  }
-  llvm_unreachable("scale source");
+  return cfg.quantize.load(b, args.scaleSource, args.seed,
+                           cfg.mode == Grouping::masked ? g : c(0));
 }
 
 Value KernelBuilder::emitQuantizedChunk(const Unit &u, Value stage, Value kb,
                                         Value r, Value q,
                                         const TensorScales &scales) {
   const SM90TokenQuantize &fused = cfg.quantize;
-  Location loc = b.getLoc();
-  NumericsBuilder nb(b, loc, b.getF32Type());
-  QuantizeCodegen cg(b, loc, fused.spec, Value(), Value(), Value(), args.seed);
   // The 16 input values of the chunk, from the raw [tokenTile, 128] box.
   auto box = shared({cfg.tokenTile * kSM90StageK}, fused.element);
   Value loaded = vector::LoadOp::create(
@@ -404,28 +386,17 @@ Value KernelBuilder::emitQuantizedChunk(const Unit &u, Value stage, Value kb,
   SmallVector<Value> x;
   for (int64_t i = 0; i < 16; ++i)
     x.push_back(vector::ExtractOp::create(b, loaded, i));
-  SmallVector<Value> chunk = cg.transformChunk(x, fused.element);
   // Stochastic rounding draws by the element's index in the quantize's
   // input: its batch entry and row there (masked groups are batch entries
   // of maxRows rows; otherwise the token-matrix row), and its K.
-  SmallVector<Value> random;
-  if (fused.spec.stochastic) {
-    Value row = add(u.rowStart(), r);
-    Value batch;
-    if (cfg.mode == Grouping::masked) {
-      batch = u.group();
-      row = sub(row, mul(batch, c(cfg.maxRows)));
-    }
-    random =
-        cg.randomBytes(batch, row, add(mul(kb, c(kSM90StageK)), mul(q, c(16))));
+  Value row = add(u.rowStart(), r), batch;
+  if (cfg.mode == Grouping::masked) {
+    batch = u.group();
+    row = sub(row, mul(batch, c(cfg.maxRows)));
   }
-  auto [scaleByte, codes] = cg.quantizeBlock(chunk, scales, random);
-  // What the MMA reads: e2m1 x the block scale, exact in f16 (S_dec is in
-  // alpha).
-  Value scale = nb.e4m3Decode(scaleByte);
-  SmallVector<Value> values;
-  for (Value code : codes)
-    values.push_back(nb.mul(nb.e2m1Decode(code), scale));
+  SmallVector<Value> values =
+      fused.dequantizedChunk(b, args.seed, x, scales, batch, row,
+                             add(mul(kb, c(kSM90StageK)), mul(q, c(16))));
   Value f32s = vector::FromElementsOp::create(
       b, VectorType::get({16}, b.getF32Type()), values);
   return arith::TruncFOp::create(b, VectorType::get({16}, b.getF16Type()),
@@ -527,6 +498,12 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
   // e * 256 + t (conflict-free).
   int64_t pairThreads = 128 * kSM90ConsumerWarpgroups;
   Value handover, pairThread;
+  // The cluster split: the other ranks' shares of this CTA's slice.
+  Value clusterBuffer;
+  if (cfg.cluster > 1)
+    clusterBuffer = memref::ViewOp::create(
+        b, shared({cfg.clusterBytes() / 4}, b.getF32Type()), smem,
+        c(cfg.clusterOffset()), ValueRange{});
   if (cfg.kSplit == 2) {
     handover = memref::ViewOp::create(
         b, shared({cfg.tokenTile / 2 * pairThreads}, b.getF32Type()), smem,
@@ -731,6 +708,19 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
       result = hand.getResult(0);
     }
     auto store = [&] {
+      if (cfg.cluster > 1) {
+        // A tile the cluster's CTAs split: each sums its slice of the
+        // accumulators in rank order and stores it.
+        Value thread = add(mul(warpgroup, c(128)), t128);
+        auto sum = nvfp4k::SchedulerClusterSumOp::create(
+            b, accType, b.getI1Type(), scheduler, result, clusterBuffer, thread,
+            b.getI64IntegerAttr(pairThreads));
+        ifThen(sum.getOwner(), [&] {
+          emitEpilogue(sum.getResult(), tile.getResults(), warpgroup, warp,
+                       lane);
+        });
+        return;
+      }
       if (!cfg.streamK) {
         emitEpilogue(result, tile.getResults(), warpgroup, warp, lane);
         return;
@@ -753,6 +743,9 @@ void KernelBuilder::emitConsumer(Value warpgroup) {
     else
       store();
   });
+  // Pair 1's part in the cluster split's barrier.
+  if (cfg.cluster > 1 && cfg.kSplit == 2)
+    ifThen(eq(pair, c(1)), [&] { emitClusterPass(); });
 }
 
 void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
@@ -883,7 +876,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
       cfg.tokenTile, cfg.granule,
       cfg.mode == Grouping::independent ? ArrayRef<int64_t>(cfg.rowsPerGroup)
                                         : ArrayRef<int64_t>(),
-      cfg.kStages(), cfg.streamK);
+      cfg.kStages(), cfg.streamK, cfg.cluster);
   scheduler = nvfp4k::SchedulerCreateOp::create(b, space, args.groupInfo);
   bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
@@ -893,6 +886,11 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   emitGridDependencyWait(b, b.getLoc());
   count = nvfp4k::SchedulerCountOp::create(b, scheduler);
   gpu::BarrierOp::create(b);
+  // The cluster split: every thread's relaxed arrival at the cluster
+  // barrier's first phase, which nvfp4k.scheduler.cluster_sum waits for
+  // before writing another CTA's shared memory (all have started).
+  if (cfg.cluster > 1)
+    NVVM::ClusterArriveRelaxedOp::create(b, /*aligned=*/UnitAttr());
 
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value warpgroup = divu(tid, c(128));
@@ -900,6 +898,11 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
       b, eq(warpgroup, c(cfg.consumerWarpgroups())),
       [&](OpBuilder &, Location) {
         emitProducer();
+        // The cluster split's barrier (nvfp4k.scheduler.cluster_sum)
+        // counts every thread of the cluster: the producers pass its
+        // first phase and arrive at its second.
+        if (cfg.cluster > 1)
+          emitClusterPass();
         scf::YieldOp::create(b);
       },
       [&](OpBuilder &, Location) {
@@ -968,6 +971,49 @@ mlir::nvfp4::sm90WeightMapType(MLIRContext *ctx) {
       nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
       nvgpu::TensorMapOOBKind::OOB_ZERO,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
+TensorScales SM90TokenQuantize::load(ImplicitLocOpBuilder &b, Value scaleSource,
+                                     Value seed, Value entry) const {
+  KernelArith k(b);
+  QuantizeCodegen cg(b, b.getLoc(), spec, Value(), Value(), Value(), seed);
+  auto global = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  Value ptr =
+      LLVM::GEPOp::create(b, global, b.getI8Type(),
+                          LLVM::IntToPtrOp::create(b, global, scaleSource),
+                          ValueRange{k.toI64(k.mul(entry, k.c(4)))});
+  // Written before the launch (the amax kernel, the caller): invariant.
+  Value value = LLVM::LoadOp::create(b, b.getF32Type(), ptr, /*alignment=*/4,
+                                     /*isVolatile=*/false,
+                                     /*isNonTemporal=*/false,
+                                     /*isInvariant=*/true);
+  switch (scale) {
+  case Scale::amaxBits: // the same bits, read as fp32
+  case Scale::amax:
+    return cg.tensorScales(value);
+  case Scale::encode:
+  case Scale::decode:
+    return cg.givenScales(value);
+  }
+  llvm_unreachable("scale source");
+}
+
+SmallVector<Value> SM90TokenQuantize::dequantizedChunk(
+    ImplicitLocOpBuilder &b, Value seed, ArrayRef<Value> x,
+    const TensorScales &scales, Value batch, Value row, Value k0) const {
+  Location loc = b.getLoc();
+  NumericsBuilder nb(b, loc, b.getF32Type());
+  QuantizeCodegen cg(b, loc, spec, Value(), Value(), Value(), seed);
+  SmallVector<Value> chunk = cg.transformChunk(x, element);
+  SmallVector<Value> random;
+  if (spec.stochastic)
+    random = cg.randomBytes(batch, row, k0);
+  auto [scaleByte, codes] = cg.quantizeBlock(chunk, scales, random);
+  Value scale = nb.e4m3Decode(scaleByte);
+  SmallVector<Value> values;
+  for (Value code : codes)
+    values.push_back(nb.mul(nb.e2m1Decode(code), scale));
+  return values;
 }
 
 gpu::GPUFuncOp

@@ -106,11 +106,14 @@ int64_t expectedGroupRows(const GemmShape &shape) {
 
 /// The kernel instance of a matmul: token tile, token source, schedule,
 /// ring depth. `converted` is the in-kernel token source the op allows
-/// (fp4, or quantize for a fused quantize), or prepass.
+/// (fp4, or quantize for a fused quantize, whose input elements are
+/// `quantizeElement`: the raw tokens' bytes in a stage), or prepass.
 SM90GemmConfig configure(const SM90KernelOptions &options,
-                         const GemmShape &shape, SM90TokenSource converted) {
+                         const GemmShape &shape, SM90TokenSource converted,
+                         Type quantizeElement = Type()) {
   SM90GemmConfig cfg;
   static_cast<GemmShape &>(cfg) = shape;
+  cfg.quantize.element = quantizeElement;
   cfg.ctas = options.ctas;
   cfg.promoteEvery = options.promoteEvery;
   // In-kernel tokens (auto): groups of at most 16 tokens (decode), where a
@@ -152,12 +155,27 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   cfg.streamK = options.schedule == "stream-k" ||
                 (options.schedule == "auto" && 2 * tiles <= cfg.ctas &&
                  cfg.kStages() >= 32);
+  // Cluster split (asked for: `cluster`): every tile's K stages over the
+  // CTAs of a cluster, one tile per cluster (the cluster barrier of
+  // nvfp4k.scheduler.cluster_sum is passed once per CTA), so only where the
+  // tile count is static, and only where the clusters fit the SMs at once
+  // (H100, 2026-11-28: 112 tiles in clusters of 2, two waves, ran 1.3x
+  // slower than data-parallel; clusters of 4 CTAs of ~220 KiB of shared
+  // memory: at most 30 at once, not 33).
+  if (options.cluster > 1 && options.schedule != "stream-k" &&
+      cfg.mode == Grouping::independent && cfg.kStages() >= options.cluster &&
+      tiles > 0 && tiles * options.cluster <= cfg.ctas) {
+    cfg.cluster = options.cluster;
+    cfg.streamK = false;
+    cfg.ctas = tiles * cfg.cluster;
+  }
   // Narrow tiles: two CTAs per SM, twice the warps in flight, when there is
   // work for all of them (stream-K, or two whole tiles per SM): a
   // data-parallel grid of fewer tiles would put two on some SMs and none
   // on others (H100: 112 tiles on 264 CTAs ran 1.2-1.4x slower than on
   // 132).
-  cfg.ctasPerSM = cfg.tokenTile <= kSM90MaxPairedTokenTile &&
+  cfg.ctasPerSM = cfg.cluster == 1 &&
+                          cfg.tokenTile <= kSM90MaxPairedTokenTile &&
                           (cfg.streamK || tiles >= 2 * cfg.ctas)
                       ? 2
                       : 1;
@@ -183,6 +201,14 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   return cfg;
 }
 
+/// A fused quantize's operands (converted): its input, the i64 address of
+/// its scale source, its seed (null without stochastic rounding); for a
+/// quantize in the pre-pass, the buffer its decode scale goes to (the
+/// GEMM's a_decode: [] or [groups] f32).
+struct FusedTokens {
+  Value input, scaleSource, seed, decodeOut;
+};
+
 /// The token operand, exactly in the MMA's element type (f16; bf16 for
 /// MXFP4 tokens and bf16 activations): dst[row, :] holds token-matrix row
 /// `row` (the groups' rows one after another; FP4 codes times their block
@@ -190,10 +216,15 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
 /// permuted inside each 128-block as the kernel consumes K
 /// (nvfp4k::wgmmaFragmentK), zero in the K padding. One launch, one thread per
 /// 16-value chunk. `values`/`scales` hold one operand per group (independent,
-/// rows `rowsPerGroup`) or one [rows] / [groups, rows] operand.
+/// rows `rowsPerGroup`) or one [rows] / [groups, rows] operand. With
+/// `fused` (a fused quantize, cfg.quantize) the values are its input's,
+/// quantized in the pre-pass as the quantize would (the codes and scales
+/// are never written: the fusion's intermediates have no other reader),
+/// and the first thread of each batch entry writes its decode scale.
 void emitTokenPrepass(OpBuilder &builder, Location loc,
                       const SM90GemmConfig &cfg, ArrayRef<Value> values,
-                      ArrayRef<Value> scales, Value dst) {
+                      ArrayRef<Value> scales, Value dst,
+                      const FusedTokens *fused = nullptr) {
   ImplicitLocOpBuilder b(loc, builder);
   KernelArith ix(b);
   int64_t k = cfg.k, chunks = cfg.kPadded() / kChunk;
@@ -212,6 +243,23 @@ void emitTokenPrepass(OpBuilder &builder, Location loc,
     auto chunkValues = [&](Value operand, Value scaleOperand, Value bIdx,
                            Value r) {
       Value k0 = ix.mul(chunk, ix.c(kChunk));
+      if (fused) {
+        // The fused quantize's 16 input values, quantized and read back.
+        const SM90TokenQuantize &q = cfg.quantize;
+        Value in = vector::LoadOp::create(
+            b, loc, VectorType::get({kChunk}, q.element), fused->input,
+            withBatch(bIdx, {r, k0}), false, llvm::Align(16));
+        if (!q.element.isF32())
+          in = arith::ExtFOp::create(b, loc, f32x16, in);
+        SmallVector<Value> x;
+        for (int64_t i = 0; i < kChunk; ++i)
+          x.push_back(vector::ExtractOp::create(b, loc, in, i));
+        TensorScales ts =
+            q.load(b, fused->scaleSource, fused->seed, bIdx ? bIdx : ix.c(0));
+        return Value(vector::FromElementsOp::create(
+            b, loc, f32x16,
+            q.dequantizedChunk(b, fused->seed, x, ts, bIdx, r, k0)));
+      }
       if (!scaleOperand) {
         Type element = cast<MemRefType>(operand.getType()).getElementType();
         Value half = vector::LoadOp::create(
@@ -306,6 +354,21 @@ void emitTokenPrepass(OpBuilder &builder, Location loc,
               b, loc,
               DenseElementsAttr::get(f32x16, b.getF32FloatAttr(0.0f)))});
     }
+    // A fused quantize's decode scale (the epilogue's a_decode), from the
+    // first thread of each batch entry.
+    if (fused) {
+      Value entryRow = batched ? ix.remu(row, ix.c(cfg.maxRows)) : row;
+      ix.ifThen(
+          arith::AndIOp::create(b, loc, ix.eq(entryRow, ix.c(0)),
+                                ix.eq(chunk, ix.c(0))),
+          [&] {
+            Value bIdx = batched ? ix.divu(row, ix.c(cfg.maxRows)) : Value();
+            TensorScales ts = cfg.quantize.load(
+                b, fused->scaleSource, fused->seed, bIdx ? bIdx : ix.c(0));
+            memref::StoreOp::create(b, loc, ts.decodeScale, fused->decodeOut,
+                                    bIdx ? ValueRange{bIdx} : ValueRange{});
+          });
+    }
     Value dstRow = row;
     Value vals = valuesOf.getResult(0);
     // Permuted positions: value pairs (i, i+2) land in adjacent columns.
@@ -331,12 +394,6 @@ void emitTokenPrepass(OpBuilder &builder, Location loc,
     }
   });
 }
-
-/// A fused quantize's operands (converted): its input, the i64 address of
-/// its scale source, its seed (null without stochastic rounding).
-struct FusedTokens {
-  Value input, scaleSource, seed;
-};
 
 /// The matmul, described for the kernel: operands in device memory.
 /// Emits the pre-pass, the descriptor and the kernel launch; `fused` gives
@@ -368,7 +425,7 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
                   .getMemref();
     temporaries.push_back(x);
     if (totalRows)
-      emitTokenPrepass(b, loc, cfg, ops.aValues, ops.aScales, x);
+      emitTokenPrepass(b, loc, cfg, ops.aValues, ops.aScales, x, fused);
     Value unranked = memref::CastOp::create(
         b, loc, UnrankedMemRefType::get(cfg.mmaElement(ctx), Attribute()), x);
     Value desc = nvgpu::TmaCreateDescriptorOp::create(
@@ -454,9 +511,13 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   Value smem = arith::ConstantIntOp::create(
       b, loc, b.getI32Type(),
       nvfp4k::sharedMemoryLaunchBytes(cfg.bufferBytes()));
+  std::optional<gpu::KernelDim3> cluster;
+  if (cfg.cluster > 1)
+    cluster = gpu::KernelDim3{ix.c(cfg.cluster), ix.c(1), ix.c(1)};
   gpu::LaunchFuncOp::create(
       b, loc, kernel, gpu::KernelDim3{ix.c(cfg.gridSize()), ix.c(1), ix.c(1)},
-      gpu::KernelDim3{ix.c(cfg.threads()), ix.c(1), ix.c(1)}, smem, kernelArgs);
+      gpu::KernelDim3{ix.c(cfg.threads()), ix.c(1), ix.c(1)}, smem, kernelArgs,
+      /*asyncTokenType=*/Type(), /*asyncDependencies=*/ValueRange{}, cluster);
   for (Value buffer : temporaries)
     gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, buffer);
 }
@@ -566,32 +627,37 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
     };
     if (failed(problem))
       return unfused();
-    // The kernel forms a_decode (the quantize's decode scale) itself.
-    problem->aDecode = Value();
     GemmShape &shape = problem->shape;
-    shape.aDecode = shape.aDecodePerGroup = false;
     // Zero sizes, K = 0 and what the kernel does not cover: the ops'
     // own lowerings.
     if (shape.n == 0 || shape.empty() || shape.k == 0 || shape.n % 2 ||
         shape.k % 32 || shape.mxfp4)
       return unfused();
-    SM90GemmConfig cfg = configure(options, shape, SM90TokenSource::quantize);
-    if (!cfg.convertsTokens())
+    SM90GemmConfig cfg = configure(
+        options, shape, SM90TokenSource::quantize,
+        cast<ShapedType>(quantize.getInput().getType()).getElementType());
+    // Wide token tiles take the f16 tokens from a pre-pass: the quantize
+    // is done there (one kernel where the unfused ops run two, the
+    // quantize and the FP4 -> f16 pre-pass). Narrow ones could quantize in
+    // the GEMM, but every CTA quantizes the tokens of its own tiles, once
+    // per weight tile, and a CTA's first stages wait for its quantization:
+    // on the H100 (2026-11-26, L2-cold layers, a calibrated scale) that
+    // cost more than the launch it saves in every decode layer measured
+    // (M = 1, 4096 x 4096: 16.4 us fused against 16.1 for the quantize's
+    // one kernel and the GEMM on FP4 tokens; M = 16, 4096 x 14336: 42.7
+    // against 33.8; MoE 128 x 4: 318.9 against 271.8). So they run unfused
+    // unless tokens=in-kernel asks for the fused kernel.
+    bool inKernel = cfg.convertsTokens();
+    if (inKernel ? options.tokens != "in-kernel" : !options.quantizeInPrepass)
       return unfused();
-    // Every CTA quantizes the tokens of its own tiles, once per weight
-    // tile, and a CTA's first stages wait for its quantization: on the
-    // H100 (2026-11-26, L2-cold layers, a calibrated scale) that cost more
-    // than the launch it saves in every decode layer measured (M = 1,
-    // 4096 x 4096: 16.4 us fused against 16.1 for the quantize's one
-    // kernel and the GEMM on FP4 tokens; M = 16, 4096 x 14336: 42.7
-    // against 33.8; MoE 128 x 4: 318.9 against 271.8). So the two ops run
-    // unfused unless tokens=in-kernel asks for the fused kernel.
-    if (options.tokens != "in-kernel")
-      return unfused();
+    if (inKernel) {
+      // The kernel forms a_decode (the quantize's decode scale) itself.
+      problem->aDecode = Value();
+      shape.aDecode = shape.aDecodePerGroup = false;
+      cfg.aDecode = cfg.aDecodePerGroup = false;
+    }
     QuantizeOp::Adaptor q(*qOperands, quantize);
     cfg.quantize.spec = QuantizeSpec::get(quantize);
-    cfg.quantize.element =
-        cast<ShapedType>(quantize.getInput().getType()).getElementType();
 
     Location loc = op.getLoc();
     FusedTokens fused{q.getInput(), Value(), q.getSeed()};
@@ -613,10 +679,23 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
           emitTensorAmax(rewriter, loc, cfg.quantize.spec, q.getInput());
       fused.scaleSource = deviceAddress(rewriter, loc, tensorAmax.bits);
     }
+    if (!inKernel) {
+      // The pre-pass writes the decode scale the epilogue reads, to a
+      // buffer of its own (the quantize's is inside the fused op).
+      auto type = cast<MemRefType>(problem->aDecode.getType());
+      fused.decodeOut =
+          gpu::AllocOp::create(rewriter, loc, type, Type(), ValueRange{},
+                               ValueRange{}, ValueRange{}, false)
+              .getMemref();
+      problem->aDecode = fused.decodeOut;
+    }
     emitSM90Gemm(rewriter, op, cfg, *problem, &fused);
     if (shape.mode == Grouping::masked)
       emitMaskedRowsFill(rewriter, loc, *problem);
     tensorAmax.release(rewriter, loc);
+    if (fused.decodeOut)
+      gpu::DeallocOp::create(rewriter, loc, Type(), ValueRange{},
+                             fused.decodeOut);
     rewriter.eraseOp(op);
     return success();
   }
@@ -662,6 +741,8 @@ struct ConvertNVFP4ToSM90Pass
     if (kSplit < 0 || kSplit > 2)
       return reject("k-split must be 0 (choose), 1 or 2, got " +
                     Twine(kSplit));
+    if (cluster != 1 && cluster != 2 && cluster != 4)
+      return reject("cluster must be 1, 2 or 4, got " + Twine(cluster));
     if (promoteEvery < 0 || promoteEvery % 2)
       return reject("promote-every must be even and non-negative, got " +
                     Twine(promoteEvery));
@@ -672,6 +753,8 @@ struct ConvertNVFP4ToSM90Pass
     gemm.granule = granule;
     gemm.promoteEvery = promoteEvery;
     gemm.kSplit = kSplit;
+    gemm.cluster = cluster;
+    gemm.quantizeInPrepass = quantizeInPrepass;
     gemm.schedule = schedule;
     gemm.tokens = tokens;
     gemm.bf16Mma = bf16Mma;

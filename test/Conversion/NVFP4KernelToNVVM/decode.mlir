@@ -4,6 +4,7 @@
 
 !stream = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 5, stream_k = true>
 !conv = !nvfp4k.ring<2, consumers = 8, producers = 96>
+!cluster = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 5, cluster = 4>
 
 gpu.module @k {
   // CHECK-LABEL: gpu.func @ring(
@@ -79,6 +80,48 @@ gpu.module @k {
     %c0 = arith.constant 0 : index
     %tile = memref.view %smem[%c0][] : memref<4096xi8, #gpu.address_space<workgroup>> to memref<16x128xf16, #gpu.address_space<workgroup>>
     nvfp4k.store_tokens %v, %tile[%r, %q] : vector<16xf16>, memref<16x128xf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+
+  // CHECK-LABEL: gpu.func @cluster_sum(
+  // CHECK-SAME:    %[[ACC:[^:]*]]: vector<4xf32>, %[[X:[^:]*]]: index
+  // Thread X of 256 is in slice X / 64, owned by the CTA of that rank.
+  // CHECK:         %[[OWNER:.*]] = arith.divui %[[X]], %c64 : index
+  // CHECK:         %[[RANK32:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+  // CHECK:         %[[RANK:.*]] = arith.index_cast %[[RANK32]] : i32 to index
+  // CHECK:         %[[MINE:.*]] = arith.cmpi eq, %[[OWNER]], %[[RANK]] : index
+  // The barrier's first phase (the kernel's relaxed arrivals: every CTA
+  // runs), then another CTA's slice: the share to the owner's buffer
+  // (st.shared::cluster).
+  // CHECK:         nvvm.cluster.wait
+  // CHECK:         scf.if %{{.*}} {
+  // CHECK:           %[[TO:.*]] = nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+  // CHECK:           %[[AT:.*]] = llvm.getelementptr %[[TO]][%{{.*}}] : (!llvm.ptr<7>, i64) -> !llvm.ptr<7>, i8
+  // CHECK:           llvm.store %[[ACC]], %[[AT]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<7>
+  // CHECK:         }
+  // The second phase: release, then acquire.
+  // CHECK:         nvvm.cluster.arrive
+  // CHECK-NEXT:    nvvm.cluster.wait
+  // The own slice: the four ranks' shares added in rank order, the own
+  // one from registers (the sum's scf.if and the owner's store fold into
+  // one).
+  // CHECK:         scf.if %[[MINE]] {
+  // CHECK:           %[[L0:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+  // CHECK:           %[[P0:.*]] = arith.select %{{.*}}, %[[ACC]], %[[L0]] : vector<4xf32>
+  // CHECK:           %[[L1:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+  // CHECK:           %[[P1:.*]] = arith.select %{{.*}}, %[[ACC]], %[[L1]] : vector<4xf32>
+  // CHECK:           %[[S1:.*]] = arith.addf %[[P0]], %[[P1]] : vector<4xf32>
+  // CHECK:           %[[S2:.*]] = arith.addf %[[S1]], %{{.*}} : vector<4xf32>
+  // CHECK:           %[[S3:.*]] = arith.addf %[[S2]], %{{.*}} : vector<4xf32>
+  // CHECK:           vector.store %[[S3]]
+  gpu.func @cluster_sum(%acc: vector<4xf32>, %x: index, %out: memref<4xf32>) kernel {
+    %s = nvfp4k.scheduler.create : !cluster
+    %buf = memref.alloca() : memref<768xf32, #gpu.address_space<workgroup>>
+    %sum, %owner = nvfp4k.scheduler.cluster_sum %s %acc buffer(%buf) thread(%x) {threads = 256 : i64} : !cluster, vector<4xf32>, memref<768xf32, #gpu.address_space<workgroup>>
+    scf.if %owner {
+      %c0 = arith.constant 0 : index
+      vector.store %sum, %out[%c0] : memref<4xf32>, vector<4xf32>
+    }
     gpu.return
   }
 

@@ -4,13 +4,16 @@
 // definition (NVFP4KernelTypes.td): data-parallel CTA c takes tiles c,
 // c + ctas, ... whole; stream-K cuts the tiles x k_blocks iterations into
 // shares of q = ceil(T / ctas), and a unit is the part of a tile inside a
-// share, at the position of its first block in the CTA's sequence.
+// share, at the position of its first block in the CTA's sequence; a
+// cluster split gives cluster c / C tiles c / C, c / C + ctas / C, ... and
+// rank c % C of it K blocks [r * k_blocks / C, (r + 1) * k_blocks / C).
 // REQUIRES: mlir-runner
 // RUN: nvfp4-opt %s --convert-nvfp4k-to-nvvm | mlir-opt --convert-vector-to-scf --convert-scf-to-cf --convert-vector-to-llvm --finalize-memref-to-llvm --convert-arith-to-llvm --convert-index-to-llvm --convert-cf-to-llvm --convert-func-to-llvm --reconcile-unrealized-casts | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils | FileCheck %s
 
 // 3 weight tiles of one 8-token tile: 3 tiles of 5 K blocks each.
 !stream = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 5, stream_k = true>
 !data = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 5>
+!cluster = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 5, cluster = 2>
 
 func.func @print_units(%cta: index, %ctas: index, %n: index, %units: index) {
   %v = vector.from_elements %cta, %ctas, %n, %units : vector<4xindex>
@@ -52,6 +55,22 @@ func.func @data(%ctas: index) {
     func.call @print_units(%cta, %ctas, %n, %units) : (index, index, index, index) -> ()
     scf.for %u = %c0 to %units step %c1 {
       %t, %k0, %k1, %pos = nvfp4k.scheduler.unit %s[%u] cta(%cta, %ctas) count(%n) : !data
+      func.call @print_unit(%t, %k0, %k1, %pos) : (index, index, index, index) -> ()
+    }
+  }
+  return
+}
+
+func.func @cluster(%ctas: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = nvfp4k.scheduler.create : !cluster
+  %n = nvfp4k.scheduler.count %s : !cluster
+  scf.for %cta = %c0 to %ctas step %c1 {
+    %units = nvfp4k.scheduler.units %s cta(%cta, %ctas) count(%n) : !cluster
+    func.call @print_units(%cta, %ctas, %n, %units) : (index, index, index, index) -> ()
+    scf.for %u = %c0 to %units step %c1 {
+      %t, %k0, %k1, %pos = nvfp4k.scheduler.unit %s[%u] cta(%cta, %ctas) count(%n) : !cluster
       func.call @print_unit(%t, %k0, %k1, %pos) : (index, index, index, index) -> ()
     }
   }
@@ -103,5 +122,34 @@ func.func @main() {
   // CHECK-NEXT: ( 2, 0, 5, 0 )
   // CHECK-NEXT: ( 3, 4, 3, 0 )
   func.call @data(%c4) : (index) -> ()
+  // Clusters of 2, 6 CTAs: a tile per cluster, rank 0 K blocks [0, 2),
+  // rank 1 [2, 5).
+  // CHECK-NEXT: ( 0, 6, 3, 1 )
+  // CHECK-NEXT: ( 0, 0, 2, 0 )
+  // CHECK-NEXT: ( 1, 6, 3, 1 )
+  // CHECK-NEXT: ( 0, 2, 5, 0 )
+  // CHECK-NEXT: ( 2, 6, 3, 1 )
+  // CHECK-NEXT: ( 1, 0, 2, 0 )
+  // CHECK-NEXT: ( 3, 6, 3, 1 )
+  // CHECK-NEXT: ( 1, 2, 5, 0 )
+  // CHECK-NEXT: ( 4, 6, 3, 1 )
+  // CHECK-NEXT: ( 2, 0, 2, 0 )
+  // CHECK-NEXT: ( 5, 6, 3, 1 )
+  // CHECK-NEXT: ( 2, 2, 5, 0 )
+  %c6 = arith.constant 6 : index
+  func.call @cluster(%c6) : (index) -> ()
+  // Clusters of 2, 4 CTAs: cluster 0 takes tiles 0 and 2 (its ranks' ring
+  // positions 0 and 2, 0 and 3), cluster 1 tile 1.
+  // CHECK-NEXT: ( 0, 4, 3, 2 )
+  // CHECK-NEXT: ( 0, 0, 2, 0 )
+  // CHECK-NEXT: ( 2, 0, 2, 2 )
+  // CHECK-NEXT: ( 1, 4, 3, 2 )
+  // CHECK-NEXT: ( 0, 2, 5, 0 )
+  // CHECK-NEXT: ( 2, 2, 5, 3 )
+  // CHECK-NEXT: ( 2, 4, 3, 1 )
+  // CHECK-NEXT: ( 1, 0, 2, 0 )
+  // CHECK-NEXT: ( 3, 4, 3, 1 )
+  // CHECK-NEXT: ( 1, 2, 5, 0 )
+  func.call @cluster(%c4) : (index) -> ()
   return
 }

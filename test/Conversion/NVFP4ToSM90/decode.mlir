@@ -6,6 +6,9 @@
 // RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="schedule=stream-k" --canonicalize --cse | FileCheck %s
 // RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="tokens=prepass schedule=data-parallel" --canonicalize --cse | FileCheck %s --check-prefix=PREPASS
 // RUN: nvfp4-opt %s --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s --check-prefix=AUTO
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="cluster=2" --canonicalize --cse | FileCheck %s --check-prefix=CLUSTER
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="cluster=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="cluster=2 ctas=3" --canonicalize --cse | FileCheck %s --check-prefix=NOCLUSTER
 
 // By default: the tokens converted in the kernel; 2 tiles of 4 K stages
 // are whole tiles (data-parallel: a K this short pays no fixup).
@@ -22,6 +25,36 @@
 // AUTO:         nvvm.barrier.arrive id = %c2_i32 number_of_threads = %c512_i32
 // AUTO:         nvvm.barrier id = %c2_i32 number_of_threads = %c512_i32
 // AUTO:         nvvm.barrier.arrive id = %c3_i32 number_of_threads = %c512_i32
+
+// cluster=2: the 2 tiles' K stages split between the 2 CTAs of a cluster
+// each (ranks 0 and 1 take 2 of the 4 stages): 4 CTAs, one tile per
+// cluster, no stream-K workspace; the K split inside the CTA stays (one
+// CTA per SM). The receive buffer: the other rank's half of the 128 x 8
+// accumulators (512 f32) after the split's hand-over.
+// CLUSTER-NOT:   gpu.alloc
+// CLUSTER:       gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 clusters in (%c2, %c1, %c1) blocks in (%c4, %c1, %c1) threads in (%c640, %c1, %c1)
+// CLUSTER:       gpu.func @nvfp4_sm90_gemm_0
+// CLUSTER:         %[[S:.*]] = nvfp4k.scheduler.create : <mode = independent, groups = 1, rows = 5, weight_tiles = 2, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [5], k_blocks = 4, cluster = 2>
+// Every thread's relaxed arrival at the cluster barrier's first phase; the
+// producers pass it and arrive at the second when their roles are done.
+// CLUSTER:         nvvm.cluster.arrive.relaxed
+// CLUSTER:         nvfp4k.store_tokens
+// CLUSTER:         nvvm.cluster.wait
+// CLUSTER-NEXT:    nvvm.cluster.arrive
+// Pair 0 sums the slices after the hand-over; the owner stores.
+// CLUSTER:         nvvm.barrier.arrive id = %c3_i32 number_of_threads = %c512_i32
+// CLUSTER:         %[[SUM:.*]], %[[OWNER:.*]] = nvfp4k.scheduler.cluster_sum %[[S]] %{{.*}} buffer(%{{.*}}) thread(%{{.*}}) {threads = 256 : i64} : <{{.*}}cluster = 2>, vector<4xf32>, memref<512xf32, #gpu.address_space<workgroup>>
+// CLUSTER:         scf.if %[[OWNER]] {
+// CLUSTER:           nvfp4k.store
+// CLUSTER-NOT:     nvfp4k.scheduler.fixup
+// Pair 1 takes both phases in its place.
+// CLUSTER:         nvvm.cluster.wait
+// CLUSTER-NEXT:    nvvm.cluster.arrive
+// BADCLUSTER: convert-nvfp4-to-sm90: cluster must be 1, 2 or 4, got 3
+// Clusters that would not all fit the CTAs at once (2 tiles x 2 > 3): the
+// pass's own schedule.
+// NOCLUSTER:     gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 blocks in
+// NOCLUSTER-NOT: cluster
 
 // Stream-K's workspace: 2 partial 128 x 8 slots per CTA, a flag per CTA
 // that starts at 0 and that the kernel leaves at 0 (kept zero: the runtime

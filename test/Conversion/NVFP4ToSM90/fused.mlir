@@ -3,13 +3,16 @@
 // then the GEMM; with a given decode scale: the GEMM alone. By default the
 // two ops run unfused (on the H100 the per-CTA quantization cost more than
 // the launch it saves: docs/design/sm90-gemm.md).
-// Wide token tiles run unfused (the quantize kernel, the f16 pre-pass, the
-// GEMM). On the CPU the body is inlined. What the fused kernels compute is
+// Wide token tiles take their f16 tokens from a pre-pass: the quantize is
+// done there (the amax kernel, the quantizing pre-pass, the GEMM; unfused
+// they were the amax, the quantize, the pre-pass and the GEMM). On the
+// CPU the body is inlined. What the fused kernels compute is
 // checked on the GPU (the selfcheck's `fused` family: bit for bit against
 // the unfused ops).
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="tokens=in-kernel" --canonicalize --cse | FileCheck %s
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s --check-prefix=AUTO
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-scf | FileCheck %s --check-prefix=CPU
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="quantize-in-prepass=false" --canonicalize --cse | FileCheck %s --check-prefix=UNFUSED
 
 // CHECK-LABEL: func.func @dynamic(
 // The tensor amax: one grid-stride reduction into kept-zero scratch (no
@@ -96,15 +99,36 @@ func.func @given(%x: memref<8x256xf16>, %sd: memref<f32>, %w: memref<64x256xf4E2
 
 // -----
 
-// 256 tokens: no in-kernel tokens; the ops run unfused (the quantize's
-// kernel, then the pre-pass and the GEMM).
+// 256 tokens: no in-kernel tokens. The amax kernel, then the pre-pass
+// quantizes the bf16 activations chunk by chunk and stores them as the
+// GEMM's f16 token operand (no FP4 codes or scales are written: no
+// buffer of them exists), its first thread writing the decode scale that
+// the GEMM's epilogue reads (a buffer of its own).
 // AUTO-LABEL: func.func @wide(
-// CHECK-LABEL: func.func @wide(
+// AUTO-SAME:    %[[X:[^:]*]]: memref<256x256xbf16>
+// AUTO:         %[[BITS:.*]] = gpu.alloc () : memref<1xi32>
 // AUTO:         gpu.launch blocks
+// AUTO:           memref.atomic_rmw maxu
+// AUTO-NOT:     memref<256x128xi8>
+// AUTO:         %[[DEC:.*]] = gpu.alloc () : memref<f32>
+// AUTO:         %[[TOK:.*]] = gpu.alloc () : memref<256x256xf16>
 // AUTO:         gpu.launch blocks
+// AUTO:           vector.load %[[X]][{{.*}}] {alignment = 16 : i64} : memref<256x256xbf16>, vector<16xbf16>
+// AUTO:           llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// AUTO:           memref.store %{{.*}}, %[[DEC]][] : memref<f32>
+// AUTO:           vector.store %{{.*}}, %[[TOK]]
 // AUTO:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
+// AUTO:         gpu.dealloc %[[BITS]]
+// AUTO:         gpu.dealloc %[[DEC]]
 // AUTO:       gpu.func @nvfp4_sm90_gemm_0
 // AUTO-NOT:     nvfp4k.store_tokens
+// quantize-in-prepass=false: the ops unfused (the amax, the quantize
+// writing the FP4 codes, the pre-pass, the GEMM).
+// UNFUSED-LABEL: func.func @wide(
+// UNFUSED:         gpu.alloc () : memref<256x128xi8>
+// UNFUSED-COUNT-3: gpu.launch blocks
+// UNFUSED:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
+// CHECK-LABEL: func.func @wide(
 func.func @wide(%x: memref<256x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<256x64xbf16>) {
   nvfp4.fused {
     %q = memref.alloc() : memref<256x256xf4E2M1FN>
@@ -114,6 +138,28 @@ func.func @wide(%x: memref<256x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws: memr
     nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<256x64xbf16>) : memref<256x256xf4E2M1FN>, memref<2x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
     memref.dealloc %q : memref<256x256xf4E2M1FN>
     memref.dealloc %s : memref<2x4x32x4x4xf8E4M3FN>
+    memref.dealloc %d : memref<f32>
+  }
+  return
+}
+
+// -----
+
+// f32 activations in 64-token tiles, quantized in the kernel: 32 KiB of raw
+// tokens per stage, and the ring sized for them (3 stages of 56 KiB; sized
+// for bf16 tokens, 5 did not fit the 227 KiB: the launch failed).
+// CHECK-LABEL: func.func @wide_f32(
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0 {{.*}} dynamic_shared_memory_size %c176144_i32
+// CHECK:         nvfp4k.ring.create : <3, consumers = 8>
+func.func @wide_f32(%x: memref<130x4000xf32>, %w: memref<392x4000xf4E2M1FN>, %ws: memref<4x63x32x4x4xf8E4M3FN>, %y: memref<130x392xf32>) {
+  nvfp4.fused {
+    %q = memref.alloc() : memref<130x4000xf4E2M1FN>
+    %s = memref.alloc() : memref<2x63x32x4x4xf8E4M3FN>
+    %d = memref.alloc() : memref<f32>
+    nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<130x4000xf4E2M1FN>, memref<2x63x32x4x4xf8E4M3FN>, memref<f32>) : memref<130x4000xf32>
+    nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<130x392xf32>) : memref<130x4000xf4E2M1FN>, memref<2x63x32x4x4xf8E4M3FN>, memref<392x4000xf4E2M1FN>, memref<4x63x32x4x4xf8E4M3FN>
+    memref.dealloc %q : memref<130x4000xf4E2M1FN>
+    memref.dealloc %s : memref<2x63x32x4x4xf8E4M3FN>
     memref.dealloc %d : memref<f32>
   }
   return

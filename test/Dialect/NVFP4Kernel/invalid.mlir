@@ -460,6 +460,78 @@ func.func @unit_without_k_blocks(%c: index, %n: index) {
 
 // -----
 
+// expected-error @+1 {{expected a cluster of 1 to 8 CTAs (the portable cluster sizes), got 16}}
+func.func @cluster_too_large(%s: !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 32, cluster = 16>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected a cluster split on data-parallel units of at least one K block per CTA (k_blocks >= 2, no stream_k)}}
+func.func @cluster_stream_k(%s: !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 32, stream_k = true, cluster = 2>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected a cluster split on data-parallel units of at least one K block per CTA (k_blocks >= 4, no stream_k)}}
+func.func @cluster_few_k_blocks(%s: !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 3, cluster = 4>) {
+  return
+}
+
+// -----
+
+!data = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4>
+gpu.module @cluster_sum_data {
+  gpu.func @cluster_sum_without_cluster(%c: index, %acc: vector<4xf32>) kernel {
+    %s = nvfp4k.scheduler.create : !data
+    %buf = memref.alloca() : memref<1024xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{expected a scheduler whose clusters split K (cluster > 1), got cluster = 1}}
+    %r, %o = nvfp4k.scheduler.cluster_sum %s %acc buffer(%buf) thread(%c) {threads = 256 : i64} : !data, vector<4xf32>, memref<1024xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+!cluster = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4, cluster = 4>
+gpu.module @cluster_sum_threads {
+  gpu.func @cluster_sum_partial_warps(%c: index, %acc: vector<4xf32>) kernel {
+    %s = nvfp4k.scheduler.create : !cluster
+    %buf = memref.alloca() : memref<1024xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{expected threads to be a multiple of 32 * cluster (128), got 192}}
+    %r, %o = nvfp4k.scheduler.cluster_sum %s %acc buffer(%buf) thread(%c) {threads = 192 : i64} : !cluster, vector<4xf32>, memref<1024xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+!cluster = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4, cluster = 4>
+gpu.module @cluster_sum_buffer {
+  gpu.func @cluster_sum_small_buffer(%c: index, %acc: vector<4xf32>) kernel {
+    %s = nvfp4k.scheduler.create : !cluster
+    %buf = memref.alloca() : memref<512xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{expected a buffer of at least 768 f32 ((cluster - 1) * threads / cluster * 4), got 'memref<512xf32, #gpu.address_space<workgroup>>'}}
+    %r, %o = nvfp4k.scheduler.cluster_sum %s %acc buffer(%buf) thread(%c) {threads = 256 : i64} : !cluster, vector<4xf32>, memref<512xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+!cluster = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4, cluster = 2>
+gpu.module @cluster_sum_global {
+  gpu.func @cluster_sum_global_buffer(%c: index, %acc: vector<4xf32>, %buf: memref<1024xf32>) kernel {
+    %s = nvfp4k.scheduler.create : !cluster
+    // expected-error @+1 {{expected a workgroup-memory buffer, got 'memref<1024xf32>'}}
+    %r, %o = nvfp4k.scheduler.cluster_sum %s %acc buffer(%buf) thread(%c) {threads = 256 : i64} : !cluster, vector<4xf32>, memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
 !data = !nvfp4k.scheduler<mode = independent, groups = 1, rows = 8, weight_tiles = 3, weight_rows = 128, token_tile = 8, granule = 8, group_rows = [8], k_blocks = 4>
 gpu.module @fixup_data {
   gpu.func @fixup_data_parallel(%c: index, %acc: vector<4xf32>, %ws: i64, %flags: i64) kernel {

@@ -133,6 +133,16 @@ gpu.module @decode {
     gpu.return
   }
 
+  // CHECK-LABEL: gpu.func @cluster_sum
+  gpu.func @cluster_sum(%acc: vector<8xf32>, %x: index) kernel {
+    // CHECK: %[[S:.*]] = nvfp4k.scheduler.create : <mode = independent, groups = 1, rows = 16, weight_tiles = 32, weight_rows = 128, token_tile = 16, granule = 8, group_rows = [16], k_blocks = 32, cluster = 4>
+    %s = nvfp4k.scheduler.create : !nvfp4k.scheduler<mode = independent, groups = 1, rows = 16, weight_tiles = 32, weight_rows = 128, token_tile = 16, granule = 8, group_rows = [16], k_blocks = 32, cluster = 4>
+    %buf = memref.alloca() : memref<1536xf32, #gpu.address_space<workgroup>>
+    // CHECK: nvfp4k.scheduler.cluster_sum %[[S]] %{{.*}} buffer(%{{.*}}) thread(%{{.*}}) {threads = 256 : i64} : <mode = independent{{.*}}cluster = 4>, vector<8xf32>, memref<1536xf32, #gpu.address_space<workgroup>>
+    %sum, %owner = nvfp4k.scheduler.cluster_sum %s %acc buffer(%buf) thread(%x) {threads = 256 : i64} : !nvfp4k.scheduler<mode = independent, groups = 1, rows = 16, weight_tiles = 32, weight_rows = 128, token_tile = 16, granule = 8, group_rows = [16], k_blocks = 32, cluster = 4>, vector<8xf32>, memref<1536xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+
   // CHECK-LABEL: gpu.func @converted_tokens
   gpu.func @converted_tokens(%i: index, %word: i32, %byte: i8, %r: index, %q: index, %g: index, %sdec: f32) kernel {
     // CHECK: %[[C:.*]] = nvfp4k.ring.create : <4, consumers = 8, producers = 96>

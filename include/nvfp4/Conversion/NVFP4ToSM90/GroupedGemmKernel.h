@@ -151,6 +151,21 @@ struct SM90TokenQuantize {
   /// batch entry: the amax bits an amax kernel reduced before the GEMM, the
   /// caller's amax (f32), or a given encode or decode scale (f32).
   enum class Scale { amaxBits, amax, encode, decode } scale = Scale::amaxBits;
+
+  /// S_enc, S_dec and the decode scale of batch entry `entry` (an index; 0
+  /// unless masked), read from `scaleSource` (an i64 address, written
+  /// before the launch).
+  TensorScales load(ImplicitLocOpBuilder &b, Value scaleSource, Value seed,
+                    Value entry) const;
+  /// The 16 input values `x` (f32: the input's elements widened) of the
+  /// chunk at K `k0` of row `row` of batch entry `batch` (null unless
+  /// masked) quantized as the quantize would (its transform, rounding and
+  /// block scale) and read back as the MMA reads them: e2m1(code) x the
+  /// block scale, f32, exact in f16 (S_dec is the epilogue's).
+  SmallVector<Value> dequantizedChunk(ImplicitLocOpBuilder &b, Value seed,
+                                      ArrayRef<Value> x,
+                                      const TensorScales &scales, Value batch,
+                                      Value row, Value k0) const;
 };
 
 /// Everything that is static about one GEMM kernel instance.
@@ -176,6 +191,11 @@ struct SM90GemmConfig : GemmShape {
   /// (tile, K stage) iterations each, partial tiles summed in K order by
   /// nvfp4k.scheduler.fixup) instead of whole tiles per CTA.
   bool streamK = false;
+  /// CTAs of a thread-block cluster that split each tile's K stages (1:
+  /// none): one tile per cluster, the partials summed through distributed
+  /// shared memory (nvfp4k.scheduler.cluster_sum); the grid is the tiles
+  /// times the cluster.
+  int64_t cluster = 1;
   /// Consumer warpgroup pairs that share a work unit's K stages (1 or 2:
   /// kSM90MaxSplitTokenTile); each pair covers the tile's 128 rows.
   int64_t kSplit = 1;
@@ -258,16 +278,25 @@ struct SM90GemmConfig : GemmShape {
   int64_t splitBytes() const {
     return kSplit == 2 ? kSM90TileRows * tokenTile * 4 : 0;
   }
-  /// The stages, the split's hand-over, then (stream-K) the fixup's
-  /// broadcast word.
+  /// The cluster split's receive buffer: the other ranks' shares of this
+  /// CTA's slice of the tile's accumulators, (cluster - 1) x 128 x
+  /// tokenTile / cluster f32.
+  int64_t clusterBytes() const {
+    return cluster > 1 ? (cluster - 1) * kSM90TileRows * tokenTile / cluster * 4
+                       : 0;
+  }
+  /// The stages, the split's hand-over, the cluster's receive buffer, then
+  /// (stream-K) the fixup's broadcast word.
   int64_t splitOffset() const { return stages * stageBytes(); }
-  int64_t flagOffset() const { return splitOffset() + splitBytes(); }
+  int64_t clusterOffset() const { return splitOffset() + splitBytes(); }
+  int64_t flagOffset() const { return clusterOffset() + clusterBytes(); }
   int64_t bufferBytes() const { return flagOffset() + (streamK ? 16 : 0); }
   /// The deepest ring (at most 8 stages) that fits.
   int64_t maxStages() const {
     int64_t shared =
         ctasPerSM == 2 ? kSM90PairMaxSharedBytes : kSM90MaxSharedBytes;
-    return std::min<int64_t>(8, (shared - 16 - splitBytes()) / stageBytes());
+    return std::min<int64_t>(8, (shared - 16 - splitBytes() - clusterBytes()) /
+                                    stageBytes());
   }
   int64_t consumerWarpgroups() const {
     return kSM90ConsumerWarpgroups * kSplit;

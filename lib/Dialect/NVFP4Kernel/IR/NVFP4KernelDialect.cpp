@@ -93,9 +93,17 @@ LogicalResult SchedulerType::verify(
     function_ref<InFlightDiagnostic()> emitError, nvfp4::Grouping mode,
     int64_t groups, int64_t rows, int64_t weightTiles, int64_t weightRows,
     int64_t tokenTile, int64_t granule, ArrayRef<int64_t> groupRows,
-    int64_t kBlocks, bool streamK) {
+    int64_t kBlocks, bool streamK, int64_t cluster) {
   if (kBlocks < 0)
     return emitError() << "expected non-negative k_blocks, got " << kBlocks;
+  if (cluster < 1 || cluster > 8)
+    return emitError() << "expected a cluster of 1 to 8 CTAs (the portable "
+                          "cluster sizes), got "
+                       << cluster;
+  if (cluster > 1 && (streamK || kBlocks < cluster))
+    return emitError() << "expected a cluster split on data-parallel units "
+                          "of at least one K block per CTA (k_blocks >= "
+                       << cluster << ", no stream_k)";
   if (streamK && kBlocks == 0)
     return emitError() << "expected k_blocks with stream_k (its shares are "
                           "counted in K blocks)";

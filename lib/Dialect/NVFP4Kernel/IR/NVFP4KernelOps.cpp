@@ -120,6 +120,36 @@ LogicalResult SchedulerUnitOp::verify() {
   return verifyWorkUnits(*this, getScheduler().getType());
 }
 
+LogicalResult SchedulerClusterSumOp::verify() {
+  SchedulerType type = getScheduler().getType();
+  int64_t cluster = type.getCluster();
+  if (cluster < 2)
+    return emitOpError("expected a scheduler whose clusters split K "
+                       "(cluster > 1), got cluster = ")
+           << cluster;
+  int64_t threads = getThreads();
+  if (threads % (32 * cluster))
+    return emitOpError("expected threads to be a multiple of 32 * cluster (")
+           << 32 * cluster << "), got " << threads;
+  if (!isShared(getBuffer().getType()))
+    return emitOpError("expected a workgroup-memory buffer, got ")
+           << getBuffer().getType();
+  int64_t n = getAccumulator().getType().getDimSize(0);
+  if (n % 4)
+    return emitOpError("expected accumulator shares of a multiple of 4 "
+                       "elements (stored 16 bytes at a time), got ")
+           << n;
+  int64_t need = (cluster - 1) * (threads / cluster) * n;
+  MemRefType buffer = getBuffer().getType();
+  if (!buffer.hasStaticShape() || buffer.getDimSize(0) < need)
+    return emitOpError("expected a buffer of at least ")
+           << need << " f32 ((cluster - 1) * threads / cluster * " << n
+           << "), got " << buffer;
+  if (getResult().getType() != getAccumulator().getType())
+    return emitOpError("expected the result to have the accumulator's type");
+  return success();
+}
+
 LogicalResult SchedulerFixupOp::verify() {
   SchedulerType type = getScheduler().getType();
   if (failed(verifyWorkUnits(*this, type)))

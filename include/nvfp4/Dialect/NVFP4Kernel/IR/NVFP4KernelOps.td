@@ -427,6 +427,56 @@ def NVFP4K_SchedulerFixupOp : NVFP4K_KernelOp<"scheduler.fixup",
   let hasVerifier = 1;
 }
 
+def NVFP4K_SchedulerClusterSumOp
+    : NVFP4K_KernelOp<
+          "scheduler.cluster_sum", [AllTypesMatch<["accumulator", "result"]>]> {
+  let summary = "sum a cluster's partial accumulators of a tile in rank order";
+  let description = [{
+    Completes the accumulator of a tile whose K blocks the `cluster` CTAs of
+    a thread-block cluster split (a scheduler with `cluster` = C > 1, see
+    `nvfp4k.scheduler`), called by the `threads` threads of each CTA that
+    hold the tile's accumulator, `thread` being the caller's index among
+    them and `accumulator` its share (the same register layout in every
+    CTA). The threads are cut into C slices of `threads / C`; the CTA of
+    rank `o` owns slice `o`. A thread of a slice another CTA owns stores its
+    share into that CTA's `buffer` (distributed shared memory; `buffer`
+    holds `(C - 1) * (threads / C) * N` f32: the slice's shares from the
+    C - 1 other ranks, in rank order, element `e` of slice thread `x` at
+    `(e / 4) * 4 * (threads / C) + 4 * x + e % 4` of its slot); then the
+    cluster synchronises (`barrier.cluster`: release, acquire), and a
+    thread of the CTA's own slice returns the sum of the C shares of its
+    position in rank order (rank 0's plus rank 1's, ...: each an fp32 add,
+    its own from registers) and `true`; the others return `accumulator`
+    and `false`.
+
+    The op uses two phases of the cluster barrier: before its stores it
+    waits for the first, at which every thread of the cluster arrived
+    (`nvvm.cluster.arrive.relaxed`) when its kernel started, so that every
+    CTA of the cluster runs; then the second. Every thread of the cluster
+    that does not call the op must take both phases in its place (wait,
+    then `nvvm.cluster.arrive`) or have exited, and each CTA calls the op
+    at most once: no CTA reads `buffer` or is written to after the second
+    phase, so each may exit after it. `threads` must be a multiple of
+    32 * C (slices of whole warps).
+
+    Example:
+
+    ```mlir
+    %sum, %owner = nvfp4k.scheduler.cluster_sum %sched %acc buffer(%buf) thread(%x) {threads = 256 : i64} : !nvfp4k.scheduler<...>, vector<8xf32>, memref<1536xf32, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins NVFP4K_Scheduler:$scheduler,
+      VectorOfRankAndType<[1], [F32]>:$accumulator,
+      MemRefRankOf<[F32], [1]>:$buffer, Index:$thread,
+      ConfinedAttr<I64Attr, [IntPositive]>:$threads);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result, I1:$owner);
+  let assemblyFormat = [{
+    $scheduler $accumulator `buffer` `(` $buffer `)` `thread` `(` $thread `)`
+    attr-dict `:` type($scheduler) `,` type($accumulator) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Operand loads
 //===----------------------------------------------------------------------===//

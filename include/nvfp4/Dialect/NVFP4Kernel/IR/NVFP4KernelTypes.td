@@ -112,6 +112,14 @@ def NVFP4K_SchedulerType : NVFP4K_Type<"Scheduler", "scheduler"> {
     several CTAs is summed by `nvfp4k.scheduler.fixup` in a fixed order
     (the order of K), so that results do not depend on timing.
 
+    With `cluster` = C > 1 (data-parallel only), the grid's CTAs form
+    thread-block clusters of C consecutive CTAs that split every tile's K
+    blocks: cluster `cta / C` takes tiles `cta / C`, `cta / C + ctas / C`,
+    ... (`ctas` a multiple of C), and its CTA of rank `r = cta % C` sums K
+    blocks `[r * k_blocks / C, (r + 1) * k_blocks / C)` of each;
+    `nvfp4k.scheduler.cluster_sum` adds the C partials through distributed
+    shared memory, in rank order.
+
     Example:
 
     ```mlir
@@ -125,19 +133,19 @@ def NVFP4K_SchedulerType : NVFP4K_Type<"Scheduler", "scheduler"> {
                       weight_tiles = 32, weight_rows = 128, token_tile = 16,
                       granule = 8, group_rows = [16], k_blocks = 32,
                       stream_k = true>
+    !nvfp4k.scheduler<mode = independent, groups = 1, rows = 16,
+                      weight_tiles = 32, weight_rows = 128, token_tile = 16,
+                      granule = 8, group_rows = [16], k_blocks = 32,
+                      cluster = 4>
     ```
   }];
-  let parameters = (ins
-    EnumParameter<NVFP4_GroupingAttr>:$mode,
-    "int64_t":$groups,
-    "int64_t":$rows,
-    "int64_t":$weight_tiles,
-    "int64_t":$weight_rows,
-    "int64_t":$token_tile,
-    "int64_t":$granule,
-    NVFP4K_IntList:$group_rows,
-    DefaultValuedParameter<"int64_t", "0">:$k_blocks,
-    DefaultValuedParameter<"bool", "false">:$stream_k);
+  let parameters = (ins EnumParameter<NVFP4_GroupingAttr>:$mode,
+      "int64_t":$groups, "int64_t":$rows, "int64_t":$weight_tiles,
+      "int64_t":$weight_rows, "int64_t":$token_tile, "int64_t":$granule,
+      NVFP4K_IntList:$group_rows,
+      DefaultValuedParameter<"int64_t", "0">:$k_blocks,
+      DefaultValuedParameter<"bool", "false">:$stream_k,
+      DefaultValuedParameter<"int64_t", "1">:$cluster);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
