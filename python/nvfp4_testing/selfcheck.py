@@ -1213,10 +1213,12 @@ def check_sanitize(target, size):
 
 def _check_sanitize_decode(rep, target, rng):
     """The sm_90a decode kernel's paths: stream-K with every weight tile
-    split over several CTAs (the fixup's counters and partial sums), MoE
-    experts with a few tokens each, and the GEMM quantizing its tokens
-    itself (nvfp4.fused). Under tcgen05 emulation the same cases run with
-    the sm_100a pipeline's defaults (the options name sm_90a choices)."""
+    split over several CTAs (the fixup's counters and partial sums), each
+    tile's K split over a cluster of 2 (the partials through distributed
+    shared memory), MoE experts with a few tokens each, the GEMM quantizing
+    its tokens itself (nvfp4.fused), and the pre-pass quantizing them (wider
+    token tiles). Under tcgen05 emulation the same cases run with the
+    sm_100a pipeline's defaults (the options name sm_90a choices)."""
     import os
     sm90 = target == "gpu" and not os.environ.get("NVFP4_EMULATE_TCGEN05")
     m, n, k = 3, 256, 1024
@@ -1227,6 +1229,11 @@ def _check_sanitize_decode(rep, target, rng):
         got = compiler.matmul(a_q, a_s, b_q, b_s, out_dtype="bf16", target=target)
     rep.close("decode matmul, stream-K", got, ref.matmul_reference(a_q, a_s, b_q, b_s, **kw),
               "bf16", summation_bound(a_q, a_s, b_q, b_s, k, **kw))
+    with PipelineOptions("cluster=2" if sm90 else ""):
+        got = compiler.matmul(a_q, a_s, b_q, b_s, out_dtype="bf16", target=target)
+    rep.close("decode matmul, K split over a cluster of 2", got,
+              ref.matmul_reference(a_q, a_s, b_q, b_s, **kw), "bf16",
+              summation_bound(a_q, a_s, b_q, b_s, k, **kw))
     ms = np.array([2, 0, 5, 1], np.int32)
     offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
     a_q, a_s = random_operand(int(offsets[-1]), k, "nvfp4", rng)
@@ -1246,6 +1253,13 @@ def _check_sanitize_decode(rep, target, rng):
     unfused = compiler.matmul(q, sc, w_q, w_s, a_decode=d, b_decode=w_d, out_dtype="f32",
                               target=target)
     rep.exact("linear, tokens quantized in the GEMM: the unfused bits",
+              [("C", np.asarray(got), np.asarray(unfused))])
+    x, _ = high_precision((40, k), 34, "bf16")
+    got = compiler.linear(x, w_q, w_s, w_d, out_dtype="f32", target=target)
+    q, sc, d = compiler.quantize(x, target=target)
+    unfused = compiler.matmul(q, sc, w_q, w_s, a_decode=d, b_decode=w_d, out_dtype="f32",
+                              target=target)
+    rep.exact("linear, tokens quantized in the pre-pass: the unfused bits",
               [("C", np.asarray(got), np.asarray(unfused))])
 
 
