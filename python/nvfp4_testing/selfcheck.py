@@ -1244,23 +1244,18 @@ def _check_sanitize_decode(rep, target, rng):
     want = ref.grouped_matmul_contiguous(a_q, a_s, b_stack, b_sw, offsets,
                                          np.ones(len(ms), np.float32), swizzled=True)
     rep.close("decode grouped contiguous, a few tokens per expert", got, want, "f32")
-    x, _ = high_precision((4, k), 33, "bf16")
     w_q, w_s, w_d = compiler.quantize(rng.standard_normal((n, k)).astype(np.float32),
                                       target=target)
-    with PipelineOptions("tokens=in-kernel" if sm90 else ""):
-        got = compiler.linear(x, w_q, w_s, w_d, out_dtype="f32", target=target)
-    q, sc, d = compiler.quantize(x, target=target)
-    unfused = compiler.matmul(q, sc, w_q, w_s, a_decode=d, b_decode=w_d, out_dtype="f32",
-                              target=target)
-    rep.exact("linear, tokens quantized in the GEMM: the unfused bits",
-              [("C", np.asarray(got), np.asarray(unfused))])
-    x, _ = high_precision((40, k), 34, "bf16")
-    got = compiler.linear(x, w_q, w_s, w_d, out_dtype="f32", target=target)
-    q, sc, d = compiler.quantize(x, target=target)
-    unfused = compiler.matmul(q, sc, w_q, w_s, a_decode=d, b_decode=w_d, out_dtype="f32",
-                              target=target)
-    rep.exact("linear, tokens quantized in the pre-pass: the unfused bits",
-              [("C", np.asarray(got), np.asarray(unfused))])
+    for rows, seed, options, where in ((4, 33, "tokens=in-kernel", "the GEMM"),
+                                       (40, 34, "", "the pre-pass")):
+        x, _ = high_precision((rows, k), seed, "bf16")
+        with PipelineOptions(options if sm90 else ""):
+            got = compiler.linear(x, w_q, w_s, w_d, out_dtype="f32", target=target)
+        q, sc, d = compiler.quantize(x, target=target)
+        unfused = compiler.matmul(q, sc, w_q, w_s, a_decode=d, b_decode=w_d, out_dtype="f32",
+                                  target=target)
+        rep.exact(f"linear, tokens quantized in {where}: the unfused bits",
+                  [("C", np.asarray(got), np.asarray(unfused))])
 
 
 FAMILIES = {
