@@ -237,6 +237,12 @@ void emitTokenPrepass(OpBuilder &builder, Location loc,
     NumericsBuilder nb(b, loc, b.getF32Type());
     SmallVector<Value> id = ix.delinearize(linear, {totalRows, chunks});
     Value row = id[0], chunk = id[1];
+    // A fused quantize's S_enc, S_dec and decode scale of batch entry
+    // `bIdx` (null: the one tensor's).
+    auto entryScales = [&](Value bIdx) {
+      return cfg.quantize.load(b, fused->scaleSource, fused->seed,
+                               bIdx ? bIdx : ix.c(0));
+    };
     // The 16 values of chunk `chunk` of row r of one operand, as f32:
     // FP4 codes times their block scale, or f16 activations (weight-only)
     // as they are.
@@ -254,11 +260,10 @@ void emitTokenPrepass(OpBuilder &builder, Location loc,
         SmallVector<Value> x;
         for (int64_t i = 0; i < kChunk; ++i)
           x.push_back(vector::ExtractOp::create(b, loc, in, i));
-        TensorScales ts =
-            q.load(b, fused->scaleSource, fused->seed, bIdx ? bIdx : ix.c(0));
         return Value(vector::FromElementsOp::create(
             b, loc, f32x16,
-            q.dequantizedChunk(b, fused->seed, x, ts, bIdx, r, k0)));
+            q.dequantizedChunk(b, fused->seed, x, entryScales(bIdx), bIdx, r,
+                               k0)));
       }
       if (!scaleOperand) {
         Type element = cast<MemRefType>(operand.getType()).getElementType();
@@ -363,9 +368,8 @@ void emitTokenPrepass(OpBuilder &builder, Location loc,
                                 ix.eq(chunk, ix.c(0))),
           [&] {
             Value bIdx = batched ? ix.divu(row, ix.c(cfg.maxRows)) : Value();
-            TensorScales ts = cfg.quantize.load(
-                b, fused->scaleSource, fused->seed, bIdx ? bIdx : ix.c(0));
-            memref::StoreOp::create(b, loc, ts.decodeScale, fused->decodeOut,
+            memref::StoreOp::create(b, loc, entryScales(bIdx).decodeScale,
+                                    fused->decodeOut,
                                     bIdx ? ValueRange{bIdx} : ValueRange{});
           });
     }
