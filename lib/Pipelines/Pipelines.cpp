@@ -288,6 +288,8 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.cluster = options.cluster;
   sm90.quantizeInPrepass = options.quantizeInPrepass;
   sm90.granule = options.granule;
+  sm90.gemv = options.gemv;
+  sm90.gemvWarps = options.gemvWarps;
   sm90.schedule = options.schedule;
   sm90.tokens = options.tokens;
   sm90.bf16Mma = options.bf16Mma;

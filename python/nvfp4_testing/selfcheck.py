@@ -810,11 +810,18 @@ class PipelineOptions:
 #: 2 unsplit (a split ring of 2 hung). Clusters of 2 and 4 CTAs split each
 #: dense tile's K stages and sum through distributed shared memory (the
 #: grouped cases keep the default schedule).
-DECODE_CONFIGS = ["", "k-split=1", "schedule=stream-k", "schedule=data-parallel",
-                  "tokens=prepass", "ctas=7 schedule=stream-k",
-                  "ctas=1000 stages=2 schedule=stream-k",
-                  "schedule=data-parallel stages=3", "schedule=data-parallel stages=2",
-                  "cluster=2", "cluster=4"]
+# The default (dense layers of at most 16 tokens on the narrow-token
+# kernel: gemv=auto), that kernel forced on every dense case (gemv=on),
+# with an uneven K split over 3 warps and with one warp (no hand-over);
+# then the wgmma kernel's decode paths (gemv=off).
+DECODE_CONFIGS = ["", "gemv=on", "gemv=on gemv-warps=3", "gemv=on gemv-warps=1",
+                  "gemv=off", "gemv=off k-split=1", "gemv=off schedule=stream-k",
+                  "gemv=off schedule=data-parallel", "gemv=off tokens=prepass",
+                  "gemv=off ctas=7 schedule=stream-k",
+                  "gemv=off ctas=1000 stages=2 schedule=stream-k",
+                  "gemv=off schedule=data-parallel stages=3",
+                  "gemv=off schedule=data-parallel stages=2",
+                  "gemv=off cluster=2", "gemv=off cluster=4"]
 
 
 def check_decode(target, size):
@@ -847,7 +854,7 @@ def check_decode(target, size):
                 want = ref.matmul_reference(a_q, a_s, b_q, b_s, alpha=alpha, **kw)
                 rep.close(f"{tag} nvfp4 M={m} K={k} N={n} -> {out}", got, want, out,
                           summation_bound(a_q, a_s, b_q, b_s, k, alpha=alpha, **kw))
-                if (config == "" or config.startswith("cluster")) and m == 16:
+                if (config in ("", "gemv=on") or "cluster" in config) and m == 16:
                     again = compiler.matmul(a_q, a_s, b_q, b_s, a_decode=da, b_decode=db,
                                             out_dtype=out, target=target)
                     rep.exact(f"{tag} M={m} K={k} N={n} the same bits twice",
@@ -934,10 +941,12 @@ def check_fused(target, size):
     than 16 tokens per group) take the quantize into the f16 pre-pass by
     default."""
     rep = Report("fused")
-    # The pipeline's own choice (decode sizes: the two ops unfused, the GEMM
-    # on FP4 tokens; wider: the pre-pass quantizing), and the GEMM
-    # quantizing its tokens itself (tokens=in-kernel).
-    for config in (["", "tokens=in-kernel"] if target != "cpu" else [""]):
+    # The pipeline's own choice (the pre-pass quantizing: for the
+    # narrow-token kernel of dense layers of at most 16 tokens, and for
+    # wider token tiles), the GEMM quantizing its tokens itself
+    # (tokens=in-kernel), and without the narrow-token kernel (gemv=off:
+    # at decode sizes the two ops unfused, the GEMM on FP4 tokens).
+    for config in (["", "tokens=in-kernel", "gemv=off"] if target != "cpu" else [""]):
         with PipelineOptions(config):
             _check_fused_cases(rep, target, size, f"[{config or 'default'}] ")
     rep.summary()

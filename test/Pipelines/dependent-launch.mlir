@@ -9,7 +9,8 @@
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-gpu-dependent-launch | FileCheck %s
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-gpu-dependent-launch=early-trigger=false | FileCheck %s --check-prefix=LATE
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %S/Inputs/quantize-matmul.mlir --nvfp4-lower-to-gpu="chip=sm_90 format=isa" | FileCheck %s --check-prefix=SM90
-// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %S/Inputs/quantize-matmul.mlir --nvfp4-lower-to-sm90="format=isa" | FileCheck %s --check-prefix=SM90A
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %S/Inputs/quantize-matmul.mlir --nvfp4-lower-to-sm90="format=isa gemv=off" | FileCheck %s --check-prefix=SM90A
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %S/Inputs/quantize-matmul.mlir --nvfp4-lower-to-sm90="format=isa" | FileCheck %s --check-prefix=GEMV
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %S/Inputs/quantize-matmul.mlir --nvfp4-lower-to-gpu="chip=sm_80 format=isa" | FileCheck %s --check-prefix=SM80
 // RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %S/Inputs/quantize-matmul.mlir --nvfp4-lower-to-sm90="format=isa dependent-launch=false" | FileCheck %s --check-prefix=OFF
 
@@ -61,6 +62,11 @@ gpu.module @no_kernels {
 // SM90:        gpu.binary @{{.*}}nvfp4_dependent_launch{{.*}}griddepcontrol.wait;{{.*}}griddepcontrol.launch_dependents;
 // SM90A:        gpu.binary @main_kernel{{.*}}nvfp4_dependent_launch{{.*}}griddepcontrol.wait;{{.*}}griddepcontrol.launch_dependents;
 // SM90A:        gpu.binary @nvfp4_sm90_gemm{{.*}}nvfp4_dependent_launch{{.*}}griddepcontrol.launch_dependents;{{.*}}mbarrier.init{{.*}}griddepcontrol.wait;{{.*}}wgmma.mma_async
+// The narrow-token kernel (16 tokens: the default) waits before its
+// first load, behind the amax and the pre-pass that quantizes.
+// GEMV:         gpu.binary @main_kernel{{.*}}nvfp4_dependent_launch{{.*}}griddepcontrol.wait;{{.*}}griddepcontrol.launch_dependents;
+// GEMV:         gpu.binary @main_kernel_0{{.*}}nvfp4_dependent_launch{{.*}}griddepcontrol.wait;{{.*}}griddepcontrol.launch_dependents;
+// GEMV:         gpu.binary @nvfp4_sm90_gemv{{.*}}nvfp4_dependent_launch{{.*}}griddepcontrol.launch_dependents;{{.*}}griddepcontrol.wait;{{.*}}ld.global.nc.v4{{.*}}mma.sync.aligned.m16n8k16
 // SM80-NOT:     griddepcontrol
 // SM80-NOT:     nvfp4_dependent_launch
 // OFF-NOT:      nvfp4_dependent_launch

@@ -194,6 +194,17 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "per group) quantizes in the pre-pass: one kernel where the "
            "unfused ops run two (the quantize, the FP4 -> f16 pre-pass), the "
            "FP4 codes never written; off: the ops run unfused">,
+       Option<"gemv", "gemv", "std::string", /*default=*/"\"auto\"",
+              "Dense matmuls of 1 to 16 tokens with NVFP4 weights and an f16 "
+              "MMA on the narrow-token kernel (no ring: 16 weight rows per "
+              "CTA, its warps splitting K, codes loaded into registers and "
+              "dequantized for mma.sync m16n8k16 against pre-pass tokens): "
+              "on, off, or auto (up to 8 tokens, or up to 16 where N <= "
+              "8192)">,
+       Option<"gemvWarps", "gemv-warps", "int64_t", /*default=*/"0",
+              "Warps per CTA of the narrow-token kernel, splitting K (1 to "
+              "16; 0: about 4 K blocks of 128 each, at most 16, 8 with more "
+              "than 8 tokens)">,
        Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
               "K blocks of 64 summed in the tensor core before the partial sum "
               "is added to an fp32 register total (even; 0: never)">,

@@ -101,6 +101,15 @@ struct LowerToSM90Options : public GPUTargetOptions<LowerToSM90Options> {
       *this, "granule",
       llvm::cl::desc("GEMM step of the tile widths (8, 16, 32; 0 chooses)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().granule)};
+  Option<std::string> gemv{
+      *this, "gemv",
+      llvm::cl::desc("narrow-token kernel for dense matmuls of 1-16 tokens: "
+                     "on, off or auto"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().gemv)};
+  Option<int64_t> gemvWarps{
+      *this, "gemv-warps",
+      llvm::cl::desc("narrow-token kernel warps splitting K (0 chooses)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().gemvWarps)};
   Option<std::string> schedule{
       *this, "schedule",
       llvm::cl::desc("GEMM tiles to CTAs: data-parallel, stream-k or auto"),

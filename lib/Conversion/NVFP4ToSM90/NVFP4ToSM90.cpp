@@ -104,6 +104,30 @@ int64_t expectedGroupRows(const GemmShape &shape) {
   return *llvm::max_element(shape.rowsPerGroup);
 }
 
+/// Whether a matmul runs on the narrow-token kernel (GemvKernel.cpp):
+/// one group (a dense matmul) of 1 to 16 tokens, NVFP4 weights, an f16 MMA
+/// (FP4 tokens, a fused quantize, or f16 activations). `auto` takes it
+/// where it measured faster than the wgmma kernel (H100 and H200,
+/// 2026-11-28, L2-cold layers, one process: benchmarks/results/
+/// 2026-11-28-gemv.md): up to 8 tokens at any shape (M = 1, 4096 x 4096:
+/// the GEMM 8.3 against 11.0 us on the H100), 9 to 16 where N and K are at
+/// most 8192 (M = 16, 4096 x 4096: 11.8 against 12.9; but 4096 x 14336:
+/// 25.5 against 23.5, and 14336 x 4096 slower too: each warp loads its
+/// 16 tokens' values as well as its weights).
+bool useGemv(const SM90KernelOptions &options, const GemmShape &shape) {
+  // tokens=in-kernel asks for the wgmma kernel's own token conversion.
+  if (options.gemv == "off" || options.tokens == "in-kernel" ||
+      shape.mode != Grouping::independent || shape.groups != 1 || shape.mxfp4 ||
+      shape.n == 0 || shape.k == 0 ||
+      (shape.weightOnly() && !shape.activationElement.isF16()))
+    return false;
+  int64_t rows = shape.maxRows;
+  if (rows < 1 || rows > kSM90GemvMaxTokens)
+    return false;
+  return options.gemv == "on" || rows <= 8 ||
+         (shape.n <= 8192 && shape.k <= 8192);
+}
+
 /// The kernel instance of a matmul: token tile, token source, schedule,
 /// ring depth. `converted` is the in-kernel token source the op allows
 /// (fp4, or quantize for a fused quantize, whose input elements are
@@ -116,6 +140,22 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   cfg.quantize.element = quantizeElement;
   cfg.ctas = options.ctas;
   cfg.promoteEvery = options.promoteEvery;
+  if (useGemv(options, shape)) {
+    // The narrow-token kernel: f16 tokens from the pre-pass. Its warps
+    // split K: about 32 per SM over the grid (H100: 14336 x 4096 at one
+    // token, 896 CTAs, ran fastest with 4 warps, 4096 x 14336 with 16), at
+    // least 4 K blocks each, at most 8 with two token tiles.
+    cfg.gemv = true;
+    cfg.tokens = SM90TokenSource::prepass;
+    cfg.tokenTile = cfg.granule = 8 * cfg.gemvTokenTiles();
+    int64_t most = kSM90GemvMaxWarps / cfg.gemvTokenTiles();
+    int64_t perSM = ceilDiv(32 * options.ctas, cfg.gemvGrid());
+    cfg.gemvWarps =
+        options.gemvWarps
+            ? options.gemvWarps
+            : std::clamp<int64_t>(std::min(perSM, cfg.kStages() / 4), 1, most);
+    return cfg;
+  }
   // In-kernel tokens (auto): groups of at most 16 tokens (decode), where a
   // pre-pass launch costs as much as the GEMM and each CTA's conversions
   // are few; wider token tiles keep the pre-pass (measured on an H100,
@@ -377,11 +417,17 @@ void emitTokenPrepass(OpBuilder &builder, Location loc,
     Value vals = valuesOf.getResult(0);
     // Permuted positions: value pairs (i, i+2) land in adjacent columns.
     // nvfp4k::wgmmaFragmentK(16 q + i) = nvfp4k::wgmmaFragmentK(i) + 64 (q % 2)
-    // + 2 (q / 2) for chunk q of a 128-block.
+    // + 2 (q / 2) for chunk q of a 128-block; gemvTokenColumn(q, i) =
+    // gemvTokenColumn(0, i) + 16 q.
     Value blockBase = ix.mul(ix.divu(chunk, ix.c(8)), ix.c(kSM90StageK));
     Value inBlock = ix.remu(chunk, ix.c(8));
-    Value chunkPart = ix.add(ix.mul(ix.remu(inBlock, ix.c(2)), ix.c(64)),
-                             ix.mul(ix.divu(inBlock, ix.c(2)), ix.c(2)));
+    Value chunkPart = cfg.gemv
+                          ? ix.mul(inBlock, ix.c(16))
+                          : ix.add(ix.mul(ix.remu(inBlock, ix.c(2)), ix.c(64)),
+                                   ix.mul(ix.divu(inBlock, ix.c(2)), ix.c(2)));
+    auto columnOf = [&](int64_t i) {
+      return cfg.gemv ? gemvTokenColumn(0, i) : nvfp4k::wgmmaFragmentK(i);
+    };
     // The MMA's element type: f16, or bf16 (weight-only bf16 activations):
     // either way the values are exact in it.
     auto f16x2 = VectorType::get({2}, cfg.mmaElement(b.getContext()));
@@ -391,8 +437,7 @@ void emitTokenPrepass(OpBuilder &builder, Location loc,
           ValueRange{vector::ExtractOp::create(b, loc, vals, i),
                      vector::ExtractOp::create(b, loc, vals, i + 2)});
       Value half = arith::TruncFOp::create(b, loc, f16x2, pair);
-      Value col =
-          ix.add(ix.add(blockBase, ix.c(nvfp4k::wgmmaFragmentK(i))), chunkPart);
+      Value col = ix.add(ix.add(blockBase, ix.c(columnOf(i))), chunkPart);
       vector::StoreOp::create(b, loc, half, dst, ValueRange{dstRow, col}, false,
                               llvm::Align(4));
     }
@@ -430,6 +475,10 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     temporaries.push_back(x);
     if (totalRows)
       emitTokenPrepass(b, loc, cfg, ops.aValues, ops.aScales, x, fused);
+    if (cfg.gemv) {
+      kernelArgs.push_back(deviceAddress(b, loc, x));
+      break;
+    }
     Value unranked = memref::CastOp::create(
         b, loc, UnrankedMemRefType::get(cfg.mmaElement(ctx), Attribute()), x);
     Value desc = nvgpu::TmaCreateDescriptorOp::create(
@@ -473,8 +522,10 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   // G * N rows.
   int64_t weightRows = cfg.stackedWeights() ? cfg.groups * cfg.n : cfg.n;
   for (Value w : ops.weights)
-    kernelArgs.push_back(createByteTensorMap(b, loc, w, weightRows, cfg.k / 2,
-                                             sm90WeightMapType(ctx)));
+    kernelArgs.push_back(
+        cfg.gemv ? deviceAddress(b, loc, w)
+                 : createByteTensorMap(b, loc, w, weightRows, cfg.k / 2,
+                                       sm90WeightMapType(ctx)));
   for (Value s : ops.weightScales)
     kernelArgs.push_back(deviceAddress(b, loc, s));
   // Stream-K: the partial accumulators and the tiles' arrival flags, which
@@ -504,23 +555,29 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
   ops.appendEpilogueArgs(b, loc, kernelArgs);
 
   // The kernel, in its own gpu.module.
-  std::string name = uniqueSymbolName(module, "nvfp4_sm90_gemm");
+  std::string name = uniqueSymbolName(module, cfg.gemv ? "nvfp4_sm90_gemv"
+                                                       : "nvfp4_sm90_gemm");
   gpu::GPUFuncOp kernel;
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(module.getBody());
     auto gpuModule = gpu::GPUModuleOp::create(b, loc, name);
-    kernel = buildSM90GroupedGemmKernel(b, loc, gpuModule, name, cfg);
+    kernel = cfg.gemv
+                 ? buildSM90GemvKernel(b, loc, gpuModule, name, cfg)
+                 : buildSM90GroupedGemmKernel(b, loc, gpuModule, name, cfg);
   }
   Value smem = arith::ConstantIntOp::create(
       b, loc, b.getI32Type(),
-      nvfp4k::sharedMemoryLaunchBytes(cfg.bufferBytes()));
+      nvfp4k::sharedMemoryLaunchBytes(cfg.gemv ? cfg.gemvSharedBytes()
+                                               : cfg.bufferBytes()));
   std::optional<gpu::KernelDim3> cluster;
   if (cfg.cluster > 1)
     cluster = gpu::KernelDim3{ix.c(cfg.cluster), ix.c(1), ix.c(1)};
+  int64_t grid = cfg.gemv ? cfg.gemvGrid() : cfg.gridSize();
+  int64_t threads = cfg.gemv ? cfg.gemvThreads() : cfg.threads();
   gpu::LaunchFuncOp::create(
-      b, loc, kernel, gpu::KernelDim3{ix.c(cfg.gridSize()), ix.c(1), ix.c(1)},
-      gpu::KernelDim3{ix.c(cfg.threads()), ix.c(1), ix.c(1)}, smem, kernelArgs,
+      b, loc, kernel, gpu::KernelDim3{ix.c(grid), ix.c(1), ix.c(1)},
+      gpu::KernelDim3{ix.c(threads), ix.c(1), ix.c(1)}, smem, kernelArgs,
       /*asyncTokenType=*/Type(), /*asyncDependencies=*/ValueRange{}, cluster);
   for (Value buffer : temporaries)
     gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, buffer);
@@ -747,6 +804,11 @@ struct ConvertNVFP4ToSM90Pass
                     Twine(kSplit));
     if (cluster != 1 && cluster != 2 && cluster != 4)
       return reject("cluster must be 1, 2 or 4, got " + Twine(cluster));
+    if (gemv != "auto" && gemv != "on" && gemv != "off")
+      return reject("gemv must be auto, on or off, got '" + Twine(gemv) + "'");
+    if (gemvWarps < 0 || gemvWarps > kSM90GemvMaxWarps)
+      return reject("gemv-warps must be 0 (choose) to " +
+                    Twine(kSM90GemvMaxWarps) + ", got " + Twine(gemvWarps));
     if (promoteEvery < 0 || promoteEvery % 2)
       return reject("promote-every must be even and non-negative, got " +
                     Twine(promoteEvery));
@@ -762,6 +824,8 @@ struct ConvertNVFP4ToSM90Pass
     gemm.schedule = schedule;
     gemm.tokens = tokens;
     gemm.bf16Mma = bf16Mma;
+    gemm.gemv = gemv;
+    gemm.gemvWarps = gemvWarps;
     GPUKernelOptions portable;
     portable.fusedQuantizeMaxElements = fusedQuantizeMaxElements;
     if (failed(applyGPUConversion(

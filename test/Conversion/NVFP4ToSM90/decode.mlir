@@ -1,17 +1,19 @@
-// The sm_90a kernel on a decode-sized matmul (5 tokens): the tokens stay
+// The sm_90a wgmma kernel on a decode-sized matmul (5 tokens): the tokens stay
 // FP4 and the kernel converts them (no pre-pass), and (stream-k) the
 // tiles are split between CTAs; the checks follow one K stage through
 // every role. What the
 // kernel computes is checked on the GPU (test/Integration/GPU/decode.test).
-// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="schedule=stream-k" --canonicalize --cse | FileCheck %s
-// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="tokens=prepass schedule=data-parallel" --canonicalize --cse | FileCheck %s --check-prefix=PREPASS
-// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s --check-prefix=AUTO
-// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="cluster=2" --canonicalize --cse | FileCheck %s --check-prefix=CLUSTER
-// RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="cluster=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
-// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="cluster=2 ctas=3" --canonicalize --cse | FileCheck %s --check-prefix=NOCLUSTER
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="gemv=off schedule=stream-k" --canonicalize --cse | FileCheck %s
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="gemv=off tokens=prepass schedule=data-parallel" --canonicalize --cse | FileCheck %s --check-prefix=PREPASS
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90=gemv=off --canonicalize --cse | FileCheck %s --check-prefix=AUTO
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="gemv=off cluster=2" --canonicalize --cse | FileCheck %s --check-prefix=CLUSTER
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="gemv=off cluster=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
+// RUN: nvfp4-opt %s --convert-nvfp4-to-sm90="gemv=off cluster=2 ctas=3" --canonicalize --cse | FileCheck %s --check-prefix=NOCLUSTER
 
-// By default: the tokens converted in the kernel; 2 tiles of 4 K stages
-// are whole tiles (data-parallel: a K this short pays no fixup).
+// The wgmma kernel's own choice (gemv=off: by default a dense matmul of
+// at most 16 tokens runs on the narrow-token kernel, gemv.mlir): the
+// tokens converted in the kernel; 2 tiles of 4 K stages are whole tiles
+// (data-parallel: a K this short pays no fixup).
 // AUTO:         nvgpu.tma.create.descriptor %{{.*}} box[%c8, %c64] : memref<*xui8>
 // AUTO-NOT:     gpu.memset
 // Two tiles for 132 CTAs, one CTA per SM: the K stages split between two

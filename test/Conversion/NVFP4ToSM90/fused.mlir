@@ -1,8 +1,10 @@
 // nvfp4.fused on sm_90a with tokens=in-kernel: the GEMM quantizes its
 // tokens itself (decode sizes). With the amax computed: an amax kernel,
-// then the GEMM; with a given decode scale: the GEMM alone. By default the
-// two ops run unfused (on the H100 the per-CTA quantization cost more than
-// the launch it saves: docs/design/sm90-gemm.md).
+// then the GEMM; with a given decode scale: the GEMM alone. By default
+// dense layers of at most 16 tokens run on the narrow-token kernel, whose
+// pre-pass quantizes (below); otherwise (gemv=off) the two ops run
+// unfused at decode sizes (on the H100 the per-CTA quantization cost more
+// than the launch it saves: docs/design/sm90-gemm.md).
 // Wide token tiles take their f16 tokens from a pre-pass: the quantize is
 // done there (the amax kernel, the quantizing pre-pass, the GEMM; unfused
 // they were the amax, the quantize, the pre-pass and the GEMM). On the
@@ -11,6 +13,7 @@
 // the unfused ops).
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="tokens=in-kernel" --canonicalize --cse | FileCheck %s
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s --check-prefix=AUTO
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90=gemv=off --canonicalize --cse | FileCheck %s --check-prefix=OFF
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-scf | FileCheck %s --check-prefix=CPU
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="quantize-in-prepass=false" --canonicalize --cse | FileCheck %s --check-prefix=UNFUSED
 
@@ -45,12 +48,26 @@
 // CHECK:         nvfp4k.alpha %{{.*}} a_decode(%{{.*}} : f32) : f32
 // By default: the quantize's one kernel (each block reduces the small
 // input's amax itself), then the GEMM on its FP4 tokens.
+// By default a dense layer of at most 16 tokens runs on the narrow-token
+// kernel, whose f16 tokens come from the pre-pass: the quantize is done
+// there (the amax kernel, the quantizing pre-pass, the kernel).
 // AUTO-LABEL: func.func @dynamic(
 // AUTO:         gpu.launch blocks
-// AUTO:         nvgpu.tma.create.descriptor %{{.*}} box[%c16, %c64] : memref<*xui8>
-// AUTO:         gpu.launch_func
-// AUTO:       gpu.func @nvfp4_sm90_gemm_0
-// AUTO:         nvfp4k.dequant.codes
+// AUTO:           memref.atomic_rmw maxu
+// AUTO-NOT:     memref<16x128xi8>
+// AUTO:         %[[TOK:.*]] = gpu.alloc () : memref<16x256xf16>
+// AUTO:         gpu.launch blocks
+// AUTO:           vector.store %{{.*}}, %[[TOK]]
+// AUTO:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0
+// AUTO:       gpu.func @nvfp4_sm90_gemv_0
+// AUTO:         nvgpu.mma.sync
+// Without it (gemv=off): the ops unfused, the GEMM converting FP4 tokens.
+// OFF-LABEL: func.func @dynamic(
+// OFF:         gpu.launch blocks
+// OFF:         nvgpu.tma.create.descriptor %{{.*}} box[%c16, %c64] : memref<*xui8>
+// OFF:         gpu.launch_func
+// OFF:       gpu.func @nvfp4_sm90_gemm_0
+// OFF:         nvfp4k.dequant.codes
 // CPU-LABEL: func.func @dynamic(
 // CPU-NOT:     nvfp4.fused
 // CPU:         scf.for
@@ -73,9 +90,13 @@ func.func @dynamic(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws: me
 // A given decode scale: no amax, one launch (by default: the quantize's
 // kernel, no amax either, and the GEMM).
 // AUTO-LABEL: func.func @given(
-// AUTO:         gpu.launch blocks
 // AUTO-NOT:     atomic_rmw
-// AUTO:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
+// AUTO:         gpu.launch blocks
+// AUTO:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0
+// OFF-LABEL: func.func @given(
+// OFF:         gpu.launch blocks
+// OFF-NOT:     atomic_rmw
+// OFF:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
 // CHECK-LABEL: func.func @given(
 // CHECK-SAME:    %{{[^:]*}}: memref<8x256xf16>, %[[SD:[^:]*]]: memref<f32>
 // CHECK-NOT:     gpu.launch blocks

@@ -2,8 +2,8 @@
 // maps, one persistent launch) and the kernel's structure in nvfp4k ops
 // (test/Conversion/NVFP4KernelToNVVM checks how each op lowers). What the
 // kernel computes is checked on the GPU (test/Integration/GPU).
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=128 schedule=data-parallel bf16-mma=false" | FileCheck %s
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="token-tile=64 stages=4 ctas=8 promote-every=0 schedule=data-parallel bf16-mma=false" | FileCheck %s --check-prefix=OPTS
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="gemv=off token-tile=128 schedule=data-parallel bf16-mma=false" | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="gemv=off token-tile=64 stages=4 ctas=8 promote-every=0 schedule=data-parallel bf16-mma=false" | FileCheck %s --check-prefix=OPTS
 
 // CHECK-LABEL: func.func @dense(
 // CHECK-SAME:    %[[A:.*]]: memref<256x64xi8>, %[[SA:.*]]: memref<2x2x32x4x4xi8>, %[[B:.*]]: memref<192x64xi8>, %[[SB:.*]]: memref<2x2x32x4x4xi8>, %[[C:.*]]: memref<256x192xbf16>)
@@ -262,7 +262,7 @@ func.func @weight_only_f16(%x: memref<8x256xf16>, %w: memref<192x256xf4E2M1FN>,
 // token operand (bf16 TMA boxes), the kernel dequantizes the weights to
 // bf16 fragments and runs the bf16 wgmma. Without the option they stay
 // portable (@portable).
-// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="bf16-mma=true" | FileCheck %s --check-prefix=BF16
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="gemv=off bf16-mma=true" | FileCheck %s --check-prefix=BF16
 // BF16-LABEL: func.func @weight_only_bf16(
 // BF16:         %[[X:.*]] = gpu.alloc () : memref<8x256xbf16>
 // BF16:         vector.load %{{.*}} : memref<8x256xbf16>, vector<16xbf16>

@@ -10,7 +10,7 @@
 // Compile-only: runs in CI; what the kernel computes is checked on the GPU
 // (the decode selfcheck's cluster configurations, test/Integration/GPU).
 // REQUIRES: ptxas
-// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa cluster=4" -o %t.isa.mlir
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="gemv=off format=isa cluster=4" -o %t.isa.mlir
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm90_gemm_0 -o %t.ptx
 // RUN: %ptxas -arch=sm_90a -O3 -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C75
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx

@@ -10,25 +10,25 @@
 // Compile-only: runs in CI; what the split kernel computes is checked on
 // the GPU (the decode selfcheck's configurations, test/Integration/GPU).
 // REQUIRES: ptxas
-// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa" -o %t.isa.mlir
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="gemv=off format=isa" -o %t.isa.mlir
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm90_gemm_0 -o %t.0.ptx
 // RUN: %ptxas -arch=sm_90a -O3 -v %t.0.ptx -o %t.0.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C75
 // RUN: FileCheck %s --check-prefix=PTX < %t.0.ptx
-// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa tokens=in-kernel" -o %t.q.mlir
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="gemv=off format=isa tokens=in-kernel" -o %t.q.mlir
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.q.mlir --name nvfp4_sm90_gemm_1 -o %t.q.ptx
 // RUN: %ptxas -arch=sm_90a -O3 -v %t.q.ptx -o %t.q.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C75
 // RUN: FileCheck %s --check-prefix=PTX < %t.q.ptx
-// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa token-tile=16" -o %t.bf16.mlir
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="gemv=off format=isa token-tile=16" -o %t.bf16.mlir
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.bf16.mlir --name nvfp4_sm90_gemm_2 -o %t.bf16.ptx
 // RUN: %ptxas -arch=sm_90a -O3 -v %t.bf16.ptx -o %t.bf16.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C75
 // RUN: FileCheck %s --check-prefix=BF16 < %t.bf16.ptx
-// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa k-split=1" -o %t.one.mlir
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="gemv=off format=isa k-split=1" -o %t.one.mlir
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.one.mlir --name nvfp4_sm90_gemm_0 -o %t.one.ptx
 // RUN: FileCheck %s --check-prefix=ONE < %t.one.ptx
-// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa stages=2" -o %t.two.mlir
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="gemv=off format=isa stages=2" -o %t.two.mlir
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.two.mlir --name nvfp4_sm90_gemm_0 -o %t.two.ptx
 // RUN: FileCheck %s --check-prefix=ONE < %t.two.ptx
-// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa stages=3" -o %t.three.mlir
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="gemv=off format=isa stages=3" -o %t.three.mlir
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.three.mlir --name nvfp4_sm90_gemm_0 -o %t.three.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.three.ptx
 

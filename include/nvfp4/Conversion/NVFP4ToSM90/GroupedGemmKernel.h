@@ -117,6 +117,13 @@ static_assert(kSM90RegisterSplitFits(kSM90ConverterRegisters,
 
 /// The named barrier the 256 consumer threads synchronise on in the
 /// stream-K fixup (0 is the CTA's).
+/// The narrow-token kernel (GemvKernel.cpp): dense matmuls of at most
+/// kSM90GemvMaxTokens tokens, 16 weight rows per CTA (two m16n8k16 A
+/// fragment rows of 8), at most kSM90GemvMaxWarps warps splitting K.
+constexpr int64_t kSM90GemvMaxTokens = 16;
+constexpr int64_t kSM90GemvRows = 16;
+constexpr int64_t kSM90GemvMaxWarps = 16;
+
 constexpr int64_t kSM90FixupBarrier = 1;
 /// Threads of the producer warpgroup that convert tokens (warps 1-3).
 constexpr int64_t kSM90ConverterThreads = 96;
@@ -201,6 +208,20 @@ struct SM90GemmConfig : GemmShape {
   int64_t kSplit = 1;
   SM90TokenSource tokens = SM90TokenSource::prepass;
   SM90TokenQuantize quantize; // tokens == quantize
+  /// The narrow-token kernel (buildSM90GemvKernel) instead of the wgmma
+  /// one: a dense matmul of at most kSM90GemvMaxTokens tokens, its f16
+  /// tokens from the pre-pass in the kernel's order (gemvTokenColumn).
+  bool gemv = false;
+  /// Its warps per CTA, which split K (1..kSM90GemvMaxWarps).
+  int64_t gemvWarps = 0;
+  int64_t gemvThreads() const { return 32 * gemvWarps; }
+  /// m16n8k16 token tiles of 8 (1 or 2).
+  int64_t gemvTokenTiles() const { return maxRows <= 8 ? 1 : 2; }
+  int64_t gemvGrid() const { return ceilDiv(n, kSM90GemvRows); }
+  /// The warps' hand-over of their sums (all but warp 0's).
+  int64_t gemvSharedBytes() const {
+    return (gemvWarps - 1) * 4 * gemvTokenTiles() * 32 * 4;
+  }
 
   bool convertsTokens() const { return tokens != SM90TokenSource::prepass; }
   /// The MMA's element type: bf16 for a weight-only matmul on bf16
@@ -334,6 +355,21 @@ struct SM90GemmConfig : GemmShape {
 /// boxes of [128, 64]), as many weight scale bases (i64), with stream-K the
 /// workspace and flags addresses (i64), then EpilogueArgs (outputs,
 /// accumulators, the group table, a_decode, b_decode, alpha as present).
+/// The narrow-token kernel of `config` (config.gemv), in `module`:
+/// arguments the i64 device addresses of the pre-pass's tokens, the weight
+/// codes, their swizzled scales, then the epilogue's (EpilogueArgs).
+gpu::GPUFuncOp buildSM90GemvKernel(OpBuilder &b, Location loc,
+                                   gpu::GPUModuleOp module, StringRef name,
+                                   const SM90GemmConfig &config);
+
+/// Where the narrow-token kernel reads value j (0..15) of 16-value chunk
+/// q (0..7) of a 128-K block, as a column of the block: thread q / 2's 32
+/// values of the block are contiguous, each code word's even values, then
+/// its odd ones (the parity of a k16 step's A fragment).
+inline int64_t gemvTokenColumn(int64_t q, int64_t j) {
+  return 16 * q + 8 * (j / 8) + 4 * (j % 2) + (j % 8) / 2;
+}
+
 gpu::GPUFuncOp buildSM90GroupedGemmKernel(OpBuilder &b, Location loc,
                                           gpu::GPUModuleOp module,
                                           StringRef name,

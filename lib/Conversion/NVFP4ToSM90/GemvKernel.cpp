@@ -1,0 +1,315 @@
+//===- GemvKernel.cpp - the sm_90a kernel of narrow dense matmuls ---------===//
+//
+// Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Builds the kernel of dense matmuls of at most 16 tokens (decode layers,
+// GemvKernel in docs/design/sm90-gemm.md): no shared-memory ring, no
+// warp roles. Each CTA owns 16 weight rows; its warps split K. A thread
+// loads its 16 code bytes of two rows and their two scale bytes per 128-K
+// block straight from global memory into registers, dequantizes them
+// exactly (nvfp4k.dequant.fragment_a, the A fragments the wgmma kernel
+// builds) and issues `mma.sync.m16n8k16` (nvgpu.mma.sync) against the f16
+// tokens a pre-pass wrote in the order the fragments need. The warps' fp32
+// sums meet in shared memory and warp 0 adds them in warp order (the same
+// bits on every run) and stores the outputs (nvfp4k.store).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Conversion/GPUCommon/DependentLaunch.h"
+#include "nvfp4/Conversion/GPUCommon/KernelArith.h"
+#include "nvfp4/Conversion/NVFP4ToSM90/GroupedGemmKernel.h"
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+using namespace mlir;
+using namespace mlir::nvfp4;
+
+namespace {
+
+class GemvBuilder : KernelArith {
+public:
+  GemvBuilder(ImplicitLocOpBuilder &b, const SM90GemmConfig &cfg)
+      : KernelArith(b), cfg(cfg), ctx(b.getContext()) {}
+
+  gpu::GPUFuncOp build(gpu::GPUModuleOp module, StringRef name);
+
+private:
+  /// `type` loaded from byte `offset` of the device address `base`; the
+  /// operands do not change while the kernel runs (ld.global.nc).
+  Value load(Type type, Value base, Value offset, unsigned align) {
+    auto global = LLVM::LLVMPointerType::get(ctx, 1);
+    Value ptr = LLVM::GEPOp::create(
+        b, global, b.getI8Type(), LLVM::IntToPtrOp::create(b, global, base),
+        ValueRange{toI64(offset)});
+    return LLVM::LoadOp::create(b, type, ptr, align, /*isVolatile=*/false,
+                                /*isNonTemporal=*/false, /*isInvariant=*/true);
+  }
+  Value zeros(Type type) {
+    auto shaped = cast<VectorType>(type);
+    Type element = shaped.getElementType();
+    Attribute zero = isa<FloatType>(element)
+                         ? Attribute(b.getFloatAttr(element, 0.0))
+                         : Attribute(b.getIntegerAttr(element, 0));
+    return arith::ConstantOp::create(b, DenseElementsAttr::get(shaped, zero));
+  }
+  /// `v` (1-D, rows x cols elements) as rows x cols, row by row
+  /// (n-D shape casts have no LLVM lowering; inserts of rows do).
+  Value asRows(Value v, int64_t rows, int64_t cols) {
+    auto type = cast<VectorType>(v.getType());
+    Value out = zeros(VectorType::get({rows, cols}, type.getElementType()));
+    for (int64_t r = 0; r < rows; ++r) {
+      SmallVector<int64_t> mask;
+      for (int64_t i = 0; i < cols; ++i)
+        mask.push_back(r * cols + i);
+      out = vector::InsertOp::create(
+          b, vector::ShuffleOp::create(b, v, v, mask), out, r);
+    }
+    return out;
+  }
+  /// The thread's MMA sums over its warp's K blocks: one m16n8 accumulator
+  /// per 8 tokens and step parity.
+  SmallVector<Value> mainLoop(Value warp, Value lane);
+  /// Warp 0: the other warps' sums added in warp order, then the outputs.
+  void epilogue(ArrayRef<Value> sums, Value warp, Value lane);
+
+  const SM90GemmConfig &cfg;
+  MLIRContext *ctx;
+  Value tokens, weights, scales, row0;
+  EpilogueArgs args;
+};
+
+SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
+  Type i32 = b.getI32Type();
+  int64_t tiles = cfg.gemvTokenTiles(), warps = cfg.gemvWarps;
+  int64_t kBlocks = cfg.kStages();
+  int64_t per = ceilDiv(kBlocks, warps);
+  Value g = divu(lane, c(4)), q = remu(lane, c(4));
+  // Fragment rows g and g + 8 of the CTA's 16 (loads clamped to the last
+  // row; rows past N are not stored).
+  Value lastRow = c(cfg.n - 1);
+  static_assert(kSM90GemvRows == 16, "two m16n8k16 fragment rows of 8");
+  Value rowA = minsi(add(row0, g), lastRow);
+  Value rowB = minsi(add(row0, add(g, c(8))), lastRow);
+  // Row r's scale bytes of 16-value chunks 2q, 2q + 1 of K block j sit
+  // side by side in the 128x4 units ([N/128, K/64, 32, 4, 4]).
+  auto scaleOffset = [&](Value r, Value j) {
+    Value unit = add(mul(j, c(2)), divu(q, c(2)));
+    return add(add(mul(divu(r, c(128)), c(cfg.scaleRowTileBytes())),
+                   mul(unit, c(Swizzled128x4Attr::kUnitBytes))),
+               add(add(mul(remu(r, c(32)), c(16)),
+                       mul(divu(remu(r, c(128)), c(32)), c(4))),
+                   mul(remu(q, c(2)), c(2))));
+  };
+  // The thread's 8 tokens of each tile: rows 8t + g of the pre-pass
+  // operand ([M, kPadded] f16), clamped (zero past M).
+  SmallVector<Value> tokenRows, tokenLive;
+  for (int64_t t = 0; t < tiles; ++t) {
+    Value n = add(c(8 * t), g);
+    tokenLive.push_back(lt(n, c(cfg.maxRows)));
+    tokenRows.push_back(minsi(n, c(cfg.maxRows - 1)));
+  }
+  auto codesType = VectorType::get({4}, i32);
+  auto tokenType = VectorType::get({16}, i32);
+  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  auto f8 = b.getType<Float8E4M3FNType>();
+  SmallVector<Value> init(2 * tiles, zeros(accType));
+
+  Value begin = minsi(mul(warp, c(per)), c(kBlocks));
+  Value end = minsi(add(begin, c(per)), c(kBlocks));
+  auto loop = scf::ForOp::create(
+      b, begin, end, c(1), init,
+      [&](OpBuilder &, Location, Value j, ValueRange acc) {
+        SmallVector<Value> sums(acc);
+        // The thread's 32 values of the block: K 128 j + 32 q, all inside
+        // K or all past it (K is a multiple of 32).
+        Value inK = lt(add(mul(j, c(kSM90StageK)), mul(q, c(32))), c(cfg.k));
+        Value codeAt = add(mul(j, c(kSM90StageK / 2)), mul(q, c(16)));
+        auto rowCodes = [&](Value r) {
+          Value at = select(inK, add(mul(r, c(cfg.k / 2)), codeAt), c(0));
+          return select(inK, load(codesType, weights, at, 16),
+                        zeros(codesType));
+        };
+        auto rowScales = [&](Value r) {
+          Value at = select(inK, scaleOffset(r, j), c(0));
+          Value bits = load(b.getI16Type(), scales, at, 2);
+          return select(inK, bits,
+                        arith::ConstantIntOp::create(b, b.getI16Type(), 0));
+        };
+        Value codesA = rowCodes(rowA), codesB = rowCodes(rowB);
+        Value scalesA = rowScales(rowA), scalesB = rowScales(rowB);
+        SmallVector<Value> tok;
+        for (int64_t t = 0; t < tiles; ++t) {
+          Value at = mul(add(mul(tokenRows[t], c(cfg.kPadded())),
+                             add(mul(j, c(kSM90StageK)), mul(q, c(32)))),
+                         c(2));
+          tok.push_back(select(tokenLive[t], load(tokenType, tokens, at, 16),
+                               zeros(tokenType)));
+        }
+        // Chunk 2q + h: code words 2h, 2h + 1 of each row and scale byte
+        // h give the A fragments of four k16 steps (w, p): words w, values
+        // of parity p (nvfp4k.dequant.fragment_a). The pre-pass wrote the
+        // matching token values, b0..b3, as f16 words 8h + 4w + 2p, + 1.
+        for (int64_t h = 0; h < 2; ++h) {
+          SmallVector<Value> words;
+          for (Value row : {codesA, codesB})
+            for (int64_t w = 0; w < 2; ++w)
+              words.push_back(vector::ExtractOp::create(b, row, 2 * h + w));
+          auto scaleByte = [&](Value bits) {
+            Value byte = arith::TruncIOp::create(
+                b, b.getI8Type(),
+                arith::ShRUIOp::create(
+                    b, bits,
+                    arith::ConstantIntOp::create(b, b.getI16Type(), 8 * h)));
+            return arith::BitcastOp::create(b, f8, byte).getResult();
+          };
+          Value scalePair = vector::FromElementsOp::create(
+              b, VectorType::get({2}, f8),
+              ValueRange{scaleByte(scalesA), scaleByte(scalesB)});
+          Value frags = nvfp4k::DequantFragmentAOp::create(
+              b, VectorType::get({4, 8}, b.getF16Type()),
+              vector::ShapeCastOp::create(
+                  b, VectorType::get({2, 2}, i32),
+                  vector::FromElementsOp::create(
+                      b, VectorType::get({4}, i32), words)),
+              scalePair);
+          for (int64_t w = 0; w < 2; ++w)
+            for (int64_t p = 0; p < 2; ++p) {
+              Value a = asRows(vector::ExtractOp::create(b, frags, 2 * w + p),
+                               4, 2);
+              for (int64_t t = 0; t < tiles; ++t) {
+                int64_t word = 8 * h + 4 * w + 2 * p;
+                Value pair = vector::FromElementsOp::create(
+                    b, VectorType::get({2}, i32),
+                    ValueRange{vector::ExtractOp::create(b, tok[t], word),
+                               vector::ExtractOp::create(b, tok[t], word + 1)});
+                Value bFrag = asRows(
+                    vector::BitCastOp::create(
+                        b, VectorType::get({4}, b.getF16Type()), pair),
+                    2, 2);
+                // Two accumulators (step parity) halve the chain of
+                // dependent MMAs.
+                Value &sum = sums[2 * t + p];
+                sum = nvgpu::MmaSyncOp::create(b, a, bFrag, sum,
+                                               ArrayRef<int64_t>{16, 8, 16});
+              }
+            }
+        }
+        scf::YieldOp::create(b, sums);
+      });
+  SmallVector<Value> out;
+  for (int64_t t = 0; t < tiles; ++t)
+    out.push_back(arith::AddFOp::create(b, loop.getResult(2 * t),
+                                        loop.getResult(2 * t + 1)));
+  return out;
+}
+
+void GemvBuilder::epilogue(ArrayRef<Value> sums, Value warp, Value lane) {
+  int64_t tiles = cfg.gemvTokenTiles(), warps = cfg.gemvWarps;
+  int64_t perLane = 4 * tiles;
+  auto f32 = b.getF32Type();
+  SmallVector<Value> values;
+  for (Value acc : sums)
+    for (int64_t i = 0; i < 4; ++i)
+      values.push_back(
+          vector::ExtractOp::create(b, acc, ArrayRef<int64_t>{i / 2, i % 2}));
+  // Warps 1.. store their sums (element e of lane l of warp w at
+  // ((w - 1) * perLane + e) * 32 + l: conflict-free), warp 0 adds them in
+  // warp order.
+  Value buffer;
+  auto slot = [&](Value w, int64_t e) {
+    return add(mul(add(mul(sub(w, c(1)), c(perLane)), c(e)), c(32)), lane);
+  };
+  if (warps > 1) {
+    int64_t floats = (warps - 1) * perLane * 32;
+    Value smem = nvfp4k::SharedMemoryOp::create(
+        b, shared({floats * 4}, b.getI8Type()));
+    buffer = memref::ViewOp::create(b, shared({floats}, f32), smem, c(0),
+                                    ValueRange{});
+    ifThen(cmp(arith::CmpIPredicate::sgt, warp, c(0)), [&] {
+      for (int64_t e = 0; e < perLane; ++e)
+        memref::StoreOp::create(b, values[e], buffer, slot(warp, e));
+    });
+    gpu::BarrierOp::create(b);
+  }
+  ifThen(eq(warp, c(0)), [&] {
+    for (int64_t w = 1; w < warps; ++w)
+      for (int64_t e = 0; e < perLane; ++e)
+        values[e] = arith::AddFOp::create(
+            b, values[e], memref::LoadOp::create(b, buffer, slot(c(w), e)));
+    // Element i of tile t is token 8t + 2q + i % 2 of weight row
+    // row0 + g + 8 (i / 2); the output is [M, N], row-major.
+    Value g = divu(lane, c(4)), q = remu(lane, c(4));
+    Value group = c(0), rows = c(cfg.maxRows), columns = c(cfg.n);
+    Value alpha = cfg.alphaPerOutput()
+                      ? Value()
+                      : args.alphaAt(b, b.getLoc(), cfg, group, Value(),
+                                     Value(), Value());
+    Value accIn = cfg.hasAcc ? args.accs.front() : Value();
+    for (int64_t t = 0; t < tiles; ++t)
+      for (int64_t i = 0; i < 4; ++i) {
+        Value token = add(c(8 * t + i % 2), mul(q, c(2)));
+        Value column = add(row0, add(g, c(8 * (i / 2))));
+        Value at = alpha ? alpha
+                         : args.alphaAt(b, b.getLoc(), cfg, group, token, rows,
+                                        column);
+        nvfp4k::StoreOp::create(
+            b,
+            vector::FromElementsOp::create(b, VectorType::get({1}, f32),
+                                           ValueRange{values[4 * t + i]}),
+            args.outputs.front(), token, column, rows, columns, at, accIn,
+            TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
+            b.getF32FloatAttr(cfg.beta));
+      }
+  });
+}
+
+gpu::GPUFuncOp GemvBuilder::build(gpu::GPUModuleOp module, StringRef name) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  Type i64 = b.getI64Type();
+  SmallVector<Type> argTypes{i64, i64, i64};
+  argTypes.append(EpilogueArgs::count(cfg), i64);
+  auto func =
+      gpu::GPUFuncOp::create(b, name, FunctionType::get(ctx, argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr("nvvm.maxntid",
+                b.getDenseI32ArrayAttr({int32_t(cfg.gemvThreads()), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  auto argIt = entry.getArguments().begin();
+  tokens = *argIt++;
+  weights = *argIt++;
+  scales = *argIt++;
+  args = EpilogueArgs::take(cfg, argIt);
+
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value warp = warpUniform(divu(tid, c(32))), lane = remu(tid, c(32));
+  row0 = mul(gpu::BlockIdOp::create(b, gpu::Dimension::x),
+             c(kSM90GemvRows));
+  // Everything the kernel reads may come from the kernel ahead (the token
+  // pre-pass): with a dependent launch it has started while that runs.
+  emitGridDependencyWait(b, b.getLoc());
+  SmallVector<Value> sums = mainLoop(warp, lane);
+  epilogue(sums, warp, lane);
+  gpu::ReturnOp::create(b);
+  return func;
+}
+
+} // namespace
+
+gpu::GPUFuncOp mlir::nvfp4::buildSM90GemvKernel(OpBuilder &builder,
+                                                Location loc,
+                                                gpu::GPUModuleOp module,
+                                                StringRef name,
+                                                const SM90GemmConfig &config) {
+  ImplicitLocOpBuilder b(loc, builder);
+  GemvBuilder kernel(b, config);
+  return kernel.build(module, name);
+}

@@ -1,0 +1,92 @@
+// The narrow-token kernel (gemv, the default for dense matmuls of at most
+// 16 tokens): the f16 pre-pass writes the tokens in the kernel's order,
+// then one launch of ceil(N / 16) CTAs whose warps split K. A thread loads
+// its code words and scale bytes from global memory (no ring, no TMA),
+// dequantizes them (nvfp4k.dequant.fragment_a) and issues mma.sync
+// m16n8k16; the warps' sums meet in shared memory, warp 0 adds them in
+// warp order and stores. What it computes is checked on the GPU
+// (test/Integration/GPU/decode.test and fused.test).
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="gemv-warps=3" --canonicalize --cse | FileCheck %s --check-prefix=THREE
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="gemv=off" --canonicalize --cse | FileCheck %s --check-prefix=OFF
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="gemv=maybe" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="gemv-warps=17" 2>&1 | FileCheck %s --check-prefix=BADWARPS
+
+// 5 tokens, N = 200, K = 512 (4 blocks of 128: one warp at about 4 blocks
+// each): 13 CTAs of 16 rows.
+// CHECK-LABEL: func.func @decode(
+// CHECK:         %[[TOK:.*]] = gpu.alloc () : memref<5x512xf16>
+// CHECK:         gpu.launch blocks
+// CHECK-COUNT-8:   vector.store %{{.*}}, %[[TOK]][{{.*}}] {alignment = 4 : i64} : memref<5x512xf16>, vector<2xf16>
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0 blocks in (%c13, %c1, %c1) threads in (%c32, %c1, %c1)
+// CHECK:       gpu.func @nvfp4_sm90_gemv_0(%[[X:.*]]: i64, %[[W:.*]]: i64, %[[S:.*]]: i64,
+// CHECK-SAME:      nvvm.maxntid = array<i32: 32, 1, 1>
+// The wait for the pre-pass comes before the first load.
+// CHECK:         llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.wait;"
+// CHECK:         scf.for
+// Two rows' 16 code bytes and their two scale bytes, then the 5 tokens'
+// (clamped rows) 64 bytes of the block: invariant loads (ld.global.nc).
+// CHECK:           llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK:           llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK:           llvm.load %{{.*}} invariant {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK:           llvm.load %{{.*}} invariant {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK:           llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<16xi32>
+// Per chunk of 16 K: four k16 steps' A fragments and their MMAs.
+// CHECK:           nvfp4k.dequant.fragment_a %{{.*}} : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
+// CHECK-COUNT-4:   nvgpu.mma.sync(%{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK:           nvfp4k.dequant.fragment_a
+// CHECK-COUNT-4:   nvgpu.mma.sync
+// CHECK:         scf.yield
+// One warp: no hand-over.
+// CHECK-NOT:     gpu.barrier
+// CHECK:         nvfp4k.alpha %c0 a_decode(%{{.*}}) b_decode(%{{.*}}) : f32
+// CHECK-COUNT-4: nvfp4k.store %{{.*}} bounds(%c5, %c200) alpha(%{{.*}}) {element = bf16, row_stride = 200 : i64} : vector<1xf32>
+
+// gemv-warps=3: warps 1 and 2 hand their sums to warp 0 (4 floats a lane
+// each: 256 f32) across one barrier; warp 0 adds them in warp order.
+// THREE-LABEL: func.func @decode(
+// THREE:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0 blocks in (%c13, %c1, %c1) threads in (%c96, %c1, %c1)
+// THREE:         nvfp4k.shared_memory : memref<1024xi8, #gpu.address_space<workgroup>>
+// THREE:         scf.if
+// THREE-COUNT-4:   memref.store %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>
+// THREE:         gpu.barrier
+// THREE:         scf.if
+// THREE-COUNT-8:   memref.load %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>
+// THREE:           nvfp4k.store
+
+// gemv=off: the wgmma kernel.
+// OFF-LABEL: func.func @decode(
+// OFF:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
+// OFF-NOT:     nvgpu.mma.sync
+
+// BAD: convert-nvfp4-to-sm90: gemv must be auto, on or off, got 'maybe'
+// BADWARPS: convert-nvfp4-to-sm90: gemv-warps must be 0 (choose) to 16, got 17
+
+func.func @decode(%a: memref<5x512xf4E2M1FN>, %sa: memref<1x8x32x4x4xf8E4M3FN>,
+                  %b: memref<200x512xf4E2M1FN>, %sb: memref<2x8x32x4x4xf8E4M3FN>,
+                  %da: memref<f32>, %db: memref<f32>, %c: memref<5x200xbf16>) {
+  nvfp4.matmul %a, %sa, %b, %sb a_decode_scale(%da : memref<f32>) b_decode_scale(%db : memref<f32>) outs(%c : memref<5x200xbf16>) : memref<5x512xf4E2M1FN>, memref<1x8x32x4x4xf8E4M3FN>, memref<200x512xf4E2M1FN>, memref<2x8x32x4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
+// 16 tokens, N = 9216 > 8192: auto keeps the wgmma kernel (two token
+// tiles load as many token values as code bytes); 17 tokens never take
+// the narrow kernel.
+// CHECK-LABEL: func.func @wide_n(
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
+// CHECK-LABEL: func.func @seventeen(
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_1::@nvfp4_sm90_gemm_1
+func.func @wide_n(%a: memref<16x512xf4E2M1FN>, %sa: memref<1x8x32x4x4xf8E4M3FN>,
+                  %b: memref<9216x512xf4E2M1FN>, %sb: memref<72x8x32x4x4xf8E4M3FN>,
+                  %c: memref<16x9216xbf16>) {
+  nvfp4.matmul %a, %sa, %b, %sb outs(%c : memref<16x9216xbf16>) : memref<16x512xf4E2M1FN>, memref<1x8x32x4x4xf8E4M3FN>, memref<9216x512xf4E2M1FN>, memref<72x8x32x4x4xf8E4M3FN>
+  return
+}
+func.func @seventeen(%a: memref<17x512xf4E2M1FN>, %sa: memref<1x8x32x4x4xf8E4M3FN>,
+                     %b: memref<200x512xf4E2M1FN>, %sb: memref<2x8x32x4x4xf8E4M3FN>,
+                     %c: memref<17x200xbf16>) {
+  nvfp4.matmul %a, %sa, %b, %sb outs(%c : memref<17x200xbf16>) : memref<17x512xf4E2M1FN>, memref<1x8x32x4x4xf8E4M3FN>, memref<200x512xf4E2M1FN>, memref<2x8x32x4x4xf8E4M3FN>
+  return
+}
