@@ -1234,15 +1234,27 @@ def _check_sanitize_decode(rep, target, rng):
     a_q, a_s = random_operand(m, k, "nvfp4", rng)
     b_q, b_s = random_operand(n, k, "nvfp4", rng)
     kw = dict(a_rows=m, b_rows=n, swizzled=True)
-    with PipelineOptions("ctas=7 schedule=stream-k" if sm90 else ""):
+    with PipelineOptions("gemv=off ctas=7 schedule=stream-k" if sm90 else ""):
         got = compiler.matmul(a_q, a_s, b_q, b_s, out_dtype="bf16", target=target)
     rep.close("decode matmul, stream-K", got, ref.matmul_reference(a_q, a_s, b_q, b_s, **kw),
               "bf16", summation_bound(a_q, a_s, b_q, b_s, k, **kw))
-    with PipelineOptions("cluster=2" if sm90 else ""):
+    with PipelineOptions("gemv=off cluster=2" if sm90 else ""):
         got = compiler.matmul(a_q, a_s, b_q, b_s, out_dtype="bf16", target=target)
     rep.close("decode matmul, K split over a cluster of 2", got,
               ref.matmul_reference(a_q, a_s, b_q, b_s, **kw), "bf16",
               summation_bound(a_q, a_s, b_q, b_s, k, **kw))
+    # The narrow-token kernel's loads at the operands' ends: N past a
+    # multiple of 16 (clamped rows), K ending inside a 128-block, three
+    # warps handing over their sums.
+    mg, ng, kg = 3, 250, 992
+    g_q, g_s = random_operand(mg, kg, "nvfp4", rng)
+    h_q, h_s = random_operand(ng, kg, "nvfp4", rng)
+    kwg = dict(a_rows=mg, b_rows=ng, swizzled=True)
+    with PipelineOptions("gemv=on gemv-warps=3" if sm90 else ""):
+        got = compiler.matmul(g_q, g_s, h_q, h_s, out_dtype="bf16", target=target)
+    rep.close("decode matmul, the narrow-token kernel", got,
+              ref.matmul_reference(g_q, g_s, h_q, h_s, **kwg), "bf16",
+              summation_bound(g_q, g_s, h_q, h_s, kg, **kwg))
     ms = np.array([2, 0, 5, 1], np.int32)
     offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
     a_q, a_s = random_operand(int(offsets[-1]), k, "nvfp4", rng)
@@ -1256,13 +1268,15 @@ def _check_sanitize_decode(rep, target, rng):
     w_q, w_s, w_d = compiler.quantize(rng.standard_normal((n, k)).astype(np.float32),
                                       target=target)
     for rows, seed, options, where in ((4, 33, "tokens=in-kernel", "the GEMM"),
-                                       (40, 34, "", "the pre-pass")):
+                                       (40, 34, "", "the pre-pass"),
+                                       (5, 35, "", "the narrow-token kernel's pre-pass")):
         x, _ = high_precision((rows, k), seed, "bf16")
+        # The unfused ops under the same options: the same GEMM kernel.
         with PipelineOptions(options if sm90 else ""):
             got = compiler.linear(x, w_q, w_s, w_d, out_dtype="f32", target=target)
-        q, sc, d = compiler.quantize(x, target=target)
-        unfused = compiler.matmul(q, sc, w_q, w_s, a_decode=d, b_decode=w_d, out_dtype="f32",
-                                  target=target)
+            q, sc, d = compiler.quantize(x, target=target)
+            unfused = compiler.matmul(q, sc, w_q, w_s, a_decode=d, b_decode=w_d,
+                                      out_dtype="f32", target=target)
         rep.exact(f"linear, tokens quantized in {where}: the unfused bits",
                   [("C", np.asarray(got), np.asarray(unfused))])
 

@@ -217,11 +217,13 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "portable kernel. Checked on an H200 (the weight_only, matmul and "
            "grouped selfchecks, MXFP4 included) and an H100 (weight_only), "
            "2026-11-27">,
-       Option<
-           "fusedQuantizeMaxElements", "fused-quantize-max-elements", "int64_t",
-           "::mlir::nvfp4::kFusedQuantizeMaxElements",
-           "As convert-nvfp4-to-gpu's option, for the quantizes this pass "
-           "leaves to the portable kernels (the activations' own quantize)">];
+       Option<"fusedQuantizeMaxElements", "fused-quantize-max-elements",
+              "int64_t", "::mlir::nvfp4::kFusedQuantizeMaxElements",
+              "As convert-nvfp4-to-gpu's option, for the quantizes this pass "
+              "leaves to the portable kernels (the activations' own quantize), "
+              "and for a fused quantize in the narrow-token kernel's pre-pass "
+              "(up to this many elements its blocks reduce the amax "
+              "themselves)">];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",

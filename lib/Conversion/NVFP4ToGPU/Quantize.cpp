@@ -96,6 +96,18 @@ SmallVector<Value> encodeE2M1Stochastic(OpBuilder &b, Location loc,
 // Kernels
 //===----------------------------------------------------------------------===//
 
+/// The one-kernel quantize of small batch entries
+/// (GPUKernelOptions::fusedQuantizeMaxElements): blocks of this many
+/// threads (4/6's candidates take up to 128 registers each), one tile per
+/// thread, and each block reduces its entry's whole amax itself: it reads
+/// the entry (from L2 after the first block) rather than waiting for
+/// another kernel. One launch instead of two matters most for
+/// small (decode-time) activations, whose calls the host bounds; past the
+/// bound the blocks' repeated reads would cost more than the launches.
+constexpr int64_t kFusedQuantizeThreads = kBlockAmaxThreads;
+/// Chunks each thread loads at once in that amax reduction.
+constexpr int64_t kFusedAmaxLoads = 4;
+
 /// The 16 input values of chunk `chunk` (row-major over the entry's rows,
 /// chunksPerRow to a row) of batch entry `batch`, as the amax passes read
 /// them.
@@ -108,6 +120,56 @@ static SmallVector<Value> loadChunkAt(KernelArith &ix, QuantizeCodegen &cg,
 }
 
 } // namespace
+
+Value mlir::nvfp4::emitBlockAmax(OpBuilder &builder, Location loc,
+                                 gpu::LaunchOp launch, const QuantizeSpec &spec,
+                                 Value input, Value seed, Value batch) {
+  ImplicitLocOpBuilder b(loc, builder);
+  KernelArith ix(b);
+  NumericsBuilder nb(b, loc, b.getF32Type());
+  QuantizeCodegen cg(b, loc, spec, input, Value(), Value(), seed);
+  int64_t threadCount = kFusedQuantizeThreads;
+  int64_t warps = threadCount / 32;
+  int64_t chunksPerRow = spec.k / kChunk;
+  auto partialsType = MemRefType::get(
+      {warps}, b.getI32Type(), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  Value partials = launch.addWorkgroupAttribution(partialsType, loc);
+  Value tid = launch.getThreadIds().x;
+  // kFusedAmaxLoads chunks per thread and step, their loads in flight
+  // together; past the end a thread re-reads the last chunk (max is
+  // idempotent), so no load is guarded.
+  int64_t chunks = spec.rows * chunksPerRow;
+  auto loop = scf::ForOp::create(
+      b, loc, tid, ix.c(chunks), ix.c(threadCount * kFusedAmaxLoads),
+      ValueRange{nb.f32(0.0)},
+      [&](OpBuilder &, Location, Value first, ValueRange acc) {
+        SmallVector<SmallVector<Value>> loaded;
+        for (int64_t u = 0; u < kFusedAmaxLoads; ++u)
+          loaded.push_back(loadChunkAt(
+              ix, cg, batch,
+              ix.minsi(ix.add(first, ix.c(u * threadCount)), ix.c(chunks - 1)),
+              chunksPerRow));
+        Value next = acc[0];
+        for (const SmallVector<Value> &chunk : loaded)
+          next = cg.chunkAbsMax(chunk, next);
+        scf::YieldOp::create(b, loc, next);
+      });
+  Value warpMax = warpReduce(b, loc, loop.getResult(0),
+                             [&](Value x, Value y) { return nb.maxNum(x, y); });
+  scf::IfOp::create(b, loc, ix.eq(ix.remu(tid, ix.c(32)), ix.c(0)),
+                    [&](OpBuilder &, Location) {
+                      memref::StoreOp::create(b, loc, nb.bitsOf(warpMax),
+                                              partials, ix.divu(tid, ix.c(32)));
+                      scf::YieldOp::create(b, loc);
+                    });
+  gpu::BarrierOp::create(b, loc);
+  Value bits = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+  for (int64_t w = 0; w < warps; ++w)
+    bits = arith::MaxUIOp::create(
+        b, loc, bits, memref::LoadOp::create(b, loc, partials, ix.c(w)));
+  return nb.floatOf(bits);
+}
 
 TensorAmax mlir::nvfp4::emitTensorAmax(OpBuilder &builder, Location loc,
                                        const QuantizeSpec &spec, Value input) {
@@ -203,18 +265,6 @@ TensorAmax mlir::nvfp4::emitTensorAmax(OpBuilder &builder, Location loc,
 }
 
 namespace {
-
-/// The one-kernel quantize of small batch entries
-/// (GPUKernelOptions::fusedQuantizeMaxElements): blocks of this many
-/// threads (4/6's candidates take up to 128 registers each), one tile per
-/// thread, and each block reduces its entry's whole amax itself: it reads
-/// the entry (from L2 after the first block) rather than waiting for
-/// another kernel. One launch instead of two matters most for
-/// small (decode-time) activations, whose calls the host bounds; past the
-/// bound the blocks' repeated reads would cost more than the launches.
-constexpr int64_t kFusedQuantizeThreads = 512;
-/// Chunks each thread loads at once in that amax reduction.
-constexpr int64_t kFusedAmaxLoads = 4;
 
 struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
   QuantizeToGPU(const TypeConverter &converter, MLIRContext *ctx,
@@ -377,10 +427,8 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
 
   /// Small inputs in one kernel: blocks of kFusedQuantizeThreads threads,
   /// one tile each, grid (tile blocks, batch). Every block reduces its
-  /// entry's amax as emitTensorAmaxKernel does (per thread and per warp with
-  /// maxNum, then across warps as unsigned fp32 bits, the order-free max
-  /// the two-kernel path's atomics take, from 0); the first stores S_dec;
-  /// each quantizes its tiles (`emitTile`).
+  /// entry's amax itself (emitBlockAmax); the first stores S_dec; each
+  /// quantizes its tiles (`emitTile`).
   static void
   emitFusedQuantizeKernel(ImplicitLocOpBuilder &b, Location loc,
                           const QuantizeSpec &spec, Value input, Value seed,
@@ -391,59 +439,16 @@ struct QuantizeToGPU : BufferizedOpPattern<QuantizeOp> {
                               emitTile) {
     KernelArith ix(b);
     int64_t threadCount = kFusedQuantizeThreads;
-    int64_t warps = threadCount / 32;
-    int64_t chunksPerRow = spec.k / kChunk;
     int64_t tilesPerEntry = tileRowsPadded * colsPadded;
     launchGrid(
         b, loc, {ceilDiv(tilesPerEntry, threadCount), spec.batch, 1},
         {threadCount, 1, 1}, [&](gpu::LaunchOp launch) {
-          auto partialsType = MemRefType::get(
-              {warps}, b.getI32Type(), MemRefLayoutAttrInterface(),
-              gpu::AddressSpaceAttr::get(b.getContext(),
-                                         gpu::AddressSpace::Workgroup));
-          Value partials = launch.addWorkgroupAttribution(partialsType, loc);
-          NumericsBuilder nb(b, loc, b.getF32Type());
           QuantizeCodegen cg(b, loc, spec, input, outs[0], outs[1], seed);
           Value batch = spec.batched ? launch.getBlockIds().y : Value();
           Value block = launch.getBlockIds().x;
           Value tid = launch.getThreadIds().x;
-          // kFusedAmaxLoads chunks per thread and step, their loads in
-          // flight together; past the end a thread re-reads the last chunk
-          // (max is idempotent), so no load is guarded.
-          int64_t chunks = spec.rows * chunksPerRow;
-          auto loop = scf::ForOp::create(
-              b, loc, tid, ix.c(chunks),
-              ix.c(threadCount * kFusedAmaxLoads),
-              ValueRange{nb.f32(0.0)},
-              [&](OpBuilder &, Location, Value first, ValueRange acc) {
-                SmallVector<SmallVector<Value>> loaded;
-                for (int64_t u = 0; u < kFusedAmaxLoads; ++u)
-                  loaded.push_back(
-                      loadChunkAt(ix, cg, batch,
-                                  ix.minsi(ix.add(first, ix.c(u * threadCount)),
-                                           ix.c(chunks - 1)),
-                                  chunksPerRow));
-                Value next = acc[0];
-                for (const SmallVector<Value> &chunk : loaded)
-                  next = cg.chunkAbsMax(chunk, next);
-                scf::YieldOp::create(b, loc, next);
-              });
-          Value warpMax =
-              warpReduce(b, loc, loop.getResult(0),
-                         [&](Value x, Value y) { return nb.maxNum(x, y); });
-          scf::IfOp::create(b, loc, ix.eq(ix.remu(tid, ix.c(32)), ix.c(0)),
-                            [&](OpBuilder &, Location) {
-                              memref::StoreOp::create(
-                                  b, loc, nb.bitsOf(warpMax), partials,
-                                  ix.divu(tid, ix.c(32)));
-                              scf::YieldOp::create(b, loc);
-                            });
-          gpu::BarrierOp::create(b, loc);
-          Value bits = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-          for (int64_t w = 0; w < warps; ++w)
-            bits = arith::MaxUIOp::create(
-                b, loc, bits, memref::LoadOp::create(b, loc, partials, ix.c(w)));
-          TensorScales scales = cg.tensorScales(nb.floatOf(bits));
+          Value amax = emitBlockAmax(b, loc, launch, spec, input, seed, batch);
+          TensorScales scales = cg.tensorScales(amax);
           Value first = arith::AndIOp::create(b, loc, ix.eq(block, ix.c(0)),
                                               ix.eq(tid, ix.c(0)));
           scf::IfOp::create(b, loc, first, [&](OpBuilder &, Location) {

@@ -991,6 +991,8 @@ TensorScales SM90TokenQuantize::load(ImplicitLocOpBuilder &b, Value scaleSource,
   case Scale::amaxBits: // the same bits, read as fp32
   case Scale::amax:
     return cg.tensorScales(value);
+  case Scale::blockAmax:
+    llvm_unreachable("the pre-pass reduces its amax itself");
   case Scale::encode:
   case Scale::decode:
     return cg.givenScales(value);

@@ -50,14 +50,18 @@
 // input's amax itself), then the GEMM on its FP4 tokens.
 // By default a dense layer of at most 16 tokens runs on the narrow-token
 // kernel, whose f16 tokens come from the pre-pass: the quantize is done
-// there (the amax kernel, the quantizing pre-pass, the kernel).
+// there, and each of its blocks of 512 threads reduces the activations'
+// amax itself (no amax kernel): two launches in all.
 // AUTO-LABEL: func.func @dynamic(
-// AUTO:         gpu.launch blocks
-// AUTO:           memref.atomic_rmw maxu
+// AUTO-NOT:     memref.atomic_rmw
 // AUTO-NOT:     memref<16x128xi8>
 // AUTO:         %[[TOK:.*]] = gpu.alloc () : memref<16x256xf16>
-// AUTO:         gpu.launch blocks
+// AUTO:         gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}) in (%{{.*}} = %c512, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[PART:.*]] : memref<16xi32, #gpu.address_space<workgroup>>)
+// AUTO:           memref.store %{{.*}}, %[[PART]]
+// AUTO:           gpu.barrier
+// AUTO-COUNT-16:  memref.load %[[PART]]
 // AUTO:           vector.store %{{.*}}, %[[TOK]]
+// AUTO-NOT:     gpu.launch blocks
 // AUTO:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0
 // AUTO:       gpu.func @nvfp4_sm90_gemv_0
 // AUTO:         nvgpu.mma.sync

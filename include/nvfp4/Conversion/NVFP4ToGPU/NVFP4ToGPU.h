@@ -79,6 +79,21 @@ struct TensorAmax {
 TensorAmax emitTensorAmax(OpBuilder &b, Location loc, const QuantizeSpec &spec,
                           Value input);
 
+/// The threads of a block that reduces an amax itself (emitBlockAmax).
+constexpr int64_t kBlockAmaxThreads = 512;
+
+/// Inside `launch` (blocks of kBlockAmaxThreads threads): the amax of batch
+/// entry `batch` (null when unbatched) of an NVFP4 quantize's input (after
+/// its Hadamard transform, if any), reduced by the block alone from the
+/// whole entry (per thread and warp with maxNum, across warps as unsigned
+/// fp32 bits from 0: the order-free max emitTensorAmax's atomics take), so
+/// no other kernel need run first. Every thread gets it (f32); the block's
+/// threads must all reach it (it has a barrier). Adds a workgroup buffer
+/// to `launch`. For small inputs: every block reads the whole entry.
+Value emitBlockAmax(OpBuilder &b, Location loc, gpu::LaunchOp launch,
+                    const QuantizeSpec &spec, Value input, Value seed,
+                    Value batch);
+
 } // namespace nvfp4
 } // namespace mlir
 

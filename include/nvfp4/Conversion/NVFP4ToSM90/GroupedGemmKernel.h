@@ -156,8 +156,16 @@ struct SM90TokenQuantize {
   Type element;
   /// Where S_enc / S_dec come from, an i64 address the kernel reads per
   /// batch entry: the amax bits an amax kernel reduced before the GEMM, the
-  /// caller's amax (f32), or a given encode or decode scale (f32).
-  enum class Scale { amaxBits, amax, encode, decode } scale = Scale::amaxBits;
+  /// caller's amax (f32), or a given encode or decode scale (f32); or
+  /// (blockAmax, a pre-pass of one small entry) no address: every block of
+  /// the pre-pass reduces the amax itself (emitBlockAmax).
+  enum class Scale {
+    amaxBits,
+    amax,
+    encode,
+    decode,
+    blockAmax
+  } scale = Scale::amaxBits;
 
   /// S_enc, S_dec and the decode scale of batch entry `entry` (an index; 0
   /// unless masked), read from `scaleSource` (an i64 address, written
