@@ -119,7 +119,13 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
   auto tokenType = VectorType::get({16}, i32);
   auto accType = VectorType::get({2, 2}, b.getF32Type());
   auto f8 = b.getType<Float8E4M3FNType>();
-  SmallVector<Value> init(2 * tiles, zeros(accType));
+  // fp32 promotion (sm90-gemm.md: the tensor core's fp32 accumulation
+  // truncates, so its error grows with the K it sums): each block's MMAs
+  // start from zero and their sums are added to an fp32 total per tile
+  // after the block (with promote-every=0 the sums run over the warp's
+  // blocks instead).
+  bool promote = cfg.promoteEvery > 0;
+  SmallVector<Value> init(promote ? tiles : 2 * tiles, zeros(accType));
 
   Value begin = minsi(mul(warp, c(per)), c(kBlocks));
   Value end = minsi(add(begin, c(per)), c(kBlocks));
@@ -127,6 +133,11 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
       b, begin, end, c(1), init,
       [&](OpBuilder &, Location, Value j, ValueRange acc) {
         SmallVector<Value> sums(acc);
+        SmallVector<Value> totals;
+        if (promote) {
+          totals = sums;
+          sums.assign(2 * tiles, zeros(accType));
+        }
         // The thread's 32 values of the block: K 128 j + 32 q, all inside
         // K or all past it (K is a multiple of 32).
         Value inK = lt(add(mul(j, c(kSM90StageK)), mul(q, c(32))), c(cfg.k));
@@ -201,8 +212,17 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
               }
             }
         }
+        if (promote) {
+          for (int64_t t = 0; t < tiles; ++t)
+            totals[t] = arith::AddFOp::create(
+                b, totals[t],
+                arith::AddFOp::create(b, sums[2 * t], sums[2 * t + 1]));
+          sums = totals;
+        }
         scf::YieldOp::create(b, sums);
       });
+  if (promote)
+    return SmallVector<Value>(loop.getResults());
   SmallVector<Value> out;
   for (int64_t t = 0; t < tiles; ++t)
     out.push_back(arith::AddFOp::create(b, loop.getResult(2 * t),

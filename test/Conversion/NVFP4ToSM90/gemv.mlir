@@ -23,7 +23,9 @@
 // CHECK-SAME:      nvvm.maxntid = array<i32: 32, 1, 1>
 // The wait for the pre-pass comes before the first load.
 // CHECK:         llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.wait;"
-// CHECK:         scf.for
+// One fp32 total per token tile is carried; each block's MMAs start from
+// zero (fp32 promotion after every 128-K block).
+// CHECK:         scf.for %{{.*}} iter_args(%[[TOTAL:.*]] = %[[ZERO:.*]]) -> (vector<2x2xf32>)
 // Two rows' 16 code bytes and their two scale bytes, then the 5 tokens'
 // (clamped rows) 64 bytes of the block: invariant loads (ld.global.nc).
 // CHECK:           llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
@@ -33,10 +35,15 @@
 // CHECK:           llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<16xi32>
 // Per chunk of 16 K: four k16 steps' A fragments and their MMAs.
 // CHECK:           nvfp4k.dequant.fragment_a %{{.*}} : vector<2x2xi32>, vector<2xf8E4M3FN> -> vector<4x8xf16>
-// CHECK-COUNT-4:   nvgpu.mma.sync(%{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK:           %[[P0:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[ZERO]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK:           %[[P1:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[ZERO]])
+// CHECK-COUNT-2:   nvgpu.mma.sync
 // CHECK:           nvfp4k.dequant.fragment_a
-// CHECK-COUNT-4:   nvgpu.mma.sync
-// CHECK:         scf.yield
+// CHECK-COUNT-3:   nvgpu.mma.sync
+// CHECK:           %[[L1:.*]] = nvgpu.mma.sync
+// CHECK:           %[[BLOCK:.*]] = arith.addf %{{.*}}, %[[L1]] : vector<2x2xf32>
+// CHECK:           %[[NEXT:.*]] = arith.addf %[[TOTAL]], %[[BLOCK]] : vector<2x2xf32>
+// CHECK:           scf.yield %[[NEXT]]
 // One warp: no hand-over.
 // CHECK-NOT:     gpu.barrier
 // CHECK:         nvfp4k.alpha %c0 a_decode(%{{.*}}) b_decode(%{{.*}}) : f32
