@@ -97,15 +97,17 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
   static_assert(kSM90GemvRows == 16, "two m16n8k16 fragment rows of 8");
   Value rowA = minsi(add(row0, g), lastRow);
   Value rowB = minsi(add(row0, add(g, c(8))), lastRow);
-  // Row r's scale bytes of 16-value chunks 2q, 2q + 1 of K block j sit
-  // side by side in the 128x4 units ([N/128, K/64, 32, 4, 4]).
-  auto scaleOffset = [&](Value r, Value j) {
-    Value unit = add(mul(j, c(2)), divu(q, c(2)));
-    return add(add(mul(divu(r, c(128)), c(cfg.scaleRowTileBytes())),
-                   mul(unit, c(Swizzled128x4Attr::kUnitBytes))),
-               add(add(mul(remu(r, c(32)), c(16)),
-                       mul(divu(remu(r, c(128)), c(32)), c(4))),
-                   mul(remu(q, c(2)), c(2))));
+  // Row r's scale bytes of 16-value chunks 2q, 2q + 1 of K block j (scale
+  // columns 8j + 2q, + 1) sit side by side in their 128x4 unit; a block
+  // (8 columns) further along K is 2 units further on in the row's tile:
+  // the offset of block 0 (hoisted out of the loop) plus j units pairs.
+  int64_t blockUnits = kSM90StageK / 16 / Swizzled128x4Attr::kTileCols;
+  Value scaleBaseA = Swizzled128x4Attr::buildOffset(b, b.getLoc(), rowA,
+                                                    mul(q, c(2)), cfg.k / 16);
+  Value scaleBaseB = Swizzled128x4Attr::buildOffset(b, b.getLoc(), rowB,
+                                                    mul(q, c(2)), cfg.k / 16);
+  auto scaleOffset = [&](Value base, Value j) {
+    return add(base, mul(j, c(blockUnits * Swizzled128x4Attr::kUnitBytes)));
   };
   // The thread's 8 tokens of each tile: rows 8t + g of the pre-pass
   // operand ([M, kPadded] f16), clamped (zero past M).
@@ -147,14 +149,14 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
           return select(inK, load(codesType, weights, at, 16),
                         zeros(codesType));
         };
-        auto rowScales = [&](Value r) {
-          Value at = select(inK, scaleOffset(r, j), c(0));
+        auto rowScales = [&](Value base) {
+          Value at = select(inK, scaleOffset(base, j), c(0));
           Value bits = load(b.getI16Type(), scales, at, 2);
           return select(inK, bits,
                         arith::ConstantIntOp::create(b, b.getI16Type(), 0));
         };
         Value codesA = rowCodes(rowA), codesB = rowCodes(rowB);
-        Value scalesA = rowScales(rowA), scalesB = rowScales(rowB);
+        Value scalesA = rowScales(scaleBaseA), scalesB = rowScales(scaleBaseB);
         SmallVector<Value> tok;
         for (int64_t t = 0; t < tiles; ++t) {
           Value at = mul(add(mul(tokenRows[t], c(cfg.kPadded())),
