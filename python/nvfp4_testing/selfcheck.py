@@ -1230,31 +1230,23 @@ def _check_sanitize_decode(rep, target, rng):
     sm_100a pipeline's defaults (the options name sm_90a choices)."""
     import os
     sm90 = target == "gpu" and not os.environ.get("NVFP4_EMULATE_TCGEN05")
+    def dense(label, options, a, b, k):
+        kw = dict(a_rows=a[0].shape[0], b_rows=b[0].shape[0], swizzled=True)
+        with PipelineOptions(options if sm90 else ""):
+            got = compiler.matmul(*a, *b, out_dtype="bf16", target=target)
+        rep.close(f"decode matmul, {label}", got, ref.matmul_reference(*a, *b, **kw), "bf16",
+                  summation_bound(*a, *b, k, **kw))
+
     m, n, k = 3, 256, 1024
-    a_q, a_s = random_operand(m, k, "nvfp4", rng)
-    b_q, b_s = random_operand(n, k, "nvfp4", rng)
-    kw = dict(a_rows=m, b_rows=n, swizzled=True)
-    with PipelineOptions("gemv=off ctas=7 schedule=stream-k" if sm90 else ""):
-        got = compiler.matmul(a_q, a_s, b_q, b_s, out_dtype="bf16", target=target)
-    rep.close("decode matmul, stream-K", got, ref.matmul_reference(a_q, a_s, b_q, b_s, **kw),
-              "bf16", summation_bound(a_q, a_s, b_q, b_s, k, **kw))
-    with PipelineOptions("gemv=off cluster=2" if sm90 else ""):
-        got = compiler.matmul(a_q, a_s, b_q, b_s, out_dtype="bf16", target=target)
-    rep.close("decode matmul, K split over a cluster of 2", got,
-              ref.matmul_reference(a_q, a_s, b_q, b_s, **kw), "bf16",
-              summation_bound(a_q, a_s, b_q, b_s, k, **kw))
+    a = random_operand(m, k, "nvfp4", rng)
+    b = random_operand(n, k, "nvfp4", rng)
+    dense("stream-K", "gemv=off ctas=7 schedule=stream-k", a, b, k)
+    dense("K split over a cluster of 2", "gemv=off cluster=2", a, b, k)
     # The narrow-token kernel's loads at the operands' ends: N past a
     # multiple of 16 (clamped rows), K ending inside a 128-block, three
     # warps handing over their sums.
-    mg, ng, kg = 3, 250, 992
-    g_q, g_s = random_operand(mg, kg, "nvfp4", rng)
-    h_q, h_s = random_operand(ng, kg, "nvfp4", rng)
-    kwg = dict(a_rows=mg, b_rows=ng, swizzled=True)
-    with PipelineOptions("gemv=on gemv-warps=3" if sm90 else ""):
-        got = compiler.matmul(g_q, g_s, h_q, h_s, out_dtype="bf16", target=target)
-    rep.close("decode matmul, the narrow-token kernel", got,
-              ref.matmul_reference(g_q, g_s, h_q, h_s, **kwg), "bf16",
-              summation_bound(g_q, g_s, h_q, h_s, kg, **kwg))
+    dense("the narrow-token kernel", "gemv=on gemv-warps=3",
+          random_operand(3, 992, "nvfp4", rng), random_operand(250, 992, "nvfp4", rng), 992)
     ms = np.array([2, 0, 5, 1], np.int32)
     offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
     a_q, a_s = random_operand(int(offsets[-1]), k, "nvfp4", rng)
