@@ -2,9 +2,9 @@
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
-// Builds the kernel of dense matmuls of at most 16 tokens (decode layers,
-// GemvKernel in docs/design/sm90-gemm.md): no shared-memory ring, no
-// warp roles. Each CTA owns 16 weight rows; its warps split K. A thread
+// Builds the kernel of dense matmuls of at most 16 tokens (decode layers;
+// the narrow-token kernel of docs/design/sm90-gemm.md): no shared-memory ring,
+// no warp roles. Each CTA owns 16 weight rows; its warps split K. A thread
 // loads its 16 code bytes of two rows and their two scale bytes per 128-K
 // block straight from global memory into registers, dequantizes them
 // exactly (nvfp4k.dequant.fragment_a, the A fragments the wgmma kernel
@@ -41,15 +41,19 @@ public:
   gpu::GPUFuncOp build(gpu::GPUModuleOp module, StringRef name);
 
 private:
-  /// `type` loaded from byte `offset` of the device address `base`; the
-  /// operands do not change while the kernel runs (ld.global.nc).
-  Value load(Type type, Value base, Value offset, unsigned align) {
+  /// `type` loaded from byte `offset` of the device address `base`.
+  /// `invariant`: memory no kernel writes while this one runs (the
+  /// weights: ld.global.nc); the tokens are not, since with a dependent
+  /// launch this kernel is resident while the pre-pass writes them (it
+  /// reads them after griddepcontrol.wait, with plain loads).
+  Value load(Type type, Value base, Value offset, unsigned align,
+             bool invariant) {
     auto global = LLVM::LLVMPointerType::get(ctx, 1);
     Value ptr = LLVM::GEPOp::create(
         b, global, b.getI8Type(), LLVM::IntToPtrOp::create(b, global, base),
         ValueRange{toI64(offset)});
     return LLVM::LoadOp::create(b, type, ptr, align, /*isVolatile=*/false,
-                                /*isNonTemporal=*/false, /*isInvariant=*/true);
+                                /*isNonTemporal=*/false, invariant);
   }
   Value zeros(Type type) {
     auto shaped = cast<VectorType>(type);
@@ -73,8 +77,8 @@ private:
     }
     return out;
   }
-  /// The thread's MMA sums over its warp's K blocks: one m16n8 accumulator
-  /// per 8 tokens and step parity.
+  /// The thread's fp32 sums over its warp's K blocks: one m16n8
+  /// accumulator per 8 tokens.
   SmallVector<Value> mainLoop(Value warp, Value lane);
   /// Warp 0: the other warps' sums added in warp order, then the outputs.
   void epilogue(ArrayRef<Value> sums, Value warp, Value lane);
@@ -100,7 +104,7 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
   // Row r's scale bytes of 16-value chunks 2q, 2q + 1 of K block j (scale
   // columns 8j + 2q, + 1) sit side by side in their 128x4 unit; a block
   // (8 columns) further along K is 2 units further on in the row's tile:
-  // the offset of block 0 (hoisted out of the loop) plus j units pairs.
+  // the offset of block 0 (hoisted out of the loop) plus 2 units a block.
   int64_t blockUnits = kSM90StageK / 16 / Swizzled128x4Attr::kTileCols;
   Value scaleBaseA = Swizzled128x4Attr::buildOffset(b, b.getLoc(), rowA,
                                                     mul(q, c(2)), cfg.k / 16);
@@ -146,12 +150,12 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
         Value codeAt = add(mul(j, c(kSM90StageK / 2)), mul(q, c(16)));
         auto rowCodes = [&](Value r) {
           Value at = select(inK, add(mul(r, c(cfg.k / 2)), codeAt), c(0));
-          return select(inK, load(codesType, weights, at, 16),
+          return select(inK, load(codesType, weights, at, 16, true),
                         zeros(codesType));
         };
         auto rowScales = [&](Value base) {
           Value at = select(inK, scaleOffset(base, j), c(0));
-          Value bits = load(b.getI16Type(), scales, at, 2);
+          Value bits = load(b.getI16Type(), scales, at, 2, true);
           return select(inK, bits,
                         arith::ConstantIntOp::create(b, b.getI16Type(), 0));
         };
@@ -162,7 +166,8 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
           Value at = mul(add(mul(tokenRows[t], c(cfg.kPadded())),
                              add(mul(j, c(kSM90StageK)), mul(q, c(32)))),
                          c(2));
-          tok.push_back(select(tokenLive[t], load(tokenType, tokens, at, 16),
+          tok.push_back(select(tokenLive[t],
+                               load(tokenType, tokens, at, 16, false),
                                zeros(tokenType)));
         }
         // Chunk 2q + h: code words 2h, 2h + 1 of each row and scale byte
