@@ -115,8 +115,6 @@ constexpr int64_t kSM90ConverterConsumerRegisters = 208;
 static_assert(kSM90RegisterSplitFits(kSM90ConverterRegisters,
                                      kSM90ConverterConsumerRegisters));
 
-/// The named barrier the 256 consumer threads synchronise on in the
-/// stream-K fixup (0 is the CTA's).
 /// The narrow-token kernel (GemvKernel.cpp): dense matmuls of at most
 /// kSM90GemvMaxTokens tokens, 16 weight rows per CTA (two m16n8k16 A
 /// fragment rows of 8), at most kSM90GemvMaxWarps warps splitting K.
@@ -124,6 +122,8 @@ constexpr int64_t kSM90GemvMaxTokens = 16;
 constexpr int64_t kSM90GemvRows = 16;
 constexpr int64_t kSM90GemvMaxWarps = 16;
 
+/// The named barrier the 256 consumer threads synchronise on in the
+/// stream-K fixup (0 is the CTA's).
 constexpr int64_t kSM90FixupBarrier = 1;
 /// Threads of the producer warpgroup that convert tokens (warps 1-3).
 constexpr int64_t kSM90ConverterThreads = 96;
@@ -354,15 +354,6 @@ struct SM90GemmConfig : GemmShape {
   }
 };
 
-/// Kernel arguments, in order: the token tensor map (!llvm.ptr: the f16
-/// pre-pass buffer's, the FP4 codes' or the high-precision input's), and
-/// for FP4 tokens the i64 address of their swizzled scales, for quantized
-/// tokens the i64 address of the scale source (amax bits or the given
-/// scale) and, with stochastic rounding, the i64 seed; then
-/// operandPointers() weight tensor maps (!llvm.ptr; [rows, K/2] bytes,
-/// boxes of [128, 64]), as many weight scale bases (i64), with stream-K the
-/// workspace and flags addresses (i64), then EpilogueArgs (outputs,
-/// accumulators, the group table, a_decode, b_decode, alpha as present).
 /// The narrow-token kernel of `config` (config.gemv), in `module`:
 /// arguments the i64 device addresses of the pre-pass's tokens, the weight
 /// codes, their swizzled scales, then the epilogue's (EpilogueArgs).
@@ -378,6 +369,15 @@ inline int64_t gemvTokenColumn(int64_t q, int64_t j) {
   return 16 * q + 8 * (j / 8) + 4 * (j % 2) + (j % 8) / 2;
 }
 
+/// Kernel arguments, in order: the token tensor map (!llvm.ptr: the f16
+/// pre-pass buffer's, the FP4 codes' or the high-precision input's), and
+/// for FP4 tokens the i64 address of their swizzled scales, for quantized
+/// tokens the i64 address of the scale source (amax bits or the given
+/// scale) and, with stochastic rounding, the i64 seed; then
+/// operandPointers() weight tensor maps (!llvm.ptr; [rows, K/2] bytes,
+/// boxes of [128, 64]), as many weight scale bases (i64), with stream-K the
+/// workspace and flags addresses (i64), then EpilogueArgs (outputs,
+/// accumulators, the group table, a_decode, b_decode, alpha as present).
 gpu::GPUFuncOp buildSM90GroupedGemmKernel(OpBuilder &b, Location loc,
                                           gpu::GPUModuleOp module,
                                           StringRef name,
