@@ -812,9 +812,11 @@ class PipelineOptions:
 #: grouped cases keep the default schedule).
 # The default (dense layers of at most 16 tokens on the narrow-token
 # kernel: gemv=auto), that kernel forced on every dense case (gemv=on),
-# with an uneven K split over 3 warps and with one warp (no hand-over);
-# then the wgmma kernel's decode paths (gemv=off).
+# with an uneven K split over 3 warps and with one warp (no hand-over), and
+# with f16 tokens from the pre-pass where it reads FP4 tokens itself (9-16
+# tokens); then the wgmma kernel's decode paths (gemv=off).
 DECODE_CONFIGS = ["", "gemv=on", "gemv=on gemv-warps=3", "gemv=on gemv-warps=1",
+                  "gemv=on tokens=prepass",
                   "gemv=off", "gemv=off k-split=1", "gemv=off schedule=stream-k",
                   "gemv=off schedule=data-parallel", "gemv=off tokens=prepass",
                   "gemv=off ctas=7 schedule=stream-k",
@@ -1247,6 +1249,9 @@ def _check_sanitize_decode(rep, target, rng):
     # warps handing over their sums.
     dense("the narrow-token kernel", "gemv=on gemv-warps=3",
           random_operand(3, 992, "nvfp4", rng), random_operand(250, 992, "nvfp4", rng), 992)
+    # Two token tiles of which the second is partly past M, read as FP4.
+    dense("the narrow-token kernel, FP4 tokens", "gemv=on gemv-warps=3",
+          random_operand(12, 992, "nvfp4", rng), random_operand(250, 992, "nvfp4", rng), 992)
     ms = np.array([2, 0, 5, 1], np.int32)
     offsets = np.concatenate([[0], np.cumsum(ms)]).astype(np.int32)
     a_q, a_s = random_operand(int(offsets[-1]), k, "nvfp4", rng)

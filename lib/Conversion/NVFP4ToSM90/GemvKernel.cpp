@@ -85,7 +85,9 @@ private:
 
   const SM90GemmConfig &cfg;
   MLIRContext *ctx;
-  Value tokens, weights, scales, row0;
+  /// The token operand: f16 from the pre-pass, or FP4 codes and their
+  /// swizzled scales (cfg.tokens == fp4).
+  Value tokens, tokenScales, weights, scales, row0;
   EpilogueArgs args;
 };
 
@@ -94,6 +96,8 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
   int64_t tiles = cfg.gemvTokenTiles(), warps = cfg.gemvWarps;
   int64_t kBlocks = cfg.kStages();
   int64_t per = ceilDiv(kBlocks, warps);
+  bool fp4Tokens = cfg.tokens == SM90TokenSource::fp4;
+  assert((!fp4Tokens || tiles == 2) && "FP4 tokens fill both fragment rows");
   Value g = divu(lane, c(4)), q = remu(lane, c(4));
   // Fragment rows g and g + 8 of the CTA's 16 (loads clamped to the last
   // row; rows past N are not stored).
@@ -114,12 +118,17 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
     return add(base, mul(j, c(blockUnits * Swizzled128x4Attr::kUnitBytes)));
   };
   // The thread's 8 tokens of each tile: rows 8t + g of the pre-pass
-  // operand ([M, kPadded] f16), clamped (zero past M).
-  SmallVector<Value> tokenRows, tokenLive;
+  // operand ([M, kPadded] f16), clamped (zero past M); of FP4 tokens, the
+  // same rows of the codes ([M, K/2]) with their scale bytes (clamped: the
+  // columns of tokens past M are not stored).
+  SmallVector<Value> tokenRows, tokenLive, tokenScaleBases;
   for (int64_t t = 0; t < tiles; ++t) {
     Value n = add(c(8 * t), g);
     tokenLive.push_back(lt(n, c(cfg.maxRows)));
     tokenRows.push_back(minsi(n, c(cfg.maxRows - 1)));
+    if (fp4Tokens)
+      tokenScaleBases.push_back(Swizzled128x4Attr::buildOffset(
+          b, b.getLoc(), tokenRows.back(), mul(q, c(2)), cfg.k / 16));
   }
   auto codesType = VectorType::get({4}, i32);
   auto tokenType = VectorType::get({16}, i32);
@@ -148,21 +157,37 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
         // K or all past it (K is a multiple of 32).
         Value inK = lt(add(mul(j, c(kSM90StageK)), mul(q, c(32))), c(cfg.k));
         Value codeAt = add(mul(j, c(kSM90StageK / 2)), mul(q, c(16)));
-        auto rowCodes = [&](Value r) {
+        // Row r's 16 code bytes of the block in `codes` ([rows, K/2]) and
+        // its two scale bytes (offset `base` at block 0) in `bytes`.
+        auto rowCodes = [&](Value codes, Value r) {
           Value at = select(inK, add(mul(r, c(cfg.k / 2)), codeAt), c(0));
-          return select(inK, load(codesType, weights, at, 16, true),
+          return select(inK, load(codesType, codes, at, 16, true),
                         zeros(codesType));
         };
-        auto rowScales = [&](Value base) {
+        auto rowScales = [&](Value bytes, Value base) {
           Value at = select(inK, scaleOffset(base, j), c(0));
-          Value bits = load(b.getI16Type(), scales, at, 2, true);
+          Value bits = load(b.getI16Type(), bytes, at, 2, true);
           return select(inK, bits,
                         arith::ConstantIntOp::create(b, b.getI16Type(), 0));
         };
-        Value codesA = rowCodes(rowA), codesB = rowCodes(rowB);
-        Value scalesA = rowScales(scaleBaseA), scalesB = rowScales(scaleBaseB);
-        SmallVector<Value> tok;
+        Value codes[2] = {rowCodes(weights, rowA), rowCodes(weights, rowB)};
+        Value scaleBits[2] = {rowScales(scales, scaleBaseA),
+                              rowScales(scales, scaleBaseB)};
+        // FP4 tokens: their two rows as the weights' (the tokens of the
+        // previous kernel: plain loads).
+        SmallVector<Value> tok, tokenCodes, tokenBits;
         for (int64_t t = 0; t < tiles; ++t) {
+          if (fp4Tokens) {
+            Value at =
+                select(inK, add(mul(tokenRows[t], c(cfg.k / 2)), codeAt), c(0));
+            tokenCodes.push_back(select(
+                inK, load(codesType, tokens, at, 16, false), zeros(codesType)));
+            at = select(inK, scaleOffset(tokenScaleBases[t], j), c(0));
+            tokenBits.push_back(
+                select(inK, load(b.getI16Type(), tokenScales, at, 2, false),
+                       arith::ConstantIntOp::create(b, b.getI16Type(), 0)));
+            continue;
+          }
           Value at = mul(add(mul(tokenRows[t], c(cfg.kPadded())),
                              add(mul(j, c(kSM90StageK)), mul(q, c(32)))),
                          c(2));
@@ -170,47 +195,70 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
                                load(tokenType, tokens, at, 16, false),
                                zeros(tokenType)));
         }
-        // Chunk 2q + h: code words 2h, 2h + 1 of each row and scale byte
-        // h give the A fragments of four k16 steps (w, p): words w, values
-        // of parity p (nvfp4k.dequant.fragment_a). The pre-pass wrote the
-        // matching token values, b0..b3, as f16 words 8h + 4w + 2p, + 1.
-        for (int64_t h = 0; h < 2; ++h) {
+        // Chunk 2q + h: code words 2h, 2h + 1 of each of two rows and
+        // their scale bytes h give the m16n8k16 A fragments of four k16
+        // steps (w, p): words w, values of parity p
+        // (nvfp4k.dequant.fragment_a).
+        auto fragments = [&](int64_t h, ArrayRef<Value> rowWords,
+                             ArrayRef<Value> bits) -> Value {
           SmallVector<Value> words;
-          for (Value row : {codesA, codesB})
+          for (Value row : rowWords)
             for (int64_t w = 0; w < 2; ++w)
               words.push_back(vector::ExtractOp::create(b, row, 2 * h + w));
-          auto scaleByte = [&](Value bits) {
+          auto scaleByte = [&](Value pair) {
             Value byte = arith::TruncIOp::create(
                 b, b.getI8Type(),
                 arith::ShRUIOp::create(
-                    b, bits,
+                    b, pair,
                     arith::ConstantIntOp::create(b, b.getI16Type(), 8 * h)));
             return arith::BitcastOp::create(b, f8, byte).getResult();
           };
           Value scalePair = vector::FromElementsOp::create(
               b, VectorType::get({2}, f8),
-              ValueRange{scaleByte(scalesA), scaleByte(scalesB)});
-          Value frags = nvfp4k::DequantFragmentAOp::create(
+              ValueRange{scaleByte(bits[0]), scaleByte(bits[1])});
+          return nvfp4k::DequantFragmentAOp::create(
               b, VectorType::get({4, 8}, b.getF16Type()),
               vector::ShapeCastOp::create(
                   b, VectorType::get({2, 2}, i32),
-                  vector::FromElementsOp::create(
-                      b, VectorType::get({4}, i32), words)),
+                  vector::FromElementsOp::create(b, VectorType::get({4}, i32),
+                                                 words)),
               scalePair);
+        };
+        for (int64_t h = 0; h < 2; ++h) {
+          Value frags = fragments(h, codes, scaleBits);
+          // FP4 tokens dequantized the same way, token rows g and g + 8 as
+          // the fragment's two rows: a fragment's values (a0..a7) of row g
+          // at K positions 2q, 2q + 1, 2q + 8, 2q + 9 (a0, a1, a4, a5) are
+          // the B fragment (b0..b3) of token g, those of row g + 8 (a2, a3,
+          // a6, a7) that of token 8 + g: the same K as the weights' A.
+          Value tokenFrags =
+              fp4Tokens ? fragments(h, tokenCodes, tokenBits) : Value();
           for (int64_t w = 0; w < 2; ++w)
             for (int64_t p = 0; p < 2; ++p) {
               Value a = asRows(vector::ExtractOp::create(b, frags, 2 * w + p),
                                4, 2);
               for (int64_t t = 0; t < tiles; ++t) {
-                int64_t word = 8 * h + 4 * w + 2 * p;
-                Value pair = vector::FromElementsOp::create(
-                    b, VectorType::get({2}, i32),
-                    ValueRange{vector::ExtractOp::create(b, tok[t], word),
-                               vector::ExtractOp::create(b, tok[t], word + 1)});
-                Value bFrag = asRows(
-                    vector::BitCastOp::create(
-                        b, VectorType::get({4}, b.getF16Type()), pair),
-                    2, 2);
+                Value bValues;
+                if (fp4Tokens) {
+                  Value all =
+                      vector::ExtractOp::create(b, tokenFrags, 2 * w + p);
+                  bValues = vector::ShuffleOp::create(
+                      b, all, all,
+                      ArrayRef<int64_t>{2 * t, 2 * t + 1, 2 * t + 4,
+                                        2 * t + 5});
+                } else {
+                  // The pre-pass wrote the token values b0..b3 of step
+                  // (w, p) as f16 words 8h + 4w + 2p, + 1.
+                  int64_t word = 8 * h + 4 * w + 2 * p;
+                  Value pair = vector::FromElementsOp::create(
+                      b, VectorType::get({2}, i32),
+                      ValueRange{
+                          vector::ExtractOp::create(b, tok[t], word),
+                          vector::ExtractOp::create(b, tok[t], word + 1)});
+                  bValues = vector::BitCastOp::create(
+                      b, VectorType::get({4}, b.getF16Type()), pair);
+                }
+                Value bFrag = asRows(bValues, 2, 2);
                 // Two accumulators (step parity) halve the chain of
                 // dependent MMAs.
                 Value &sum = sums[2 * t + p];
@@ -301,7 +349,8 @@ gpu::GPUFuncOp GemvBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
   Type i64 = b.getI64Type();
-  SmallVector<Type> argTypes{i64, i64, i64};
+  bool fp4Tokens = cfg.tokens == SM90TokenSource::fp4;
+  SmallVector<Type> argTypes(fp4Tokens ? 4 : 3, i64);
   argTypes.append(EpilogueArgs::count(cfg), i64);
   auto func =
       gpu::GPUFuncOp::create(b, name, FunctionType::get(ctx, argTypes, {}));
@@ -312,6 +361,8 @@ gpu::GPUFuncOp GemvBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   b.setInsertionPointToStart(&entry);
   auto argIt = entry.getArguments().begin();
   tokens = *argIt++;
+  if (fp4Tokens)
+    tokenScales = *argIt++;
   weights = *argIt++;
   scales = *argIt++;
   args = EpilogueArgs::take(cfg, argIt);

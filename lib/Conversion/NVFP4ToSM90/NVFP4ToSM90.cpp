@@ -104,16 +104,30 @@ int64_t expectedGroupRows(const GemmShape &shape) {
   return *llvm::max_element(shape.rowsPerGroup);
 }
 
+/// Whether the narrow-token kernel, if it runs `shape`, reads FP4 tokens
+/// itself (the operand's codes and scales, dequantized like the weights)
+/// instead of the f16 pre-pass's: with two token tiles (9-16 tokens), where
+/// the f16 tokens a warp loads per block are 4x its code bytes (H200,
+/// 2026-11-28: the layer's stall); not for f16 activations (weight-only),
+/// nor where tokens=prepass asks for the pre-pass.
+bool gemvReadsFp4(const SM90KernelOptions &options, const GemmShape &shape) {
+  return shape.maxRows > 8 && !shape.weightOnly() &&
+         options.tokens != "prepass";
+}
+
 /// Whether a matmul runs on the narrow-token kernel (GemvKernel.cpp):
 /// one group (a dense matmul) of 1 to 16 tokens, NVFP4 weights, an f16 MMA
 /// (FP4 tokens, a fused quantize, or f16 activations). `auto` takes it
 /// where it measured faster than the wgmma kernel (H100 and H200,
 /// 2026-11-28, L2-cold layers, one process: benchmarks/results/
-/// 2026-11-28-gemv.md): up to 8 tokens at any shape (M = 1, 4096 x 4096:
-/// the GEMM 8.3 against 11.0 us on the H100), 9 to 16 where N and K are at
-/// most 8192 (M = 16, 4096 x 4096: 11.8 against 12.9; but 4096 x 14336:
-/// 25.5 against 23.5, and 14336 x 4096 slower too: each warp loads its
-/// 16 tokens' values as well as its weights).
+/// 2026-11-28-gemv.md, 2026-11-28-gemv-fp4-tokens.md): up to 8 tokens at
+/// any shape (M = 1, 4096 x 4096: the GEMM 8.3 against 11.0 us on the
+/// H100); 9 to 16 where N is at most 8192, reading FP4 tokens (H200,
+/// M = 16: 4096 x 4096 7.6 against 12.7 with f16 tokens; 4096 x 14336
+/// 21.7 against 22.4 for the wgmma kernel; 14336 x 4096 28.4 against
+/// 23.2: its 896 CTAs of 88 registers a thread take 1.7 waves), and where
+/// K is at most 8192 too with f16 tokens (each warp loads its 16 tokens'
+/// f16 values, 4x its code bytes: 4096 x 14336 25.5 against 23.5).
 bool useGemv(const SM90KernelOptions &options, const GemmShape &shape) {
   // tokens=in-kernel asks for the wgmma kernel's own token conversion.
   if (options.gemv == "off" || options.tokens == "in-kernel" ||
@@ -125,7 +139,7 @@ bool useGemv(const SM90KernelOptions &options, const GemmShape &shape) {
   if (rows < 1 || rows > kSM90GemvMaxTokens)
     return false;
   return options.gemv == "on" || rows <= 8 ||
-         (shape.n <= 8192 && shape.k <= 8192);
+         (shape.n <= 8192 && (gemvReadsFp4(options, shape) || shape.k <= 8192));
 }
 
 /// The kernel instance of a matmul: token tile, token source, schedule,
@@ -146,7 +160,10 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
     // token, 896 CTAs, ran fastest with 4 warps, 4096 x 14336 with 16), at
     // least 4 K blocks each, at most 8 with two token tiles.
     cfg.gemv = true;
-    cfg.tokens = SM90TokenSource::prepass;
+    cfg.tokens =
+        converted == SM90TokenSource::fp4 && gemvReadsFp4(options, shape)
+            ? SM90TokenSource::fp4
+            : SM90TokenSource::prepass;
     cfg.tokenTile = cfg.granule = 8 * cfg.gemvTokenTiles();
     int64_t most = kSM90GemvMaxWarps / cfg.gemvTokenTiles();
     int64_t perSM = ceilDiv(32 * options.ctas, cfg.gemvGrid());
@@ -513,11 +530,13 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     break;
   }
   case SM90TokenSource::fp4:
-    // The raw codes ([rows, K/2] bytes, [tokenTile, 64] boxes) and the
-    // swizzled scales of the one token operand.
-    kernelArgs.push_back(createByteTensorMap(b, loc, ops.aValues.front(),
-                                             totalRows, cfg.k / 2,
-                                             sm90TokenMapType(ctx, cfg)));
+    // The raw codes ([rows, K/2] bytes, [tokenTile, 64] boxes; the narrow
+    // kernel loads them itself) and the swizzled scales of the one token
+    // operand.
+    kernelArgs.push_back(
+        cfg.gemv ? deviceAddress(b, loc, ops.aValues.front())
+                 : createByteTensorMap(b, loc, ops.aValues.front(), totalRows,
+                                       cfg.k / 2, sm90TokenMapType(ctx, cfg)));
     kernelArgs.push_back(deviceAddress(b, loc, ops.aScales.front()));
     break;
   case SM90TokenSource::quantize: {
@@ -733,6 +752,10 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
     // unless tokens=in-kernel asks for the fused kernel.
     bool inKernel = cfg.convertsTokens();
     if (inKernel ? options.tokens != "in-kernel" : !options.quantizeInPrepass)
+      return unfused();
+    // A narrow-token kernel reading FP4 tokens: the quantize's own kernel
+    // writes them (no f16 pre-pass to fold it into).
+    if (cfg.gemv && gemvReadsFp4(options, shape))
       return unfused();
     if (inKernel) {
       // The kernel forms a_decode (the quantize's decode scale) itself.

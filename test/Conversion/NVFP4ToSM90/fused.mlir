@@ -13,6 +13,7 @@
 // the unfused ops).
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="tokens=in-kernel" --canonicalize --cse | FileCheck %s
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s --check-prefix=AUTO
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90=tokens=prepass --canonicalize --cse | FileCheck %s --check-prefix=PREPASS
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90=gemv=off --canonicalize --cse | FileCheck %s --check-prefix=OFF
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-scf | FileCheck %s --check-prefix=CPU
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="quantize-in-prepass=false" --canonicalize --cse | FileCheck %s --check-prefix=UNFUSED
@@ -49,22 +50,42 @@
 // By default: the quantize's one kernel (each block reduces the small
 // input's amax itself), then the GEMM on its FP4 tokens.
 // By default a dense layer of at most 16 tokens runs on the narrow-token
-// kernel, whose f16 tokens come from the pre-pass: the quantize is done
-// there, and each of its blocks of 512 threads reduces the activations'
-// amax itself (no amax kernel): two launches in all.
+// kernel. With 9-16 tokens it reads FP4 tokens itself (dequantized as the
+// weights are), so the ops run unfused: the quantize's one kernel (each of
+// its blocks of 512 threads reduces the small input's amax itself: no amax
+// kernel) writes the codes and scales, then the narrow kernel reads them:
+// two launches in all, no f16 tokens.
 // AUTO-LABEL: func.func @dynamic(
 // AUTO-NOT:     memref.atomic_rmw
-// AUTO-NOT:     memref<16x128xi8>
-// AUTO:         %[[TOK:.*]] = gpu.alloc () : memref<16x256xf16>
-// AUTO:         gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}) in (%{{.*}} = %c512, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[PART:.*]] : memref<16xi32, #gpu.address_space<workgroup>>)
+// AUTO-NOT:     xf16>
+// AUTO:         %[[CODES:.*]] = gpu.alloc () : memref<16x128xi8>
+// AUTO:         gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}) in (%{{.*}} = %c512, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[PART:.*]] : memref<16xi32, #gpu.address_space<workgroup>>)
 // AUTO:           memref.store %{{.*}}, %[[PART]]
 // AUTO:           gpu.barrier
-// AUTO-COUNT-16:  memref.load %[[PART]]
-// AUTO:           vector.store %{{.*}}, %[[TOK]]
+// AUTO:           vector.store %{{.*}}, %[[CODES]]
 // AUTO-NOT:     gpu.launch blocks
-// AUTO:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0
+// AUTO:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0 blocks in (%c4, %c1, %c1) threads in (%c32, %c1, %c1) dynamic_shared_memory_size %c1024_i32 args(%{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
 // AUTO:       gpu.func @nvfp4_sm90_gemv_0
+// AUTO:         nvfp4k.dequant.fragment_a
+// AUTO:         nvfp4k.dequant.fragment_a
 // AUTO:         nvgpu.mma.sync
+// With tokens=prepass the narrow kernel takes f16 tokens from the
+// pre-pass: the quantize is done there, and each of its blocks of 512
+// threads reduces the activations' amax itself (no amax kernel): two
+// launches in all.
+// PREPASS-LABEL: func.func @dynamic(
+// PREPASS-NOT:     memref.atomic_rmw
+// PREPASS-NOT:     memref<16x128xi8>
+// PREPASS:         %[[TOK:.*]] = gpu.alloc () : memref<16x256xf16>
+// PREPASS:         gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}) in (%{{.*}} = %c512, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[PART:.*]] : memref<16xi32, #gpu.address_space<workgroup>>)
+// PREPASS:           memref.store %{{.*}}, %[[PART]]
+// PREPASS:           gpu.barrier
+// PREPASS-COUNT-16:  memref.load %[[PART]]
+// PREPASS:           vector.store %{{.*}}, %[[TOK]]
+// PREPASS-NOT:     gpu.launch blocks
+// PREPASS:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0
+// PREPASS:       gpu.func @nvfp4_sm90_gemv_0
+// PREPASS:         nvgpu.mma.sync
 // Without it (gemv=off): the ops unfused, the GEMM converting FP4 tokens.
 // OFF-LABEL: func.func @dynamic(
 // OFF:         gpu.launch blocks

@@ -1,6 +1,7 @@
 // The narrow-token kernel (gemv, the default for dense matmuls of at most
 // 16 tokens): the f16 pre-pass writes the tokens in the kernel's order,
-// then one launch of ceil(N / 16) CTAs whose warps split K. A thread loads
+// then one launch of ceil(N / 16) CTAs whose warps split K (9-16 tokens:
+// no pre-pass, the kernel reads the FP4 tokens itself). A thread loads
 // its code words and scale bytes from global memory (no ring, no TMA),
 // dequantizes them (nvfp4k.dequant.fragment_a) and issues mma.sync
 // m16n8k16; the warps' sums meet in shared memory, warp 0 adds them in
@@ -9,6 +10,7 @@
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90 --canonicalize --cse | FileCheck %s
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="gemv-warps=3" --canonicalize --cse | FileCheck %s --check-prefix=THREE
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="gemv=off" --canonicalize --cse | FileCheck %s --check-prefix=OFF
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="tokens=prepass" --canonicalize --cse | FileCheck %s --check-prefix=PRE
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="gemv=maybe" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="gemv-warps=17" 2>&1 | FileCheck %s --check-prefix=BADWARPS
 
@@ -97,5 +99,44 @@ func.func @seventeen(%a: memref<17x512xf4E2M1FN>, %sa: memref<1x8x32x4x4xf8E4M3F
                      %b: memref<200x512xf4E2M1FN>, %sb: memref<2x8x32x4x4xf8E4M3FN>,
                      %c: memref<17x200xbf16>) {
   nvfp4.matmul %a, %sa, %b, %sb outs(%c : memref<17x200xbf16>) : memref<17x512xf4E2M1FN>, memref<1x8x32x4x4xf8E4M3FN>, memref<200x512xf4E2M1FN>, memref<2x8x32x4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
+// 16 tokens (two tiles): the kernel reads the FP4 tokens itself, no f16
+// pre-pass. Per block a thread loads its token rows g and 8 + g as it
+// loads its weight rows (plain loads: the kernel ahead writes them),
+// dequantizes them with the same op, and takes each k16 step's B
+// fragments from the token fragment: values 0, 1, 4, 5 (token g) and 2,
+// 3, 6, 7 (token 8 + g). tokens=prepass keeps the f16 pre-pass.
+// CHECK-LABEL: func.func @sixteen(
+// CHECK-NOT:     gpu.alloc
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0 blocks in (%c13, %c1, %c1) threads in (%c32, %c1, %c1)
+// CHECK:       gpu.func @nvfp4_sm90_gemv_0(%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64,
+// CHECK:         scf.for
+// CHECK-COUNT-2:   llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK-COUNT-2:   llvm.load %{{.*}} invariant {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK:           llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK:           llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK:           llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK:           llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK:           %[[W:.*]] = nvfp4k.dequant.fragment_a
+// CHECK:           %[[T:.*]] = nvfp4k.dequant.fragment_a
+// CHECK:           %[[T0:.*]] = vector.extract %[[T]][0] : vector<8xf16> from vector<4x8xf16>
+// CHECK:           vector.shuffle %[[T0]], %[[T0]] [0, 1, 4, 5] : vector<8xf16>, vector<8xf16>
+// CHECK:           nvgpu.mma.sync
+// CHECK:           vector.shuffle %[[T0]], %[[T0]] [2, 3, 6, 7] : vector<8xf16>, vector<8xf16>
+// CHECK:           nvgpu.mma.sync
+// PRE-LABEL: func.func @sixteen(
+// PRE:         gpu.alloc () : memref<16x512xf16>
+// PRE:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0
+// PRE:       gpu.func @nvfp4_sm90_gemv_0(%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
+// PRE:           llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<16xi32>
+// PRE:           llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<16xi32>
+func.func @sixteen(%a: memref<16x512xf4E2M1FN>, %sa: memref<1x8x32x4x4xf8E4M3FN>,
+                  %b: memref<200x512xf4E2M1FN>, %sb: memref<2x8x32x4x4xf8E4M3FN>,
+                  %da: memref<f32>, %db: memref<f32>, %c: memref<16x200xbf16>) {
+  nvfp4.matmul %a, %sa, %b, %sb a_decode_scale(%da : memref<f32>) b_decode_scale(%db : memref<f32>) outs(%c : memref<16x200xbf16>) : memref<16x512xf4E2M1FN>, memref<1x8x32x4x4xf8E4M3FN>, memref<200x512xf4E2M1FN>, memref<2x8x32x4x4xf8E4M3FN>
   return
 }
