@@ -23,6 +23,11 @@ Forms, each timed in this process on the same weights:
   fp8            x quantized to e4m3 per row (amax / 448, in torch) then
                  torch._scaled_mm against the same weights in e4m3 with
                  per-row scales (bf16 out); MoE: torch._scaled_grouped_mm
+  marlin         dense layers: vLLM's Marlin FP4 GEMM (W4A16, what vLLM runs
+                 for NVFP4 checkpoints on Hopper) on the bf16 x and the same
+                 FP4 weights and scales, prepared as vLLM prepares them
+                 (benchmarks/marlin_peer.py; the kernel built from vLLM's
+                 source by scripts/device/marlin.sh, carried in .device/)
 Each config of --configs (convert-nvfp4-to-sm90 options; "default" is the
 pipeline's own choice) times ours / ours_static / gemm again.
 
@@ -40,7 +45,7 @@ within the numerics bar plus the fp32 summation bound, and computed twice
 own operands.
 
 Writes DIR/decode.json (one row per case: case, m, n, k, groups, ours_us,
-ours_static_us, gemm_us, cublas_bf16_us, fp8_us, floor_us, l2_cold, device,
+ours_static_us, gemm_us, cublas_bf16_us, fp8_us, marlin_us, floor_us, l2_cold, device,
 and per-config columns) and DIR/decode.md.
 """
 
@@ -122,6 +127,15 @@ def time_layers(torch, fn, copies, reps=REPS):
     return statistics.median(times)
 
 
+def unswizzle(s_sw, rows, k):
+    """128x4-swizzled E4M3 scales [.., rt, ct, 32, 4, 4] -> [.., rows, K/16]."""
+    s = s_sw
+    lead = s.shape[:-5]
+    rt, ct = s.shape[-5], s.shape[-4]
+    s = s.permute(*range(len(lead)), -5, -2, -3, -4, -1).reshape(*lead, rt * 128, ct * 4)
+    return s[..., :rows, :k // 16]
+
+
 def dequant(torch, q, s_sw, rows, k):
     """FP4 codes [.., rows, K/2] and swizzled scales -> float64 values."""
     lut = torch.tensor(E2M1, dtype=torch.float64, device=q.device)
@@ -129,11 +143,18 @@ def dequant(torch, q, s_sw, rows, k):
     vals = torch.stack([lut[(qb & 15).long()], lut[(qb >> 4).long()]], -1)
     vals = vals.reshape(*qb.shape[:-1], k)
     s = s_sw.view(torch.uint8).view(torch.float8_e4m3fn).to(torch.float64)
-    lead = s.shape[:-5]
-    rt, ct = s.shape[-5], s.shape[-4]
-    s = s.permute(*range(len(lead)), -5, -2, -3, -4, -1).reshape(*lead, rt * 128, ct * 4)
-    s = s[..., :rows, :k // 16]
-    return vals * s.repeat_interleave(16, dim=-1)
+    return vals * unswizzle(s, rows, k).repeat_interleave(16, dim=-1)
+
+
+def load_marlin():
+    """vLLM's Marlin FP4 GEMM (benchmarks/marlin_peer.py over the library
+    scripts/device/marlin.sh builds), or None with why not."""
+    try:
+        import marlin_peer
+        marlin_peer.MarlinLib.get()
+        return marlin_peer, None
+    except Exception as e:  # no library here: the column stays empty
+        return None, str(e)[:200]
 
 
 def check(torch, name, got, want_f64, k, rep):
@@ -148,7 +169,8 @@ def check(torch, name, got, want_f64, k, rep):
     return bad == 0
 
 
-def run_case(torch, F, name, ms, n, k, machine, configs, peers_on, reps, static_api):
+def run_case(torch, F, name, ms, n, k, machine, configs, peers_on, reps, static_api,
+             marlin=None):
     from nvfp4 import compiler
     dev = os.environ.get("BENCH_DEVICE", "cuda")
     G = len(ms)
@@ -319,6 +341,25 @@ def run_case(torch, F, name, ms, n, k, machine, configs, peers_on, reps, static_
         except Exception as e:
             log.append(f"fp8 peer failed: {str(e)[:200]}")
         del w8
+    if peers_on and dense and marlin is not None:
+        # vLLM's Marlin FP4 (W4A16: the bf16 activations as they are, our
+        # FP4 weights and E4M3 scales prepared as vLLM prepares an NVFP4
+        # checkpoint's), one prepared copy per weight copy: as cold in L2.
+        try:
+            ml = [marlin.MarlinFP4Linear(q.view(torch.uint8),
+                                         unswizzle(s_.view(torch.uint8), n, k).contiguous(),
+                                         float(d.reshape(-1)[0]), n, k)
+                  for q, s_, d in weights]
+            ym = ml[0](x).double()
+            wd64 = dequant(torch, wq, ws, n, k) * float(wd.reshape(-1)[0])
+            ref64 = x.double() @ wd64.T
+            row["marlin_relerr"] = float((ym - ref64).norm() / ref64.norm())
+            log.append(f"marlin: relative error {row['marlin_relerr']:.3g} against the fp64 "
+                       "product of x and the dequantized weights")
+            row["marlin_us"] = time_layers(torch, lambda c: ml[c](x), copies, reps)
+            del ml
+        except Exception as e:
+            log.append(f"marlin peer failed: {str(e)[:200]}")
     del weights[:]
     torch.cuda.empty_cache()
     return row, log
@@ -341,12 +382,15 @@ def main(argv=None):
     machine = peers.measure_machine()
     print(peers.machine_line(machine), flush=True)
     configs = [c.strip() for c in args.configs.split(";") if c.strip()] or ["default"]
+    marlin, why = load_marlin() if not args.no_peers else (None, "--no-peers")
+    if marlin is None:
+        print(f"no Marlin peer: {why}", flush=True)
     rows = []
     for name in args.cases.split(","):
         ms, n, k = CASES[name]
         t0 = time.time()
         row, log = run_case(torch, F, name, ms, n, k, machine, configs, not args.no_peers,
-                            args.reps, static_api)
+                            args.reps, static_api, marlin)
         print("\n".join(log), flush=True)
         print(json.dumps(row), f"({time.time() - t0:.1f} s)", flush=True)
         rows.append(row)
@@ -356,7 +400,8 @@ def main(argv=None):
                commit=os.environ.get("NVFP4_COMMIT", "unknown"),
                date=time.strftime("%Y-%m-%d", time.gmtime()))
     (out / "decode.json").write_text(json.dumps(doc, indent=1))
-    cols = ["ours_us", "ours_static_us", "gemm_us", "cublas_bf16_us", "fp8_us", "floor_us"]
+    cols = ["ours_us", "ours_static_us", "gemm_us", "cublas_bf16_us", "fp8_us", "marlin_us",
+            "floor_us"]
     for c in configs:
         if c != "default":
             cols += [f"ours_us[{c}]", f"gemm_us[{c}]"]

@@ -16,6 +16,7 @@ mkdir -p "$OUT" /tmp/nvfp4
 } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 xz -dc .device/nvfp4-runner.xz > /tmp/nvfp4/nvfp4-runner && chmod +x /tmp/nvfp4/nvfp4-runner
+if [ -f .device/libmarlin_fp4.so.xz ]; then xz -dc .device/libmarlin_fp4.so.xz > /tmp/nvfp4/libmarlin_fp4.so; fi  # scripts/device/marlin.sh
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/nvfp4/site .device/*.whl \
   > /dev/null 2>&1 || true
 export PYTHONPATH=/tmp/nvfp4/site:$PWD/python${PYTHONPATH:+:$PYTHONPATH}
