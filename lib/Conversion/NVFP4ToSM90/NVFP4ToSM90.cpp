@@ -122,12 +122,9 @@ bool gemvReadsFp4(const SM90KernelOptions &options, const GemmShape &shape) {
 /// 2026-11-28, L2-cold layers, one process: benchmarks/results/
 /// 2026-11-28-gemv.md, 2026-11-28-gemv-fp4-tokens.md): up to 8 tokens at
 /// any shape (M = 1, 4096 x 4096: the GEMM 8.3 against 11.0 us on the
-/// H100); 9 to 16 where N is at most 8192, reading FP4 tokens (H200,
-/// M = 16: 4096 x 4096 7.6 against 12.7 with f16 tokens; 4096 x 14336
-/// 21.7 against 22.4 for the wgmma kernel; 14336 x 4096 28.4 against
-/// 23.2: its 896 CTAs of 88 registers a thread take 1.7 waves), and where
-/// K is at most 8192 too with f16 tokens (each warp loads its 16 tokens'
-/// f16 values, 4x its code bytes: 4096 x 14336 25.5 against 23.5).
+/// H100); 9 to 16 where N and K are at most 8192 (H200, M = 16, FP4
+/// tokens, 7d763ea: 4096 x 4096 GEMM 9.8 against 11.5 with f16 tokens;
+/// 4096 x 14336 28.4 against 22.8 for the wgmma kernel).
 bool useGemv(const SM90KernelOptions &options, const GemmShape &shape) {
   // tokens=in-kernel asks for the wgmma kernel's own token conversion.
   if (options.gemv == "off" || options.tokens == "in-kernel" ||
@@ -139,7 +136,7 @@ bool useGemv(const SM90KernelOptions &options, const GemmShape &shape) {
   if (rows < 1 || rows > kSM90GemvMaxTokens)
     return false;
   return options.gemv == "on" || rows <= 8 ||
-         (shape.n <= 8192 && (gemvReadsFp4(options, shape) || shape.k <= 8192));
+         (shape.n <= 8192 && shape.k <= 8192);
 }
 
 /// The kernel instance of a matmul: token tile, token source, schedule,
