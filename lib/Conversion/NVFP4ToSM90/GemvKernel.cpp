@@ -158,15 +158,17 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
         Value inK = lt(add(mul(j, c(kSM90StageK)), mul(q, c(32))), c(cfg.k));
         Value codeAt = add(mul(j, c(kSM90StageK / 2)), mul(q, c(16)));
         // Row r's 16 code bytes of the block in `codes` ([rows, K/2]) and
-        // its two scale bytes (offset `base` at block 0) in `bytes`.
-        auto rowCodes = [&](Value codes, Value r) {
+        // its two scale bytes (offset `base` at block 0) in `bytes`; the
+        // weights' loads invariant, the tokens' not (the kernel ahead
+        // writes them).
+        auto rowCodes = [&](Value codes, Value r, bool invariant = true) {
           Value at = select(inK, add(mul(r, c(cfg.k / 2)), codeAt), c(0));
-          return select(inK, load(codesType, codes, at, 16, true),
+          return select(inK, load(codesType, codes, at, 16, invariant),
                         zeros(codesType));
         };
-        auto rowScales = [&](Value bytes, Value base) {
+        auto rowScales = [&](Value bytes, Value base, bool invariant = true) {
           Value at = select(inK, scaleOffset(base, j), c(0));
-          Value bits = load(b.getI16Type(), bytes, at, 2, true);
+          Value bits = load(b.getI16Type(), bytes, at, 2, invariant);
           return select(inK, bits,
                         arith::ConstantIntOp::create(b, b.getI16Type(), 0));
         };
@@ -178,14 +180,9 @@ SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
         SmallVector<Value> tok, tokenCodes, tokenBits;
         for (int64_t t = 0; t < tiles; ++t) {
           if (fp4Tokens) {
-            Value at =
-                select(inK, add(mul(tokenRows[t], c(cfg.k / 2)), codeAt), c(0));
-            tokenCodes.push_back(select(
-                inK, load(codesType, tokens, at, 16, false), zeros(codesType)));
-            at = select(inK, scaleOffset(tokenScaleBases[t], j), c(0));
+            tokenCodes.push_back(rowCodes(tokens, tokenRows[t], false));
             tokenBits.push_back(
-                select(inK, load(b.getI16Type(), tokenScales, at, 2, false),
-                       arith::ConstantIntOp::create(b, b.getI16Type(), 0)));
+                rowScales(tokenScales, tokenScaleBases[t], false));
             continue;
           }
           Value at = mul(add(mul(tokenRows[t], c(cfg.kPadded())),
