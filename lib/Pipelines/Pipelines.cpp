@@ -290,6 +290,8 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.granule = options.granule;
   sm90.gemv = options.gemv;
   sm90.gemvWarps = options.gemvWarps;
+  sm90.gemvCtasPerSM = options.gemvCtasPerSM;
+  sm90.gemvPrefetch = options.gemvPrefetch;
   sm90.schedule = options.schedule;
   sm90.tokens = options.tokens;
   sm90.bf16Mma = options.bf16Mma;

@@ -814,9 +814,11 @@ class PipelineOptions:
 # kernel: gemv=auto), that kernel forced on every dense case (gemv=on),
 # with an uneven K split over 3 warps and with one warp (no hand-over), and
 # with f16 tokens from the pre-pass where it reads FP4 tokens itself (9-16
-# tokens); then the wgmma kernel's decode paths (gemv=off).
+# tokens), without a CTAs-per-SM bound and with each warp's whole K range
+# prefetched; then the wgmma kernel's decode paths (gemv=off).
 DECODE_CONFIGS = ["", "gemv=on", "gemv=on gemv-warps=3", "gemv=on gemv-warps=1",
                   "gemv=on tokens=prepass",
+                  "gemv=on gemv-ctas-per-sm=-1 gemv-prefetch=64",
                   "gemv=off", "gemv=off k-split=1", "gemv=off schedule=stream-k",
                   "gemv=off schedule=data-parallel", "gemv=off tokens=prepass",
                   "gemv=off ctas=7 schedule=stream-k",
@@ -1246,8 +1248,9 @@ def _check_sanitize_decode(rep, target, rng):
     dense("K split over a cluster of 2", "gemv=off cluster=2", a, b, k)
     # The narrow-token kernel's loads at the operands' ends: N past a
     # multiple of 16 (clamped rows), K ending inside a 128-block, three
-    # warps handing over their sums.
-    dense("the narrow-token kernel", "gemv=on gemv-warps=3",
+    # warps handing over their sums; each warp's whole K range prefetched
+    # into L2 (up to the row's end, rows past N none).
+    dense("the narrow-token kernel", "gemv=on gemv-warps=3 gemv-prefetch=64",
           random_operand(3, 992, "nvfp4", rng), random_operand(250, 992, "nvfp4", rng), 992)
     # Two token tiles of which the second is partly past M, read as FP4.
     dense("the narrow-token kernel, FP4 tokens", "gemv=on gemv-warps=3",

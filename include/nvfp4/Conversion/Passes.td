@@ -205,6 +205,17 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
               "Warps per CTA of the narrow-token kernel, splitting K (1 to "
               "16; 0: about 4 K blocks of 128 each, at most 16, 8 with more "
               "than 8 tokens)">,
+       Option<"gemvPrefetch", "gemv-prefetch", "int64_t", /*default=*/"1",
+              "K blocks of 128 of each warp's weights (codes and scales) the "
+              "narrow-token kernel's CTAs bring into L2 "
+              "(cp.async.bulk.prefetch.L2) before they wait for the kernel "
+              "ahead (0: none)">,
+       Option<"gemvCtasPerSM", "gemv-ctas-per-sm", "int64_t",
+              /*default=*/"0",
+              "CTAs per SM the narrow-token kernel is compiled to fit "
+              "(.minnctapersm: its registers at most 64K / (CTAs x threads)); "
+              "0 chooses (the grid's CTAs per SM where that leaves at least "
+              "64 registers a thread, else none), -1: none">,
        Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"4",
               "K blocks of 64 summed in the tensor core before the partial sum "
               "is added to an fp32 register total (even; 0: never)">,

@@ -110,6 +110,16 @@ struct LowerToSM90Options : public GPUTargetOptions<LowerToSM90Options> {
       *this, "gemv-warps",
       llvm::cl::desc("narrow-token kernel warps splitting K (0 chooses)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().gemvWarps)};
+  Option<int64_t> gemvPrefetch{
+      *this, "gemv-prefetch",
+      llvm::cl::desc("narrow-token kernel K blocks per warp prefetched into "
+                     "L2 before its grid dependency wait (0: none)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().gemvPrefetch)};
+  Option<int64_t> gemvCtasPerSM{
+      *this, "gemv-ctas-per-sm",
+      llvm::cl::desc("narrow-token kernel CTAs per SM it is compiled to fit "
+                     "(.minnctapersm; 0 chooses, -1 none)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().gemvCtasPerSM)};
   Option<std::string> schedule{
       *this, "schedule",
       llvm::cl::desc("GEMM tiles to CTAs: data-parallel, stream-k or auto"),

@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -48,11 +49,8 @@ private:
   /// reads them after griddepcontrol.wait, with plain loads).
   Value load(Type type, Value base, Value offset, unsigned align,
              bool invariant) {
-    auto global = LLVM::LLVMPointerType::get(ctx, 1);
-    Value ptr = LLVM::GEPOp::create(
-        b, global, b.getI8Type(), LLVM::IntToPtrOp::create(b, global, base),
-        ValueRange{toI64(offset)});
-    return LLVM::LoadOp::create(b, type, ptr, align, /*isVolatile=*/false,
+    return LLVM::LoadOp::create(b, type, globalAt(base, offset), align,
+                                /*isVolatile=*/false,
                                 /*isNonTemporal=*/false, invariant);
   }
   Value zeros(Type type) {
@@ -77,6 +75,16 @@ private:
     }
     return out;
   }
+  /// The device address `base` + `offset` (bytes), a global pointer.
+  Value globalAt(Value base, Value offset) {
+    auto global = LLVM::LLVMPointerType::get(ctx, 1);
+    return LLVM::GEPOp::create(b, global, b.getI8Type(),
+                               LLVM::IntToPtrOp::create(b, global, base),
+                               ValueRange{toI64(offset)});
+  }
+  /// The CTA's weights (its rows' codes, their scale bytes) brought into
+  /// L2 by bulk prefetches before the kernel waits for the one ahead.
+  void prefetchWeights(Value tid);
   /// The thread's fp32 sums over its warp's K blocks: one m16n8
   /// accumulator per 8 tokens.
   SmallVector<Value> mainLoop(Value warp, Value lane);
@@ -90,6 +98,58 @@ private:
   Value tokens, tokenScales, weights, scales, row0;
   EpilogueArgs args;
 };
+
+void GemvBuilder::prefetchWeights(Value tid) {
+  int64_t kBlocks = cfg.kStages(), warps = cfg.gemvWarps;
+  int64_t per = ceilDiv(kBlocks, warps);
+  int64_t depth = std::min(cfg.gemvPrefetch, per);
+  auto i32 = [&](Value v) {
+    return arith::IndexCastOp::create(b, b.getI32Type(), v).getResult();
+  };
+  // Codes: thread 16w + r, for warp w's first `depth` K blocks of row
+  // row0 + r, 64 bytes a block, contiguous, up to the row's end (K is a
+  // multiple of 32: its K / 2 bytes a multiple of 16); rows past N none.
+  ifThen(lt(tid, c(kSM90GemvRows * warps)), [&] {
+    Value row = add(row0, remu(tid, c(kSM90GemvRows)));
+    Value begin = mul(divu(tid, c(kSM90GemvRows)), c(per));
+    Value count = clamp(sub(c(kBlocks), begin), c(0), c(depth));
+    ifThen(arith::AndIOp::create(b, lt(row, c(cfg.n)), lt(c(0), count)), [&] {
+      NVVM::CpAsyncBulkPrefetchOp::create(
+          b,
+          globalAt(weights,
+                   add(mul(row, c(cfg.k / 2)), mul(begin, c(kSM90StageK / 2)))),
+          i32(minsi(mul(count, c(kSM90StageK / 2)),
+                    sub(c(cfg.k / 2), mul(begin, c(kSM90StageK / 2))))),
+          Value());
+    });
+  });
+  // Scales: a K block is two 128x4 units of the row tile; the CTA's 16
+  // rows (of one 32-row group) fill 256 bytes of each, 16 a row, a span
+  // that starts where row row0 & ~96 (the same row of the tile's first
+  // 32) has the unit's first column.
+  int64_t units = ceilDiv(cfg.k / 16, Swizzled128x4Attr::kTileCols);
+  int64_t unitsPerBlock = kSM90StageK / 16 / Swizzled128x4Attr::kTileCols;
+  Value spanRow = add(sub(row0, remu(row0, c(Swizzled128x4Attr::kTileRows))),
+                      remu(row0, c(32)));
+  scf::ForOp::create(
+      b, tid, c(warps * depth * unitsPerBlock), c(cfg.gemvThreads()),
+      ValueRange{}, [&](OpBuilder &, Location, Value e, ValueRange) {
+        Value w = divu(e, c(depth * unitsPerBlock));
+        Value u = add(mul(mul(w, c(per)), c(unitsPerBlock)),
+                      remu(e, c(depth * unitsPerBlock)));
+        ifThen(lt(u, c(units)), [&] {
+          Value at = Swizzled128x4Attr::buildOffset(
+              b, b.getLoc(), spanRow, mul(u, c(Swizzled128x4Attr::kTileCols)),
+              cfg.k / 16);
+          NVVM::CpAsyncBulkPrefetchOp::create(
+              b, globalAt(scales, at),
+              arith::ConstantIntOp::create(b, b.getI32Type(),
+                                           16 * kSM90GemvRows),
+              Value());
+        });
+        scf::YieldOp::create(b);
+      });
+}
 
 SmallVector<Value> GemvBuilder::mainLoop(Value warp, Value lane) {
   Type i32 = b.getI32Type();
@@ -354,6 +414,8 @@ gpu::GPUFuncOp GemvBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr("nvvm.maxntid",
                 b.getDenseI32ArrayAttr({int32_t(cfg.gemvThreads()), 1, 1}));
+  if (cfg.gemvCtasPerSM)
+    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(cfg.gemvCtasPerSM));
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   auto argIt = entry.getArguments().begin();
@@ -368,8 +430,11 @@ gpu::GPUFuncOp GemvBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   Value warp = warpUniform(divu(tid, c(32))), lane = remu(tid, c(32));
   row0 = mul(gpu::BlockIdOp::create(b, gpu::Dimension::x),
              c(kSM90GemvRows));
-  // Everything the kernel reads may come from the kernel ahead (the token
-  // pre-pass): with a dependent launch it has started while that runs.
+  // The weights stream into L2 while the kernel ahead (the tokens' quantize
+  // or pre-pass) runs: with a dependent launch this one has started by
+  // then. Everything else it reads may come from that kernel.
+  if (cfg.gemvPrefetch > 0)
+    prefetchWeights(tid);
   emitGridDependencyWait(b, b.getLoc());
   SmallVector<Value> sums = mainLoop(warp, lane);
   epilogue(sums, warp, lane);

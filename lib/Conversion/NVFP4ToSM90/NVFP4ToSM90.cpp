@@ -139,6 +139,27 @@ bool useGemv(const SM90KernelOptions &options, const GemmShape &shape) {
          (shape.n <= 8192 && shape.k <= 8192);
 }
 
+/// The narrow-token kernel's CTAs per SM (nvvm.minctasm; 0: none). Left
+/// to itself ptxas targets about 80 registers a thread for 16 tokens and
+/// meets it by issuing a token row's load after the block's first MMAs,
+/// two memory round trips a block instead of one (SASS, sm_90a, 16 x 4096
+/// x 4096: 80 registers; with .minnctapersm 2, 88 and every load first).
+/// So: the CTAs the grid puts on an SM (all resident at once), where that
+/// leaves at least 64 registers a thread; at more, ptxas's own target
+/// (bounding it harder spilled: 896 CTAs of 160 threads at 56).
+int64_t gemvCtasPerSM(const SM90KernelOptions &options,
+                      const SM90GemmConfig &cfg) {
+  int64_t threads = cfg.gemvThreads();
+  // An SM holds at most 2048 threads and 64K registers.
+  int64_t fit = 2048 / threads;
+  if (options.gemvCtasPerSM > 0)
+    return std::min(options.gemvCtasPerSM, fit);
+  if (options.gemvCtasPerSM < 0)
+    return 0;
+  int64_t resident = std::min(ceilDiv(cfg.gemvGrid(), options.ctas), fit);
+  return 65536 / (resident * threads) >= 64 ? resident : 0;
+}
+
 /// The kernel instance of a matmul: token tile, token source, schedule,
 /// ring depth. `converted` is the in-kernel token source the op allows
 /// (fp4, or quantize for a fused quantize, whose input elements are
@@ -168,6 +189,8 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
         options.gemvWarps
             ? options.gemvWarps
             : std::clamp<int64_t>(std::min(perSM, cfg.kStages() / 4), 1, most);
+    cfg.gemvCtasPerSM = gemvCtasPerSM(options, cfg);
+    cfg.gemvPrefetch = options.gemvPrefetch;
     return cfg;
   }
   // In-kernel tokens (auto): groups of at most 16 tokens (decode), where a
@@ -861,6 +884,13 @@ struct ConvertNVFP4ToSM90Pass
     if (gemvWarps < 0 || gemvWarps > kSM90GemvMaxWarps)
       return reject("gemv-warps must be 0 (choose) to " +
                     Twine(kSM90GemvMaxWarps) + ", got " + Twine(gemvWarps));
+    if (gemvPrefetch < 0)
+      return reject("gemv-prefetch must be non-negative, got " +
+                    Twine(gemvPrefetch));
+    if (gemvCtasPerSM < -1 || gemvCtasPerSM > 32)
+      return reject("gemv-ctas-per-sm must be -1 (none), 0 (choose) or 1 "
+                    "to 32, got " +
+                    Twine(gemvCtasPerSM));
     if (promoteEvery < 0 || promoteEvery % 2)
       return reject("promote-every must be even and non-negative, got " +
                     Twine(promoteEvery));
@@ -878,6 +908,8 @@ struct ConvertNVFP4ToSM90Pass
     gemm.bf16Mma = bf16Mma;
     gemm.gemv = gemv;
     gemm.gemvWarps = gemvWarps;
+    gemm.gemvCtasPerSM = gemvCtasPerSM;
+    gemm.gemvPrefetch = gemvPrefetch;
     GPUKernelOptions portable;
     portable.fusedQuantizeMaxElements = fusedQuantizeMaxElements;
     if (failed(applyGPUConversion(

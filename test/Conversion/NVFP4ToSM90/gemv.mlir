@@ -11,8 +11,13 @@
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="gemv-warps=3" --canonicalize --cse | FileCheck %s --check-prefix=THREE
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="gemv=off" --canonicalize --cse | FileCheck %s --check-prefix=OFF
 // RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="tokens=prepass" --canonicalize --cse | FileCheck %s --check-prefix=PRE
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="gemv-ctas-per-sm=-1 gemv-prefetch=0" --canonicalize --cse | FileCheck %s --check-prefix=NONE
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="ctas=4" --canonicalize --cse | FileCheck %s --check-prefix=FOUR
+// RUN: nvfp4-opt %s --split-input-file --convert-nvfp4-to-sm90="ctas=4 gemv-warps=16" --canonicalize --cse | FileCheck %s --check-prefix=TIGHT
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="gemv=maybe" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="gemv-warps=17" 2>&1 | FileCheck %s --check-prefix=BADWARPS
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="gemv-ctas-per-sm=33" 2>&1 | FileCheck %s --check-prefix=BADCTAS
+// RUN: not nvfp4-opt %s --convert-nvfp4-to-sm90="gemv-prefetch=-1" 2>&1 | FileCheck %s --check-prefix=BADPREFETCH
 
 // 5 tokens, N = 200, K = 512 (4 blocks of 128: one warp at about 4 blocks
 // each): 13 CTAs of 16 rows.
@@ -22,8 +27,20 @@
 // CHECK-COUNT-8:   vector.store %{{.*}}, %[[TOK]][{{.*}}] {alignment = 4 : i64} : memref<5x512xf16>, vector<2xf16>
 // CHECK:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0 blocks in (%c13, %c1, %c1) threads in (%c32, %c1, %c1)
 // CHECK:       gpu.func @nvfp4_sm90_gemv_0(%[[X:.*]]: i64, %[[W:.*]]: i64, %[[S:.*]]: i64,
-// CHECK-SAME:      nvvm.maxntid = array<i32: 32, 1, 1>
-// The wait for the pre-pass comes before the first load.
+// The grid's CTAs per SM (13 on 132 SMs: 1) as .minnctapersm: ptxas then
+// keeps every load of a block ahead of its MMAs.
+// CHECK-SAME:      nvvm.maxntid = array<i32: 32, 1, 1>, nvvm.minctasm = 1 : i32
+// Before the wait for the pre-pass, each warp's first K block of the CTA's
+// weights into L2 (gemv-prefetch=1): 64 code bytes of each row from byte
+// 256 w (K blocks 4w.. of warp w), 256 scale bytes of each 128x4 unit.
+// CHECK:         scf.if
+// CHECK:           %[[BEGIN:.*]] = arith.muli %{{.*}}, %c256 : index
+// CHECK:           %[[ROW:.*]] = arith.muli %{{.*}}, %c256 : index
+// CHECK:           arith.addi %[[ROW]], %[[BEGIN]] : index
+// CHECK:           nvvm.cp.async.bulk.prefetch %{{.*}}, %{{.*}} : <1>
+// CHECK:         scf.for
+// CHECK:             nvvm.cp.async.bulk.prefetch %{{.*}}, %c256_i32 : <1>
+// The wait comes before the first load.
 // CHECK:         llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.wait;"
 // One fp32 total per token tile is carried; each block's MMAs start from
 // zero (fp32 promotion after every 128-K block).
@@ -65,6 +82,25 @@
 // THREE-COUNT-8:   memref.load %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>
 // THREE:           nvfp4k.store
 
+// gemv-ctas-per-sm=-1: ptxas's own register target; gemv-prefetch=0: no
+// prefetch.
+// NONE-LABEL: func.func @decode(
+// NONE:       gpu.func @nvfp4_sm90_gemv_0(
+// NONE-SAME:      nvvm.maxntid = array<i32: 32, 1, 1>} {
+// NONE-NOT:     nvvm.cp.async.bulk.prefetch
+// NONE:         griddepcontrol.wait
+
+// 13 CTAs on 4 SMs: 4 each, 128 threads (64 and more registers a thread).
+// FOUR-LABEL: func.func @decode(
+// FOUR:       gpu.func @nvfp4_sm90_gemv_0(
+// FOUR-SAME:      nvvm.maxntid = array<i32: 32, 1, 1>, nvvm.minctasm = 4 : i32
+
+// 16 warps: 4 CTAs of 512 threads would leave 32 registers a thread; no
+// bound.
+// TIGHT-LABEL: func.func @decode(
+// TIGHT:       gpu.func @nvfp4_sm90_gemv_0(
+// TIGHT-SAME:      nvvm.maxntid = array<i32: 512, 1, 1>} {
+
 // gemv=off: the wgmma kernel.
 // OFF-LABEL: func.func @decode(
 // OFF:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
@@ -72,6 +108,8 @@
 
 // BAD: convert-nvfp4-to-sm90: gemv must be auto, on or off, got 'maybe'
 // BADWARPS: convert-nvfp4-to-sm90: gemv-warps must be 0 (choose) to 16, got 17
+// BADCTAS: convert-nvfp4-to-sm90: gemv-ctas-per-sm must be -1 (none), 0 (choose) or 1 to 32, got 33
+// BADPREFETCH: convert-nvfp4-to-sm90: gemv-prefetch must be non-negative, got -1
 
 func.func @decode(%a: memref<5x512xf4E2M1FN>, %sa: memref<1x8x32x4x4xf8E4M3FN>,
                   %b: memref<200x512xf4E2M1FN>, %sb: memref<2x8x32x4x4xf8E4M3FN>,

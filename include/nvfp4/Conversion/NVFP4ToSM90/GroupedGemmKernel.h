@@ -223,6 +223,12 @@ struct SM90GemmConfig : GemmShape {
   /// Its warps per CTA, which split K (1..kSM90GemvMaxWarps).
   int64_t gemvWarps = 0;
   int64_t gemvThreads() const { return 32 * gemvWarps; }
+  /// CTAs per SM it is compiled to fit (nvvm.minctasm: ptxas keeps its
+  /// registers to 64K / (CTAs x threads)); 0: no bound.
+  int64_t gemvCtasPerSM = 0;
+  /// K blocks of each warp's weights its CTA brings into L2 before the
+  /// grid dependency wait (0: none).
+  int64_t gemvPrefetch = 0;
   /// m16n8k16 token tiles of 8 (1 or 2).
   int64_t gemvTokenTiles() const { return maxRows <= 8 ? 1 : 2; }
   int64_t gemvGrid() const { return ceilDiv(n, kSM90GemvRows); }
