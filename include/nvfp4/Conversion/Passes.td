@@ -199,8 +199,8 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
               "MMA on the narrow-token kernel (no ring: 16 weight rows per "
               "CTA, its warps splitting K, codes loaded into registers and "
               "dequantized for mma.sync m16n8k16 against pre-pass tokens): "
-              "on, off, or auto (up to 8 tokens, or up to 16 where N <= "
-              "8192)">,
+              "on, off, or auto (up to 8 tokens; up to 16 read as FP4 "
+              "tokens, or as f16 pre-pass tokens where N and K <= 8192)">,
        Option<"gemvWarps", "gemv-warps", "int64_t", /*default=*/"0",
               "Warps per CTA of the narrow-token kernel, splitting K (1 to "
               "16; 0: about 4 K blocks of 128 each, at most 16, 8 with more "

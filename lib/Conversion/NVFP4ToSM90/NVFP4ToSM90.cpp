@@ -122,9 +122,11 @@ bool gemvReadsFp4(const SM90KernelOptions &options, const GemmShape &shape) {
 /// 2026-11-28, L2-cold layers, one process: benchmarks/results/
 /// 2026-11-28-gemv.md, 2026-11-28-gemv-fp4-tokens.md): up to 8 tokens at
 /// any shape (M = 1, 4096 x 4096: the GEMM 8.3 against 11.0 us on the
-/// H100); 9 to 16 where N and K are at most 8192 (H200, M = 16, FP4
-/// tokens, 7d763ea: 4096 x 4096 GEMM 9.8 against 11.5 with f16 tokens;
-/// 4096 x 14336 28.4 against 22.8 for the wgmma kernel).
+/// H100); 9 to 16 read as FP4 tokens at any shape (H200, M = 16, fe01a4a,
+/// 2026-11-28-gemv-registers-prefetch.md: 4096 x 14336 and 14336 x 4096
+/// layers 0.5-1.9 us faster than on the wgmma kernel), as f16 pre-pass
+/// tokens where N and K are at most 8192 (4096 x 4096 GEMM 11.5 against
+/// 12.0; 4096 x 14336 27.6 against 22.8, 7d763ea).
 bool useGemv(const SM90KernelOptions &options, const GemmShape &shape) {
   // tokens=in-kernel asks for the wgmma kernel's own token conversion.
   if (options.gemv == "off" || options.tokens == "in-kernel" ||
@@ -135,7 +137,7 @@ bool useGemv(const SM90KernelOptions &options, const GemmShape &shape) {
   int64_t rows = shape.maxRows;
   if (rows < 1 || rows > kSM90GemvMaxTokens)
     return false;
-  return options.gemv == "on" || rows <= 8 ||
+  return options.gemv == "on" || rows <= 8 || gemvReadsFp4(options, shape) ||
          (shape.n <= 8192 && shape.k <= 8192);
 }
 

@@ -120,13 +120,16 @@ func.func @decode(%a: memref<5x512xf4E2M1FN>, %sa: memref<1x8x32x4x4xf8E4M3FN>,
 
 // -----
 
-// 16 tokens, N = 9216 > 8192: auto keeps the wgmma kernel (two token
-// tiles load as many token values as code bytes); 17 tokens never take
-// the narrow kernel.
+// 16 tokens, N = 9216 > 8192: the narrow kernel on FP4 tokens; with f16
+// pre-pass tokens (two token tiles load as many token values as code
+// bytes) auto keeps the wgmma kernel. 17 tokens never take the narrow
+// kernel.
 // CHECK-LABEL: func.func @wide_n(
-// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemv_0::@nvfp4_sm90_gemv_0 blocks in (%c576, %c1, %c1)
 // CHECK-LABEL: func.func @seventeen(
-// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_1::@nvfp4_sm90_gemm_1
+// CHECK:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
+// PRE-LABEL: func.func @wide_n(
+// PRE:         gpu.launch_func @nvfp4_sm90_gemm_0::@nvfp4_sm90_gemm_0
 func.func @wide_n(%a: memref<16x512xf4E2M1FN>, %sa: memref<1x8x32x4x4xf8E4M3FN>,
                   %b: memref<9216x512xf4E2M1FN>, %sb: memref<72x8x32x4x4xf8E4M3FN>,
                   %c: memref<16x9216xbf16>) {
