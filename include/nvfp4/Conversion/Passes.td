@@ -203,8 +203,8 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
               "tokens, or as f16 pre-pass tokens where N and K <= 8192)">,
        Option<"gemvWarps", "gemv-warps", "int64_t", /*default=*/"0",
               "Warps per CTA of the narrow-token kernel, splitting K (1 to "
-              "16; 0: about 4 K blocks of 128 each, at most 16, 8 with more "
-              "than 8 tokens)">,
+              "16; 0: at most 32 warps per SM over the grid, at least 4 K "
+              "blocks of 128 each, at most 16, 8 with more than 8 tokens)">,
        Option<"gemvPrefetch", "gemv-prefetch", "int64_t", /*default=*/"1",
               "K blocks of 128 of each warp's weights (codes and scales) the "
               "narrow-token kernel's CTAs bring into L2 "

@@ -176,9 +176,12 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
   cfg.promoteEvery = options.promoteEvery;
   if (useGemv(options, shape)) {
     // The narrow-token kernel: f16 tokens from the pre-pass. Its warps
-    // split K: about 32 per SM over the grid (H100: 14336 x 4096 at one
-    // token, 896 CTAs, ran fastest with 4 warps, 4096 x 14336 with 16), at
-    // least 4 K blocks each, at most 8 with two token tiles.
+    // split K: at most 32 per SM over the grid, so that its CTAs all fit
+    // at once with 64 registers a thread (gemvCtasPerSM; H100: 14336 x 4096
+    // at one token, 896 CTAs, ran fastest with 4 warps, 4096 x 14336 with
+    // 16; H200, 16 tokens: 14336 x 4096 with 4 warps and 7 CTAs an SM
+    // 21.1 us against 23.7 with 5 warps, two waves), at least 4 K blocks
+    // each, at most 8 with two token tiles.
     cfg.gemv = true;
     cfg.tokens =
         converted == SM90TokenSource::fp4 && gemvReadsFp4(options, shape)
@@ -186,7 +189,8 @@ SM90GemmConfig configure(const SM90KernelOptions &options,
             : SM90TokenSource::prepass;
     cfg.tokenTile = cfg.granule = 8 * cfg.gemvTokenTiles();
     int64_t most = kSM90GemvMaxWarps / cfg.gemvTokenTiles();
-    int64_t perSM = ceilDiv(32 * options.ctas, cfg.gemvGrid());
+    int64_t perSM =
+        std::max<int64_t>(1, 32 / ceilDiv(cfg.gemvGrid(), options.ctas));
     cfg.gemvWarps =
         options.gemvWarps
             ? options.gemvWarps
