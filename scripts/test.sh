@@ -22,12 +22,26 @@ FUZZ_SECONDS_INPUTS="${FUZZ_SECONDS_INPUTS:-30}" \
 
 # torch for the torch API tests (python/tests/test_torch_api.py, the torch
 # cases of test_runtime.py): PyPI's wheel, which runs on the CPU where there
-# is no GPU (about a minute to fetch and install).
-python3 -c "import torch" 2>/dev/null || {
-  echo "== installing torch"
-  python3 -m pip install -q torch ||
-    python3 -m pip install -q --break-system-packages torch
+# is no GPU (about a minute to fetch and install). An installed torch that
+# does not import is repaired: the CUDA 12 and CUDA 13 wheels of NVIDIA's
+# libraries (nccl, nvshmem, cudnn, cusparselt) share file paths, so a torch
+# of one CUDA installed over the other's leaves it linked to the wrong
+# library; reinstalling torch with its dependencies rewrites them.
+torch_req="torch==2.15.0"
+pip_install() {
+  python3 -m pip install -q "$@" ||
+    python3 -m pip install -q --break-system-packages "$@"
 }
+torch_imports() { python3 -c "import torch" 2>/dev/null; }
+torch_imports || {
+  echo "== installing torch"
+  pip_install "$torch_req"
+}
+torch_imports || {
+  echo "== torch is installed but does not import: reinstalling it"
+  pip_install --force-reinstall "$torch_req"
+}
+python3 -c "import torch"
 
 # The checkpoint formats' own tools for python/tests/test_models.py (the
 # producers make the test checkpoints; docs/spec.md 2.9): transformers and
@@ -39,8 +53,7 @@ python3 -c "import transformers, safetensors, compressed_tensors, accelerate, mo
   echo "== installing the checkpoint producers"
   deps="transformers==5.24.0 safetensors==0.8.0 compressed-tensors==0.20.0 accelerate==1.15.0 nvidia-modelopt==0.47.0"
   # shellcheck disable=SC2086
-  python3 -m pip install -q $deps ||
-    python3 -m pip install -q --break-system-packages $deps
+  pip_install $deps
 }
 
 # The installed packages (setup.sh: pip install .), the runner of this build.
