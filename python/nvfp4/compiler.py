@@ -41,7 +41,7 @@ from .runtime import RunnerError, Timing, is_torch, run_program  # noqa: F401
 
 __all__ = [
     "RunnerError", "Timing", "run_program", "quantize", "dequantize",
-    "swizzle_scales", "unswizzle_scales", "matmul", "grouped_matmul",
+    "swizzle_scales", "unswizzle_scales", "swiglu", "matmul", "grouped_matmul",
     "element_type_of", "quantize_to_fp4", "fp4_matmul", "FP4Tensor", "swizzled_shape",
     "linear", "grouped_linear",
 ]
@@ -582,6 +582,43 @@ def dequantize(q, scales, s_dec=None, *, fmt="nvfp4", out_dtype="f32", **run_opt
         return args, [result], body
 
     return _call(key, build, inputs, run_options, lambda o: o[0])
+
+
+def swiglu(x, *, sigmoid_scale=1.0, limit=None, up_offset=0.0, out_dtype=None,
+           **run_options):
+    """nvfp4.swiglu: [..., 2N] gate/up values interleaved (gate in the even
+    columns; f32, f16 or bf16) -> [..., N] (out_dtype, default the input's
+    type). `limit` clamps (gpt-oss: sigmoid_scale=1.702, limit=7.0,
+    up_offset=1.0)."""
+    x = _host(x)
+    element = element_type_of(x)
+    out_dtype = out_dtype or element
+    shape = _shape(x)
+    if not shape or shape[-1] % 2:
+        raise ValueError(f"swiglu: expected [..., 2N] (an even last dimension), got {shape}")
+    if out_dtype not in ("f32", "f16", "bf16"):
+        raise ValueError(f"swiglu: out_dtype must be 'f32', 'f16' or 'bf16', got {out_dtype!r}")
+    params = (float(np.float32(sigmoid_scale)), None if limit is None else float(np.float32(limit)),
+              float(np.float32(up_offset)))
+    if not all(np.isfinite(p) for p in params if p is not None) or (
+            params[1] is not None and params[1] <= 0):
+        raise ValueError(f"swiglu: expected finite parameters and a positive limit, got "
+                         f"sigmoid_scale={sigmoid_scale}, limit={limit}, up_offset={up_offset}")
+
+    def build():
+        src = _tensor(shape, element)
+        dst = _tensor(shape[:-1] + (shape[-1] // 2,), out_dtype)
+        attrs = [f"sigmoid_scale = {params[0]!r} : f32"] if params[0] != 1.0 else []
+        if params[1] is not None:
+            attrs.append(f"limit = {params[1]!r} : f32")
+        if params[2] != 0.0:
+            attrs.append(f"up_offset = {params[2]!r} : f32")
+        attr = f" {{{', '.join(attrs)}}}" if attrs else ""
+        body = f"  %r = nvfp4.swiglu %x{attr} : {src} -> {dst}\n  return %r : {dst}"
+        return [("x", src)], [dst], body
+
+    return _call(("swiglu", _sig(x), params, out_dtype), build, [x], run_options,
+                 lambda o: o[0])
 
 
 def swizzle_scales(s, fmt="nvfp4", **run_options):

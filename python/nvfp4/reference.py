@@ -934,6 +934,55 @@ def _dequant_f64(q_packed, scales, fmt, swizzled, rows=None):
 # Matmul references (float64)
 # ---------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------
+# Activations (docs/spec.md 2.10)
+# ---------------------------------------------------------------------------
+
+_F = np.float32
+
+
+def exp_f32(x) -> np.ndarray:
+    """e^x by the spec's fixed sequence of fp32 operations (2.10): what every
+    target computes, bit for bit."""
+    x = np.asarray(x, dtype=_F)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        c = np.where(np.isnan(x), x, np.maximum(np.minimum(x, _F(89)), _F(-104)))
+        t = c * _F(float.fromhex("0x1.715476p+0"))  # log2(e)
+        magic = _F(float.fromhex("0x1.8p23"))
+        n = (t + magic) - magic
+        r = (c - n * _F(float.fromhex("0x1.62e4p-1"))) - n * _F(float.fromhex("0x1.7f7d1cp-20"))
+        p = np.full_like(r, _F(1.0 / 5040.0))
+        for k in (1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0):
+            p = p * r + _F(k)
+        ni = np.where(np.isnan(n), 0, n).astype(np.int32)
+        h = ni >> 1
+        power = lambda e: ((e + 127).astype(np.int32) << 23).view(_F)  # noqa: E731
+        return (p * power(h)) * power(ni - h)
+
+
+def sigmoid_f32(t) -> np.ndarray:
+    """fl(1 / fl(1 + exp_f32(-t)))."""
+    t = np.asarray(t, dtype=_F)
+    with np.errstate(over="ignore"):
+        return _F(1) / (_F(1) + exp_f32(-t))
+
+
+def swiglu(x, *, sigmoid_scale=1.0, limit=None, up_offset=0.0, out_dtype=None) -> np.ndarray:
+    """nvfp4.swiglu of [..., 2N] interleaved gate/up values (bf16 bits as
+    uint16, f16 or f32): [..., N] float32 values rounded to `out_dtype`
+    (default: the input's type)."""
+    v = to_f32(x)
+    g, u = v[..., 0::2].copy(), v[..., 1::2].copy()
+    if limit is not None:
+        lim = _F(limit)
+        g = np.where(g > lim, lim, g)
+        u = np.where(u > lim, lim, np.where(u < -lim, -lim, u))
+    s = g if sigmoid_scale == 1.0 else _F(sigmoid_scale) * g
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = (g * sigmoid_f32(s)) * (u if up_offset == 0.0 else u + _F(up_offset))
+    return round_to_dtype(y, out_dtype or input_dtype(x))
+
+
 def _epilogue(acc, alpha, beta, c_in):
     out = np.asarray(alpha, dtype=np.float64) * acc
     if c_in is not None and beta != 0:

@@ -498,6 +498,93 @@ def check_swizzle(target, size):
     return rep
 
 
+def swiglu_data(shape, seed, dtype):
+    """[..., 2N] gate/up values (as passed to the compiler, and as f32)
+    covering every path of the activation: |x| up to 300 (e^x overflows
+    and underflows inside the sigmoid), values around the gpt-oss clamp,
+    zeros of both signs, fp32 subnormals, +-inf and NaN."""
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 6).astype(np.float32)
+    flat = x.reshape(-1)
+    n = flat.size
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 7.0, -7.0, 7.5, -7.5, 88.5,
+                         -88.5, 104.0, -104.0, 300.0, -300.0, 1e-40, -1e-40, 20.0, -20.0],
+                        dtype=np.float32)
+    pos = rng.choice(n, size=min(n, 4 * specials.size), replace=False)
+    flat[pos] = np.resize(specials, pos.size)
+    wide = rng.choice(n, size=n // 8, replace=False)
+    flat[wide] *= 16
+    if dtype == "bf16":
+        bits = ref.f32_to_bf16_bits(x)
+        return bits, ref.bf16_bits_to_f32(bits)
+    if dtype == "f16":
+        with np.errstate(over="ignore"):
+            h = x.astype(np.float16)
+        return h, h.astype(np.float32)
+    return x, x
+
+
+def _swiglu_f64(v, sigmoid_scale, limit, up_offset):
+    """The activation in float64 from the spec's own fp32 inputs to the
+    sigmoid and the product (fl(sigmoid_scale * g), fl(u + up_offset): the
+    steps 2.10 defines as rounded), so that the bar measures the e^x,
+    sigmoid and product chain, not the conditioning of those inputs."""
+    f = np.float32
+    g, u = v[..., 0::2].copy(), v[..., 1::2].copy()
+    if limit is not None:
+        g = np.where(g > f(limit), f(limit), g)
+        u = np.where(u > f(limit), f(limit), np.where(u < -f(limit), -f(limit), u))
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = (g if sigmoid_scale == 1.0 else f(sigmoid_scale) * g).astype(np.float64)
+        u = (u if up_offset == 0.0 else u + f(up_offset)).astype(np.float64)
+        return g.astype(np.float64) / (1 + np.exp(-s)) * u
+
+
+def check_activation(target, size):
+    """nvfp4.swiglu (docs/spec.md 2.10): bit for bit against
+    python/nvfp4/reference.py (the spec's fixed fp32 sequence), and within
+    4 fp32 ulps (before the output rounding) of the float64 activation."""
+    rep = Report("activation")
+    shapes = [(37, 64), (3, 5, 22), (4098,)] + ([(256, 5760)] if size == "full" else [])
+    params = [dict(), dict(limit=7.0), dict(sigmoid_scale=1.702, limit=7.0, up_offset=1.0)]
+    for i, shape in enumerate(shapes):
+        for j, kw in enumerate(params):
+            dtype = ["bf16", "f16", "f32"][(i + j) % 3]
+            out = ["f32", dtype][j % 2]
+            x, v = swiglu_data(shape, 100 * i + j, dtype)
+            got = compiler.swiglu(x, out_dtype=out, target=target, **kw)
+            want = ref.swiglu(x, out_dtype=out, **kw)
+            if out == "bf16":
+                want = ref.f32_to_bf16_bits(want)
+            elif out == "f16":
+                want = want.astype(np.float16)
+            name = f"{shape} {dtype} -> {out} {kw or 'swiglu'}"
+            # NaN payloads are not part of the contract: compare NaN as NaN.
+            gf, wf = np.asarray(got), np.asarray(want)
+            nan_g = np.isnan(ref.to_f32(gf) if out == "bf16" else gf.astype(np.float32))
+            nan_w = np.isnan(ref.to_f32(wf) if out == "bf16" else wf.astype(np.float32))
+            if not np.array_equal(nan_g, nan_w):
+                rep.record(name, False, f"{int(np.count_nonzero(nan_g != nan_w))} NaN "
+                           "positions differ")
+                continue
+            rep.exact(name, [("values", np.where(nan_g, 0, gf).astype(gf.dtype),
+                              np.where(nan_w, 0, wf).astype(wf.dtype))])
+            if out == "f32":
+                # Accuracy of the fp32 sequence itself, where the result is a
+                # normal fp32 value.
+                y64 = _swiglu_f64(v, **{"sigmoid_scale": 1.0, "limit": None,
+                                        "up_offset": 0.0, **kw})
+                y = np.asarray(got, dtype=np.float64)
+                ok = np.isfinite(y64) & (np.abs(y64) > 1e-30) & (np.abs(y64) < 1e38)
+                ulp = np.abs(y[ok] - y64[ok]) / np.spacing(np.abs(y64[ok]).astype(np.float32))
+                worst = float(ulp.max()) if ulp.size else 0.0
+                rep.record(f"{name} accuracy", worst <= 4.0,
+                           f"max {worst:.3g} fp32 ulp from the float64 activation "
+                           f"({int(ok.sum())} values)")
+    rep.summary()
+    return rep
+
+
 def check_matmul(target, size):
     rep = Report("matmul")
     rng = np.random.default_rng(7)
@@ -1285,6 +1372,7 @@ FAMILIES = {
     "quantize": check_quantize,
     "dequantize": check_dequantize,
     "swizzle": check_swizzle,
+    "activation": check_activation,
     "matmul": check_matmul,
     "grouped": check_grouped,
     "weight_only": check_weight_only,

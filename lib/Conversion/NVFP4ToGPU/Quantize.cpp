@@ -598,6 +598,41 @@ struct DequantizeToGPU : BufferizedOpPattern<DequantizeOp> {
   }
 };
 
+struct SwigluToGPU : BufferizedOpPattern<SwigluOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(SwigluOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ImplicitLocOpBuilder b(loc, rewriter);
+    KernelArith ix(b);
+    auto outType = cast<MemRefType>(op.getOut().getType());
+    ArrayRef<int64_t> shape = outType.getShape();
+    SwigluParams params = op.getParams();
+    // One thread per output: the gate and up values are adjacent, one
+    // vector load of two.
+    auto pair = VectorType::get(
+        {2}, cast<ShapedType>(op.getInput().getType()).getElementType());
+    launchLinear(b, loc, outType.getNumElements(), [&](Value linear) {
+      SmallVector<Value> at = ix.delinearize(linear, shape);
+      SmallVector<Value> in(at);
+      in.back() = ix.mul(at.back(), ix.c(2));
+      Value both = vector::LoadOp::create(b, loc, pair, adaptor.getInput(), in);
+      NumericsBuilder nb(b, loc, b.getF32Type());
+      auto f32At = [&](int64_t i) -> Value {
+        Value v = vector::ExtractOp::create(b, loc, both, i);
+        return v.getType().isF32()
+                   ? v
+                   : arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+      };
+      Value v = nb.swiglu(f32At(0), f32At(1), params);
+      if (!outType.getElementType().isF32())
+        v = arith::TruncFOp::create(b, loc, outType.getElementType(), v);
+      memref::StoreOp::create(b, loc, v, adaptor.getOut(), at);
+    });
+    return success();
+  }
+};
+
 struct SwizzleToGPU : BufferizedOpPattern<SwizzleScalesOp> {
   using BufferizedOpPattern::BufferizedOpPattern;
   LogicalResult lower(SwizzleScalesOp op, OpAdaptor adaptor,
@@ -677,6 +712,6 @@ void mlir::nvfp4::populateQuantizeToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const GPUKernelOptions &options) {
   patterns.add<QuantizeToGPU>(converter, patterns.getContext(), options);
-  patterns.add<DequantizeToGPU, SwizzleToGPU, UnswizzleToGPU>(
+  patterns.add<DequantizeToGPU, SwigluToGPU, SwizzleToGPU, UnswizzleToGPU>(
       converter, patterns.getContext());
 }

@@ -340,6 +340,39 @@ struct DequantizeLowering : BufferizedOpPattern<DequantizeOp> {
   }
 };
 
+struct SwigluLowering : BufferizedOpPattern<SwigluOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(SwigluOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> shape =
+        cast<ShapedType>(op.getOut().getType()).getShape();
+    SwigluParams params = op.getParams();
+    // One loop per output dimension; the last one reads columns 2n, 2n+1.
+    SmallVector<Value> indices;
+    std::function<void()> nest = [&]() {
+      if (indices.size() < shape.size())
+        return forLoop(rewriter, loc, 0, shape[indices.size()], [&](Value iv) {
+          indices.push_back(iv);
+          nest();
+          indices.pop_back();
+        });
+      SmallVector<Value> at(indices);
+      Value two = indexConst(rewriter, loc, 2);
+      at.back() = arith::MulIOp::create(rewriter, loc, indices.back(), two);
+      Value gate = loadF32(rewriter, loc, adaptor.getInput(), at);
+      at.back() = arith::AddIOp::create(rewriter, loc, at.back(),
+                                        indexConst(rewriter, loc, 1));
+      Value up = loadF32(rewriter, loc, adaptor.getInput(), at);
+      NumericsBuilder nb(rewriter, loc, rewriter.getF32Type());
+      storeRounded(rewriter, loc, nb.swiglu(gate, up, params), adaptor.getOut(),
+                   indices);
+    };
+    nest();
+    return success();
+  }
+};
+
 struct SwizzleLowering : BufferizedOpPattern<SwizzleScalesOp> {
   using BufferizedOpPattern::BufferizedOpPattern;
   LogicalResult lower(SwizzleScalesOp op, OpAdaptor adaptor,
@@ -555,7 +588,8 @@ struct ConvertNVFP4ToSCFPass
 
 void mlir::nvfp4::populateNVFP4ToSCFConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<QuantizeLowering, DequantizeLowering, SwizzleLowering,
-               UnswizzleLowering, MatmulLowering, GroupedMatmulLowering,
-               InlineFusedPattern>(converter, patterns.getContext());
+  patterns.add<QuantizeLowering, DequantizeLowering, SwigluLowering,
+               SwizzleLowering, UnswizzleLowering, MatmulLowering,
+               GroupedMatmulLowering, InlineFusedPattern>(
+      converter, patterns.getContext());
 }

@@ -851,3 +851,43 @@ func.func @grouped_outs_f64(%q: memref<40x256xf4E2M1FN>, %s: memref<1x4x32x4x4xf
   nvfp4.grouped_matmul contiguous a(%q : memref<40x256xf4E2M1FN>) a_scales(%s : memref<1x4x32x4x4xf8E4M3FN>) b(%w : memref<4x64x256xf4E2M1FN>) b_scales(%ws : memref<4x1x4x32x4x4xf8E4M3FN>) group_offsets(%off : memref<5xi32>) outs(%y : memref<40x64xf64>)
   return
 }
+
+// -----
+
+func.func @w1_rank0(%x: tensor<bf16>) {
+  // expected-error @+1 {{expected an input of rank >= 1}}
+  %y = nvfp4.swiglu %x : tensor<bf16> -> tensor<bf16>
+  return
+}
+
+// -----
+
+func.func @w1_odd_width(%x: tensor<4x7xbf16>) {
+  // expected-error @+1 {{expected an even last dimension (interleaved gate and up columns), got 7}}
+  %y = nvfp4.swiglu %x : tensor<4x7xbf16> -> tensor<4x3xbf16>
+  return
+}
+
+// -----
+
+func.func @w2_result_shape(%x: tensor<4x8xbf16>) {
+  // expected-error @+1 {{expected result of type 'tensor<4x4xbf16>', got 'tensor<4x8xbf16>'}}
+  %y = nvfp4.swiglu %x : tensor<4x8xbf16> -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+func.func @w3_limit(%x: tensor<4x8xbf16>) {
+  // expected-error @+1 {{expected a finite, positive limit}}
+  %y = nvfp4.swiglu %x {limit = 0.0 : f32} : tensor<4x8xbf16> -> tensor<4x4xbf16>
+  return
+}
+
+// -----
+
+func.func @w3_scale(%x: tensor<4x8xbf16>) {
+  // expected-error @+1 {{expected finite sigmoid_scale and up_offset}}
+  %y = nvfp4.swiglu %x {sigmoid_scale = 0x7F800000 : f32} : tensor<4x8xbf16> -> tensor<4x4xbf16>
+  return
+}

@@ -189,3 +189,17 @@ func.func @grouped_weight_only(%x: tensor<40x64xbf16>, %w: tensor<3x32x64xf4E2M1
   %y = nvfp4.grouped_matmul contiguous a(%x : tensor<40x64xbf16>) b(%w : tensor<3x32x64xf4E2M1FN>) b_scales(%sw : tensor<3x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<4xi32>) b_decode_scale(%dw : tensor<3xf32>) -> tensor<40x32xbf16>
   return %y : tensor<40x32xbf16>
 }
+
+// CHECK-LABEL: func @swiglu
+// CHECK: nvfp4.swiglu %{{.*}} : tensor<16x5760xbf16> -> tensor<16x2880xbf16>
+// CHECK: nvfp4.swiglu %{{.*}} {limit = 7.000000e+00 : f32, sigmoid_scale = 1.702000e+00 : f32, up_offset = 1.000000e+00 : f32} : tensor<4x3x8xf32> -> tensor<4x3x4xf16>
+// CHECK: nvfp4.swiglu %{{.*}} outs(%{{.*}} : memref<2xf32>) : memref<4xf16>{{$}}
+func.func @swiglu(%x: tensor<16x5760xbf16>, %y: tensor<4x3x8xf32>,
+                  %z: memref<4xf16>, %o: memref<2xf32>)
+    -> (tensor<16x2880xbf16>, tensor<4x3x4xf16>) {
+  %a = nvfp4.swiglu %x : tensor<16x5760xbf16> -> tensor<16x2880xbf16>
+  %b = nvfp4.swiglu %y {sigmoid_scale = 1.702 : f32, limit = 7.0 : f32, up_offset = 1.0 : f32}
+      : tensor<4x3x8xf32> -> tensor<4x3x4xf16>
+  nvfp4.swiglu %z outs(%o : memref<2xf32>) : memref<4xf16>
+  return %a, %b : tensor<16x2880xbf16>, tensor<4x3x4xf16>
+}

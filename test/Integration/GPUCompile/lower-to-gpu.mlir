@@ -51,3 +51,18 @@ func.func @matmuls(%a: tensor<256x64xf4E2M1FN>, %sa: tensor<2x1x32x4x4xf8E4M3FN,
   %x = nvfp4.matmul %a, %sa, %b0, %sb0 acc(%i#0 : tensor<256x96xf16>) {beta = 0.5 : f32} : tensor<256x64xf4E2M1FN>, tensor<2x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<96x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<256x96xf16>
   return %c, %m, %x : tensor<256x96xbf16>, tensor<3x128x96xf32>, tensor<256x96xf16>
 }
+
+// -----
+
+// A gated MLP's activation between its GEMMs (unfused): one launch for the
+// matmul, one for nvfp4.swiglu.
+// CHECK-LABEL: llvm.func @gate_up_swiglu
+// CHECK-COUNT-2: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: gpu.binary
+func.func @gate_up_swiglu(%a: tensor<256x64xf4E2M1FN>, %sa: tensor<2x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>,
+                          %b: tensor<192x64xf4E2M1FN>, %sb: tensor<2x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) -> tensor<256x96xbf16> {
+  %c = nvfp4.matmul %a, %sa, %b, %sb : tensor<256x64xf4E2M1FN>, tensor<2x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<192x64xf4E2M1FN>, tensor<2x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<256x192xbf16>
+  %h = nvfp4.swiglu %c {sigmoid_scale = 1.702 : f32, limit = 7.0 : f32, up_offset = 1.0 : f32} : tensor<256x192xbf16> -> tensor<256x96xbf16>
+  return %h : tensor<256x96xbf16>
+}

@@ -445,6 +445,45 @@ void DequantizeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 //===----------------------------------------------------------------------===//
+// SwigluOp
+//===----------------------------------------------------------------------===//
+
+void SwigluOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getHybridEffects(*this, getOutMutable().getAsOperandRange(), effects);
+}
+
+LogicalResult SwigluOp::verify() {
+  if (failed(verifyHybridForm(*this, getOutMutable().getAsOperandRange(), 1)))
+    return failure();
+  // [W1] [..., 2N]: at least one dimension, the last one even.
+  auto input = cast<ShapedType>(getInput().getType());
+  if (input.getRank() < 1)
+    return emitOpError("expected an input of rank >= 1");
+  int64_t width = input.getShape().back();
+  if (width % 2 != 0)
+    return emitOpError("expected an even last dimension (interleaved gate "
+                       "and up columns), got ")
+           << width;
+  // [W3] finite parameters; a positive limit.
+  auto finite = [](APFloat v) { return v.isFinite(); };
+  if (!finite(getSigmoidScale()) || !finite(getUpOffset()))
+    return emitOpError("expected finite sigmoid_scale and up_offset");
+  if (auto limit = getLimit();
+      limit && (!finite(*limit) || limit->convertToFloat() <= 0.0f))
+    return emitOpError("expected a finite, positive limit");
+  // [W2] the result: the input's shape with the last dimension halved.
+  auto result = cast<ShapedType>(getTarget().getType());
+  Type elt = result.getElementType();
+  if (!isa<BFloat16Type, Float16Type, Float32Type>(elt))
+    return emitOpError("expected a bf16, f16 or f32 result, got ") << elt;
+  SmallVector<int64_t> shape(input.getShape());
+  shape.back() = width / 2;
+  return expectType(*this, "result", result, cloneShaped(input, shape, elt));
+}
+
+//===----------------------------------------------------------------------===//
 // SwizzleScalesOp / UnswizzleScalesOp
 //===----------------------------------------------------------------------===//
 

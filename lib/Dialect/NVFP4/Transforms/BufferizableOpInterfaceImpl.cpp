@@ -148,6 +148,14 @@ Operation *createBufferized(RewriterBase &rewriter, UnswizzleScalesOp op,
 }
 
 template <>
+Operation *createBufferized(RewriterBase &rewriter, SwigluOp op,
+                            ArrayRef<Value> operands, ValueRange outs) {
+  return SwigluOp::create(rewriter, op.getLoc(), TypeRange{}, operands.front(),
+                          outs.front(), op.getSigmoidScaleAttr(),
+                          op.getLimitAttr(), op.getUpOffsetAttr());
+}
+
+template <>
 Operation *createBufferized(RewriterBase &rewriter, MatmulOp op,
                             ArrayRef<Value> operands, ValueRange outs) {
   MatmulOp::Adaptor adaptor(operands, op);
@@ -180,6 +188,7 @@ void mlir::nvfp4::registerBufferizableOpInterfaceExternalModels(
     SwizzleScalesOp::attachInterface<NVFP4OpInterface<SwizzleScalesOp>>(*ctx);
     UnswizzleScalesOp::attachInterface<NVFP4OpInterface<UnswizzleScalesOp>>(
         *ctx);
+    SwigluOp::attachInterface<NVFP4OpInterface<SwigluOp>>(*ctx);
     MatmulOp::attachInterface<NVFP4OpInterface<MatmulOp>>(*ctx);
     GroupedMatmulOp::attachInterface<NVFP4OpInterface<GroupedMatmulOp>>(*ctx);
   });

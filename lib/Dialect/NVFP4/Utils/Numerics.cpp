@@ -103,6 +103,67 @@ Value NumericsBuilder::bool2i(Value flag) {
 }
 
 //===----------------------------------------------------------------------===//
+// Activations (spec 2.10)
+//===----------------------------------------------------------------------===//
+
+Value NumericsBuilder::exp(Value x) {
+  // Cody-Waite: x = n ln2 + r with n = rint(x log2e), |r| <= ~0.347, then
+  // e^r by its Taylor polynomial of degree 7 (truncation error below
+  // 2^-27), then 2^n as two exact power-of-two factors. Clamping x to
+  // [-104, 89] keeps n in [-150, 128], so each factor 2^(n/2) is a normal
+  // fp32 and only the last multiplication rounds (to a subnormal, 0 or
+  // inf where e^x is out of range). NaN skips the clamp (minnum would
+  // drop it).
+  Value clamped = maxNum(minNum(x, f32(89.0)), f32(-104.0));
+  clamped = select(isNaN(x), x, clamped);
+  // Adding and subtracting 1.5 * 2^23 rounds |t| < 2^22 to an integer, ties
+  // to even.
+  Value t = mul(clamped, f32(0x1.715476p+0)); // log2(e)
+  Value n = sub(add(t, f32(0x1.8p23)), f32(0x1.8p23));
+  // ln2 = ln2Hi + ln2Lo with 15 significant bits in ln2Hi, so n * ln2Hi is
+  // exact for |n| < 2^9 and so is the subtraction (Sterbenz).
+  Value r =
+      sub(sub(clamped, mul(n, f32(0x1.62e4p-1))), mul(n, f32(0x1.7f7d1cp-20)));
+  Value p = f32(1.0 / 5040.0);
+  for (double c :
+       {1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
+    p = add(mul(p, r), f32(c));
+  // 2^n = 2^h * 2^(n-h), h = floor(n / 2): both in [-75, 64]. NaN converts
+  // to an unspecified integer; p is NaN then and stays NaN.
+  Value ni = arith::FPToSIOp::create(b, loc, intType, n);
+  Value h = arith::ShRSIOp::create(b, loc, ni, i32(1));
+  auto power = [&](Value e) {
+    return floatOf(arith::ShLIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, e, i32(127)), i32(23)));
+  };
+  return mul(mul(p, power(h)), power(arith::SubIOp::create(b, loc, ni, h)));
+}
+
+Value NumericsBuilder::sigmoid(Value t) {
+  Value negated = arith::NegFOp::create(b, loc, t);
+  return div(f32(1.0), add(f32(1.0), exp(negated)));
+}
+
+Value NumericsBuilder::swiglu(Value gate, Value up,
+                              const SwigluParams &params) {
+  if (params.limit) {
+    // Compares, not minnum/maxnum, so that NaN stays NaN (torch.clamp).
+    Value hi = f32(*params.limit), lo = f32(-*params.limit);
+    auto above = [&](Value v, Value bound) {
+      return cmpF(static_cast<unsigned>(CmpFPredicate::OGT), v, bound);
+    };
+    gate = select(above(gate, hi), hi, gate);
+    up = select(above(up, hi), hi, select(above(lo, up), lo, up));
+  }
+  Value s =
+      params.sigmoidScale == 1.0f ? gate : mul(f32(params.sigmoidScale), gate);
+  Value silu = mul(gate, sigmoid(s));
+  if (params.upOffset != 0.0f)
+    up = add(up, f32(params.upOffset));
+  return mul(silu, up);
+}
+
+//===----------------------------------------------------------------------===//
 // Casts
 //===----------------------------------------------------------------------===//
 

@@ -27,6 +27,19 @@
 #define GET_ATTRDEF_CLASSES
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Attrs.h.inc"
 
+#include <optional>
+
+namespace mlir {
+namespace nvfp4 {
+/// The parameters of `nvfp4.swiglu` (docs/spec.md 2.10).
+struct SwigluParams {
+  float sigmoidScale = 1.0f;
+  std::optional<float> limit;
+  float upOffset = 0.0f;
+};
+} // namespace nvfp4
+} // namespace mlir
+
 #define GET_OP_CLASSES
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h.inc"
 

@@ -287,6 +287,66 @@ def NVFP4_UnswizzleScalesOp : NVFP4_HybridOp<"unswizzle_scales"> {
 }
 
 //===----------------------------------------------------------------------===//
+// nvfp4.swiglu
+//===----------------------------------------------------------------------===//
+
+def NVFP4_SwigluOp : NVFP4_HybridOp<"swiglu"> {
+  let summary = "gated SiLU of interleaved gate/up columns";
+  let description = [{
+    The activation between a mixture-of-experts block's two GEMMs (and a
+    gated MLP's): `input` is `[..., 2N]` with the gate in the even columns
+    and the up projection in the odd ones (the layout of gpt-oss's fused
+    `gate_up_proj`; a GEMM whose weight rows interleave gate and up rows
+    produces it), the result `[..., N]`:
+
+    ```
+    g = input[..., 2n], u = input[..., 2n + 1]          (exact in fp32)
+    with limit: g = min(g, limit), u = clamp(u, -limit, limit)
+    result[..., n] = round_out(fl(fl(g * sigmoid(fl(sigmoid_scale * g)))
+                                  * fl(u + up_offset)))
+    ```
+
+    `sigmoid` is computed in fp32 by the algorithm of docs/spec.md 2.10, the
+    same on every target; the multiplication by `sigmoid_scale` is omitted
+    when it is 1 and the addition of `up_offset` when it is 0. SwiGLU is
+    the default; gpt-oss's activation is
+    `{sigmoid_scale = 1.702, limit = 7.0, up_offset = 1.0}`.
+
+    Example:
+
+    ```mlir
+    %h = nvfp4.swiglu %gate_up {limit = 7.0 : f32}
+        : tensor<16x5760xbf16> -> tensor<16x2880xbf16>
+    ```
+  }];
+  let arguments = (ins NVFP4_HighPrecisionShaped:$input,
+      Optional<AnyMemRef>:$out,
+      DefaultValuedAttr<F32Attr, "1.0f">:$sigmoid_scale,
+      OptionalAttr<F32Attr>:$limit,
+      DefaultValuedAttr<F32Attr, "0.0f">:$up_offset);
+  let results = (outs Optional<RankedTensorOf<[BF16, F16, F32]>>:$result);
+  let assemblyFormat = [{
+    $input (`outs` `(` $out^ `:` type($out) `)`)?
+    attr-dict `:` type($input) (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = hybridDecls#[{
+    ::mlir::Value getTarget() {
+      return hasBufferSemantics() ? ::mlir::Value(getOut())
+                                  : ::mlir::Value(getResult());
+    }
+    /// The activation's parameters, as the numerics builders take them.
+    SwigluParams getParams() {
+      SwigluParams params;
+      params.sigmoidScale = getSigmoidScale().convertToFloat();
+      if (auto limit = getLimit())
+        params.limit = limit->convertToFloat();
+      params.upOffset = getUpOffset().convertToFloat();
+      return params;
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // nvfp4.matmul
 //===----------------------------------------------------------------------===//
 

@@ -24,6 +24,8 @@
 #ifndef NVFP4_DIALECT_NVFP4_UTILS_NUMERICS_H
 #define NVFP4_DIALECT_NVFP4_UTILS_NUMERICS_H
 
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -117,6 +119,18 @@ public:
   /// MXFP4 scale codes.
   Value mxScaleCodeRceil(Value blockAmax);
   Value mxScaleCodeFloor(Value blockAmax);
+
+  //===--------------------------------------------------------------------===//
+  // Activations (spec 2.10)
+  //===--------------------------------------------------------------------===//
+  /// e^x in fp32 by the spec's fixed sequence of correctly rounded ops
+  /// (the same bits on every target; NaN stays NaN).
+  Value exp(Value x);
+  /// fl(1 / fl(1 + exp(-t))).
+  Value sigmoid(Value t);
+  /// `nvfp4.swiglu` of one gate and one up value (fp32), before the
+  /// rounding to the output type.
+  Value swiglu(Value gate, Value up, const SwigluParams &params);
 
   //===--------------------------------------------------------------------===//
   // Random bits (spec 2.4)
