@@ -3,7 +3,7 @@
 // nvfp4.swiglu on the CPU (docs/spec.md 2.10): one loop per output
 // dimension, gate and up from columns 2n and 2n+1, the clamp as compares
 // (NaN stays NaN), e^x by Cody-Waite reduction and the degree-7 Taylor
-// polynomial, sigmoid as one division, then g * sigmoid(g) * u.
+// polynomial (a NaN n converts as 0: fptosi of NaN is poison), sigmoid as one division, then g * sigmoid(g) * u.
 // CHECK-LABEL: func @swiglu_limit
 // CHECK-SAME: (%[[X:[^:]*]]: memref<3x8xbf16>, %[[O:[^:]*]]: memref<3x4xf32>)
 // CHECK: scf.for %[[R:.*]] = %c0 to %c3
@@ -29,7 +29,9 @@
 // CHECK-NEXT: %[[T1:.*]] = arith.addf %[[T]], %[[MAGIC:.*]] : f32
 // CHECK-NEXT: %[[NF:.*]] = arith.subf %[[T1]], %[[MAGIC]] : f32
 // CHECK-COUNT-7: arith.addf
-// CHECK: %[[NI:.*]] = arith.fptosi %[[NF]] : f32 to i32
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[NF]], %[[NF]] : f32
+// CHECK-NEXT: %[[NS:.*]] = arith.select %[[NAN]], %{{.*}}, %[[NF]] : f32
+// CHECK-NEXT: %[[NI:.*]] = arith.fptosi %[[NS]] : f32 to i32
 // CHECK-NEXT: %[[H:.*]] = arith.shrsi %[[NI]], %c1_i32 : i32
 // CHECK-NEXT: arith.subi %[[NI]], %[[H]] : i32
 // CHECK: %[[E1:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
@@ -56,7 +58,7 @@ func.func @swiglu_limit(%x: memref<3x8xbf16>, %o: memref<3x4xf32>) {
 // CHECK-NEXT: arith.negf %[[S]] : f32
 // CHECK: %[[SIG:.*]] = arith.divf
 // CHECK-NEXT: %[[SILU:.*]] = arith.mulf %[[G]], %[[SIG]] : f32
-// CHECK-NEXT: %[[U1:.*]] = arith.addf %{{.*}}, %cst : f32
+// CHECK-NEXT: %[[U1:.*]] = arith.addf %{{.*}}, %cst{{.*}} : f32
 // CHECK-NEXT: %[[Y:.*]] = arith.mulf %[[SILU]], %[[U1]] : f32
 // CHECK-NEXT: %[[B:.*]] = arith.truncf %[[Y]] : f32 to bf16
 // CHECK-NEXT: memref.store %[[B]]

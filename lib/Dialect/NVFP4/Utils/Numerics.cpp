@@ -128,9 +128,11 @@ Value NumericsBuilder::exp(Value x) {
   for (double c :
        {1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
     p = add(mul(p, r), f32(c));
-  // 2^n = 2^h * 2^(n-h), h = floor(n / 2): both in [-75, 64]. NaN converts
-  // to an unspecified integer; p is NaN then and stays NaN.
-  Value ni = arith::FPToSIOp::create(b, loc, intType, n);
+  // 2^n = 2^h * 2^(n-h), h = floor(n / 2): both in [-75, 64]. A NaN n
+  // (x NaN) converts as 0 (fptosi of NaN is poison); p is NaN then and the
+  // result stays NaN.
+  Value ni =
+      arith::FPToSIOp::create(b, loc, intType, select(isNaN(n), f32(0.0), n));
   Value h = arith::ShRSIOp::create(b, loc, ni, i32(1));
   auto power = [&](Value e) {
     return floatOf(arith::ShLIOp::create(
