@@ -32,3 +32,12 @@ def test_swiglu_cpu_matches_reference(kw):
     assert got.shape == (9, 20)
     assert np.array_equal(np.isnan(got), np.isnan(want))
     assert np.array_equal(np.nan_to_num(got).view(np.uint32), np.nan_to_num(want).view(np.uint32))
+
+
+def test_swiglu_takes_torch_tensors():
+    torch = pytest.importorskip("torch")
+    x = torch.randn(5, 16, dtype=torch.bfloat16) * 8
+    y = compiler.swiglu(x, limit=7.0, target="cpu")
+    assert isinstance(y, torch.Tensor) and y.dtype == torch.bfloat16 and y.shape == (5, 8)
+    want = ref.swiglu(x.view(torch.int16).numpy().view(np.uint16), limit=7.0)
+    assert np.array_equal(y.float().numpy(), want)
