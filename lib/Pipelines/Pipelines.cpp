@@ -298,9 +298,12 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.fusedQuantizeMaxElements = options.fusedQuantizeMaxElements;
   // The GEMM kernel quantizes the activations it consumes itself
   // (nvfp4.fused): one kernel sequence instead of quantize + pre-pass + GEMM.
-  return buildGPUPipeline(
-      pm, options, needs, errorHandler, createConvertNVFP4ToSM90(sm90), {},
-      [](OpPassManager &pm) { pm.addPass(createNVFP4FuseQuantizeMatmul()); });
+  return buildGPUPipeline(pm, options, needs, errorHandler,
+                          createConvertNVFP4ToSM90(sm90), {},
+                          [](OpPassManager &pm) {
+                            pm.addPass(createNVFP4FuseQuantizeMatmul());
+                            pm.addPass(createNVFP4FuseMatmulEpilogue());
+                          });
 }
 
 LogicalResult

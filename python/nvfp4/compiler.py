@@ -443,11 +443,33 @@ _LINEAR_OPTIONS = ("block", "rounding", "seed", "hadamard", "scale_rule", "error
                    "e4m3_max", "amax", "encode_scale", "decode_scale")
 
 
+def _epilogue(swiglu, intermediate_dtype, out_dtype):
+    """linear()'s `swiglu=` (None, True or a dict of nvfp4.swiglu's
+    parameters): None or (params, attribute text, the matmul's output type)."""
+    if swiglu is None or swiglu is False:
+        return None
+    options = {} if swiglu is True else swiglu
+    if not isinstance(options, dict) or not set(options) <= {"sigmoid_scale", "limit",
+                                                             "up_offset"}:
+        raise ValueError("swiglu: expected True or a dict of sigmoid_scale, limit, up_offset, "
+                         f"got {swiglu!r}")
+    if intermediate_dtype not in ("f32", "f16", "bf16"):
+        raise ValueError("intermediate_dtype must be 'f32', 'f16' or 'bf16', got "
+                         f"{intermediate_dtype!r}")
+    params, attr = _swiglu_params(**options)
+    return params, attr, intermediate_dtype
+
+
 def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_options,
-            weight_only, run_options):
+            weight_only, run_options, swiglu=None, intermediate_dtype="f32"):
     """The program of linear() / grouped_linear(): the activations'
-    nvfp4.quantize feeding the block-scaled matmul, one program; or, weight
-    only, the matmul on the bf16/f16 activations themselves."""
+    nvfp4.quantize feeding the block-scaled matmul, and the nvfp4.swiglu of
+    its output when asked, one program; or, weight only, the matmul on the
+    bf16/f16 activations themselves."""
+    epilogue = _epilogue(swiglu, intermediate_dtype, out_dtype)
+    if weight_only and epilogue:
+        raise ValueError(f"{kind}(weight_only=True) takes no swiglu= (the activation runs "
+                         "only after a quantized-activation matmul so far)")
     if weight_only:
         if input_options:
             raise ValueError(f"{kind}(weight_only=True) quantizes no activations: "
@@ -477,8 +499,12 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
         if group_offsets is None:
             raise ValueError("grouped_linear needs group_offsets [E + 1] (int32)")
         inputs.append(group_offsets)
+    n = _shape(w_q)[-2]
+    if epilogue and n % 2:
+        raise ValueError(f"{kind}: swiglu= needs an even number of weight rows (interleaved "
+                         f"gate and up rows), got N = {n}")
     key = (kind, q.key, _sig(w_q), _sig(w_s), None if wd is None else _sig(wd), fmt,
-           out_dtype)
+           out_dtype, epilogue)
 
     def build():
         qargs, qresults, line = q.build()
@@ -488,8 +514,7 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
                                      "weight scales")
         args = [("x", _tensor(q.shape, q.element))] + qargs + [("w", _fp4_type(w_q)),
                                                                ("ws", tw)]
-        n = _shape(w_q)[-2]
-        result = _tensor((m, n), out_dtype)
+        result = _tensor((m, n), epilogue[2] if epilogue else out_dtype)
         if wd is not None:
             args.append(("wd", _tensor(_shape(wd), "f32")))
         if groups is None:
@@ -507,6 +532,12 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
                          f"a_scales(%s : {qresults[1]}) b(%w : {_fp4_type(w_q)}) "
                          f"b_scales({vw} : {sww}) group_offsets(%off : "
                          f"{_tensor((groups + 1,), 'i32')}){clause} -> {result}")
+        if epilogue:
+            # The activation of the matmul's gate/up column pairs.
+            activated = _tensor((m, n // 2), out_dtype)
+            lines.append(f"  %h = nvfp4.swiglu %y{epilogue[1]} : {result} -> {activated}")
+            lines.append(f"  return %h : {activated}")
+            return args, [activated], "\n".join(lines)
         lines.append(f"  return %y : {result}")
         return args, [result], "\n".join(lines)
 
@@ -532,7 +563,7 @@ def _weight_only_linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dty
 
 
 def linear(x, w_q, w_s, w_decode=None, *, fmt="nvfp4", out_dtype=None, input_options=None,
-           weight_only=False, **run_options):
+           weight_only=False, swiglu=None, intermediate_dtype="f32", **run_options):
     """y = x W^T for high-precision activations x [M, K] (bf16, f16, f32)
     and FP4 weights (w_q [N, K/2], w_s their scales, swizzled or row-major,
     w_decode their decode scale): one program in which the activations'
@@ -542,20 +573,30 @@ def linear(x, w_q, w_s, w_decode=None, *, fmt="nvfp4", out_dtype=None, input_opt
     option tokens=in-kernel the GEMM quantizes its tokens itself, by default
     the quantize kernel runs first. Other targets run them in turn.
     out_dtype: x's type by default. weight_only=True: W4A16, the matmul takes
-    bf16/f16 x as it is (no activation quantization)."""
+    bf16/f16 x as it is (no activation quantization).
+
+    swiglu=True (or a dict of nvfp4.swiglu's sigmoid_scale, limit,
+    up_offset; gpt-oss: 1.702, 7.0, 1.0): the weight rows interleave gate
+    and up rows, and the result is the activation [M, N/2] of the matmul's
+    output, which is rounded to intermediate_dtype (default f32) first. The
+    sm_90a pipeline computes it in the GEMM's epilogue
+    (nvfp4-fuse-matmul-epilogue): the [M, N] product is never written."""
     return _linear("linear", x, w_q, w_s, w_decode, None, fmt, out_dtype, input_options,
-                   weight_only, run_options)
+                   weight_only, run_options, swiglu, intermediate_dtype)
 
 
 def grouped_linear(x, w_q, w_s, w_decode, group_offsets, *, fmt="nvfp4", out_dtype=None,
-                   input_options=None, weight_only=False, **run_options):
+                   input_options=None, weight_only=False, swiglu=None, intermediate_dtype="f32",
+                   **run_options):
     """The experts of an MoE layer as one program: tokens x [S, K] sorted by
     expert, quantized together (one decode scale; `input_options` as for
     linear), then the contiguous grouped matmul with the experts' FP4
     weights w_q [E, N, K/2], w_s, w_decode [E]; group_offsets [E + 1] int32.
-    Returns [S, N]. weight_only=True: W4A16 (x bf16/f16, not quantized)."""
+    Returns [S, N]. weight_only=True: W4A16 (x bf16/f16, not quantized).
+    swiglu=, intermediate_dtype=: as for linear (the experts' gate_up
+    projection and its activation: [S, N/2])."""
     return _linear("grouped_linear", x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype,
-                   input_options, weight_only, run_options)
+                   input_options, weight_only, run_options, swiglu, intermediate_dtype)
 
 
 def dequantize(q, scales, s_dec=None, *, fmt="nvfp4", out_dtype="f32", **run_options):
@@ -584,6 +625,23 @@ def dequantize(q, scales, s_dec=None, *, fmt="nvfp4", out_dtype="f32", **run_opt
     return _call(key, build, inputs, run_options, lambda o: o[0])
 
 
+def _swiglu_params(sigmoid_scale=1.0, limit=None, up_offset=0.0):
+    """nvfp4.swiglu's parameters as f32 values, checked, and their attribute
+    text (empty for the defaults)."""
+    params = (float(np.float32(sigmoid_scale)), None if limit is None else float(np.float32(limit)),
+              float(np.float32(up_offset)))
+    if not all(np.isfinite(p) for p in params if p is not None) or (
+            params[1] is not None and params[1] <= 0):
+        raise ValueError(f"swiglu: expected finite parameters and a positive limit, got "
+                         f"sigmoid_scale={sigmoid_scale}, limit={limit}, up_offset={up_offset}")
+    attrs = [f"sigmoid_scale = {params[0]!r} : f32"] if params[0] != 1.0 else []
+    if params[1] is not None:
+        attrs.append(f"limit = {params[1]!r} : f32")
+    if params[2] != 0.0:
+        attrs.append(f"up_offset = {params[2]!r} : f32")
+    return params, f" {{{', '.join(attrs)}}}" if attrs else ""
+
+
 def swiglu(x, *, sigmoid_scale=1.0, limit=None, up_offset=0.0, out_dtype=None,
            **run_options):
     """nvfp4.swiglu: [..., 2N] gate/up values interleaved (gate in the even
@@ -598,22 +656,11 @@ def swiglu(x, *, sigmoid_scale=1.0, limit=None, up_offset=0.0, out_dtype=None,
         raise ValueError(f"swiglu: expected [..., 2N] (an even last dimension), got {shape}")
     if out_dtype not in ("f32", "f16", "bf16"):
         raise ValueError(f"swiglu: out_dtype must be 'f32', 'f16' or 'bf16', got {out_dtype!r}")
-    params = (float(np.float32(sigmoid_scale)), None if limit is None else float(np.float32(limit)),
-              float(np.float32(up_offset)))
-    if not all(np.isfinite(p) for p in params if p is not None) or (
-            params[1] is not None and params[1] <= 0):
-        raise ValueError(f"swiglu: expected finite parameters and a positive limit, got "
-                         f"sigmoid_scale={sigmoid_scale}, limit={limit}, up_offset={up_offset}")
+    params, attr = _swiglu_params(sigmoid_scale, limit, up_offset)
 
     def build():
         src = _tensor(shape, element)
         dst = _tensor(shape[:-1] + (shape[-1] // 2,), out_dtype)
-        attrs = [f"sigmoid_scale = {params[0]!r} : f32"] if params[0] != 1.0 else []
-        if params[1] is not None:
-            attrs.append(f"limit = {params[1]!r} : f32")
-        if params[2] != 0.0:
-            attrs.append(f"up_offset = {params[2]!r} : f32")
-        attr = f" {{{', '.join(attrs)}}}" if attrs else ""
         body = f"  %r = nvfp4.swiglu %x{attr} : {src} -> {dst}\n  return %r : {dst}"
         return [("x", src)], [dst], body
 

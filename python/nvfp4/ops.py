@@ -34,7 +34,7 @@ from .runtime import _TORCH_DTYPES, _torch_module
 __all__ = ["quantize", "dequantize", "swizzle_scales", "matmul",
            "grouped_matmul_contiguous", "grouped_matmul_masked",
            "grouped_matmul_independent", "linear", "grouped_linear", "weight_only_linear",
-           "weight_only_grouped_linear"]
+           "weight_only_grouped_linear", "swiglu"]
 
 _torch_module()  # the runtime reads torch tensors directly from here on
 
@@ -253,6 +253,19 @@ def _linear_out(x, out_dtype):
     return _out_dtype(out_dtype) if out_dtype is not None else x.dtype
 
 
+def _activation(activation, sigmoid_scale, limit, up_offset):
+    """compiler.linear's swiglu= from the ops' activation arguments."""
+    if activation is None:
+        return None
+    if activation != "swiglu":
+        raise ValueError(f"activation must be None or 'swiglu', got {activation!r}")
+    return dict(sigmoid_scale=sigmoid_scale, limit=limit, up_offset=up_offset)
+
+
+def _linear_width(n, activation):
+    return n // 2 if activation is not None else n
+
+
 @torch.library.custom_op("nvfp4::linear", mutates_args=())
 def linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
            w_decode: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
@@ -260,27 +273,38 @@ def linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
            encode_scale: Optional[torch.Tensor] = None,
            decode_scale: Optional[torch.Tensor] = None, rounding: str = "nearest_even",
            seed: int = 0, hadamard: bool = False, scale_rule: Optional[str] = None,
-           error_metric: Optional[str] = None) -> torch.Tensor:
+           error_metric: Optional[str] = None, activation: Optional[str] = None,
+           sigmoid_scale: float = 1.0, limit: Optional[float] = None, up_offset: float = 0.0,
+           intermediate_dtype: str = "f32") -> torch.Tensor:
     """y [M, N] = x W^T: x [M, K] (f32/f16/bf16) quantized per call (the
     options: quantize's; a calibrated scale as encode_scale or
     decode_scale) and the block-scaled matmul with the FP4 weight w_q
     [N, K/2], its scales w_s and decode scale w_decode, as one program:
     on sm_90a the GEMM quantizes the activations itself at decode sizes
-    (compiler.linear). out_dtype: x's by default."""
+    (compiler.linear). out_dtype: x's by default. activation="swiglu"
+    (sigmoid_scale, limit, up_offset: nvfp4.swiglu's): the weight rows
+    interleave gate and up rows and the result is [M, N/2], the activation
+    of the product rounded to intermediate_dtype, computed in the GEMM's
+    epilogue on sm_90a."""
     _decodes(fmt, w_decode)
     return compiler.linear(
         x, w_q, w_s, w_decode, fmt=fmt,
         out_dtype=out_dtype or _TORCH_OUT[x.dtype],
         input_options=_linear_options(amax, encode_scale, decode_scale, rounding, seed,
-                                      hadamard, scale_rule, error_metric))
+                                      hadamard, scale_rule, error_metric),
+        swiglu=_activation(activation, sigmoid_scale, limit, up_offset),
+        intermediate_dtype=intermediate_dtype)
 
 
 @linear.register_fake
 def _(x, w_q, w_s, w_decode=None, fmt="nvfp4", out_dtype=None, amax=None, encode_scale=None,
       decode_scale=None, rounding="nearest_even", seed=0, hadamard=False, scale_rule=None,
-      error_metric=None):
+      error_metric=None, activation=None, sigmoid_scale=1.0, limit=None, up_offset=0.0,
+      intermediate_dtype="f32"):
     compiler._check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, False)
-    return x.new_empty((x.shape[0], w_q.shape[0]), dtype=_linear_out(x, out_dtype))
+    _activation(activation, sigmoid_scale, limit, up_offset)
+    return x.new_empty((x.shape[0], _linear_width(w_q.shape[0], activation)),
+                       dtype=_linear_out(x, out_dtype))
 
 
 @torch.library.custom_op("nvfp4::grouped_linear", mutates_args=())
@@ -292,26 +316,49 @@ def grouped_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
                    decode_scale: Optional[torch.Tensor] = None,
                    rounding: str = "nearest_even", seed: int = 0, hadamard: bool = False,
                    scale_rule: Optional[str] = None, error_metric: Optional[str] = None,
-                   check_tables: bool = True) -> torch.Tensor:
+                   check_tables: bool = True, activation: Optional[str] = None,
+                   sigmoid_scale: float = 1.0, limit: Optional[float] = None,
+                   up_offset: float = 0.0, intermediate_dtype: str = "f32") -> torch.Tensor:
     """The experts of an MoE layer: tokens x [S, K] sorted by expert,
     quantized together (options as linear's), the contiguous grouped
     matmul with the experts' w_q [E, N, K/2], w_s, w_decode [E];
-    group_offsets [E+1] int32 -> [S, N]. One program (compiler.grouped_linear)."""
+    group_offsets [E+1] int32 -> [S, N] ([S, N/2] with activation="swiglu",
+    as linear's). One program (compiler.grouped_linear)."""
     _decodes(fmt, w_decode)
     return compiler.grouped_linear(
         x, w_q, w_s, w_decode, group_offsets, fmt=fmt,
         out_dtype=out_dtype or _TORCH_OUT[x.dtype],
         input_options=_linear_options(amax, encode_scale, decode_scale, rounding, seed,
                                       hadamard, scale_rule, error_metric),
+        swiglu=_activation(activation, sigmoid_scale, limit, up_offset),
+        intermediate_dtype=intermediate_dtype,
         check_tables=_check_tables_now(check_tables, group_offsets))
 
 
 @grouped_linear.register_fake
 def _(x, w_q, w_s, w_decode, group_offsets, fmt="nvfp4", out_dtype=None, amax=None,
       encode_scale=None, decode_scale=None, rounding="nearest_even", seed=0, hadamard=False,
-      scale_rule=None, error_metric=None, check_tables=True):
+      scale_rule=None, error_metric=None, check_tables=True, activation=None,
+      sigmoid_scale=1.0, limit=None, up_offset=0.0, intermediate_dtype="f32"):
     compiler._check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, False)
-    return x.new_empty((x.shape[0], w_q.shape[1]), dtype=_linear_out(x, out_dtype))
+    _activation(activation, sigmoid_scale, limit, up_offset)
+    return x.new_empty((x.shape[0], _linear_width(w_q.shape[1], activation)),
+                       dtype=_linear_out(x, out_dtype))
+
+
+@torch.library.custom_op("nvfp4::swiglu", mutates_args=())
+def swiglu(x: torch.Tensor, sigmoid_scale: float = 1.0, limit: Optional[float] = None,
+           up_offset: float = 0.0, out_dtype: Optional[str] = None) -> torch.Tensor:
+    """nvfp4.swiglu: x [..., 2N] (gate in the even columns, up in the odd
+    ones) -> [..., N] (compiler.swiglu)."""
+    return compiler.swiglu(x, sigmoid_scale=sigmoid_scale, limit=limit, up_offset=up_offset,
+                           out_dtype=out_dtype or _TORCH_OUT[x.dtype])
+
+
+@swiglu.register_fake
+def _(x, sigmoid_scale=1.0, limit=None, up_offset=0.0, out_dtype=None):
+    compiler._swiglu_params(sigmoid_scale, limit, up_offset)
+    return x.new_empty((*x.shape[:-1], x.shape[-1] // 2), dtype=_linear_out(x, out_dtype))
 
 
 @torch.library.custom_op("nvfp4::weight_only_linear", mutates_args=())

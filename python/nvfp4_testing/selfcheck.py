@@ -1107,9 +1107,62 @@ def _check_fused_cases(rep, target, size, tag):
     # 40 (the pre-pass quantizes).
     for max_m, masked in ((8, [5, 0, 8]), (40, [37, 0, 40])):
         _check_fused_masked(rep, target, tag, rng, max_m, np.array(masked, np.int32))
+    _check_fused_swiglu(rep, target, tag, rng, n, k, wq, ws, wd, activations)
+    for max_m, masked in ((8, [5, 0, 8]), (40, [37, 0, 40])):
+        _check_fused_masked(rep, target, tag, rng, max_m, np.array(masked, np.int32), True)
 
 
-def _check_fused_masked(rep, target, tag, rng, max_m, masked):
+# nvfp4.swiglu's parameter sets: the default SwiGLU, gpt-oss's, a clamp alone.
+_GPT_OSS = dict(sigmoid_scale=1.702, limit=7.0, up_offset=1.0)
+
+
+def _check_fused_swiglu(rep, target, tag, rng, n, k, wq, ws, wd, activations):
+    """The matmul's epilogue computing nvfp4.swiglu (nvfp4.fused: on sm_90a
+    the [M, N] product is never written) against the matmul and the
+    swiglu run as two programs, bit for bit: the fused epilogue rounds to
+    the intermediate type exactly as the unfused matmul's output."""
+    # A decode scale that puts the products where the sigmoid is not flat.
+    wd_small = np.float32(wd / 256)
+    cases = [(1, "bf16", {}, "f32", "bf16", _GPT_OSS),
+             (6, "bf16", dict(decode_scale=np.float32(0.0125)), "bf16", "bf16", {}),
+             (16, "f16", {}, "f16", "f32", dict(limit=3.0)),
+             (40, "bf16", {}, "bf16", "bf16", _GPT_OSS),
+             (130, "f32", dict(decode_scale=np.float32(0.003)), "f32", "f16", {})]
+    for m, dtype, opts, inter, out, params in cases:
+        x = activations(m, dtype)
+        label = (f"{tag}linear+swiglu M={m} N={n} K={k} {dtype} {opts or 'amax computed'} "
+                 f"{params or 'swiglu'} via {inter} -> {out}")
+        got = compiler.linear(x, wq, ws, wd_small, input_options=opts, out_dtype=out,
+                              swiglu=params or True, intermediate_dtype=inter, target=target)
+        q, sc, d = compiler.quantize(x, target=target, **opts)
+        y = compiler.matmul(q, sc, wq, ws, a_decode=d, b_decode=wd_small, out_dtype=inter,
+                            target=target)
+        unfused = compiler.swiglu(y, out_dtype=out, target=target, **params)
+        rep.exact(f"{label}: the unfused matmul + swiglu's bits",
+                  [("H", np.asarray(got), np.asarray(unfused))])
+    # MoE gate_up: the contiguous grouped matmul of tokens quantized
+    # together, and its activation.
+    E, ne, ke = 6, 136, 256
+    offsets = np.array([0, 3, 3, 40, 41, 58, 70], np.int32)
+    x = high_precision((int(offsets[-1]), ke), 17, "bf16")[0]
+    We = (rng.standard_normal((E, ne, ke)) / 16).astype(np.float32)
+    Wq, Ws, Wd = compiler.quantize(We, block="16x16", target=target)
+    for opts, inter in (({}, "bf16"), (dict(decode_scale=np.float32(0.02)), "f32")):
+        got = compiler.grouped_linear(x, Wq, Ws, Wd, offsets, input_options=opts,
+                                      out_dtype="bf16", swiglu=_GPT_OSS,
+                                      intermediate_dtype=inter, target=target)
+        q, sc, d = compiler.quantize(x, target=target, **opts)
+        y = compiler.grouped_matmul("contiguous", q, sc, Wq, Ws, group_offsets=offsets,
+                                    a_decode=d, b_decode=Wd, out_dtype=inter, target=target)
+        unfused = compiler.swiglu(y, out_dtype="bf16", target=target, **_GPT_OSS)
+        rep.exact(f"{tag}grouped_linear+swiglu E={E} S={offsets[-1]} N={ne} K={ke} "
+                  f"{opts or 'amax computed'} via {inter}: the unfused ops' bits",
+                  [("H", np.asarray(got), np.asarray(unfused))])
+
+
+def _check_fused_masked(rep, target, tag, rng, max_m, masked, swiglu=False):
+    """The masked program (with swiglu: the activation of its output, via
+    bf16) against its ops run one by one."""
     G, nm, km = 3, 136, 256
     xm = high_precision((G, max_m, km), 9, "bf16")[0]
     Wm = rng.standard_normal((G, nm, km)).astype(np.float32)
@@ -1117,20 +1170,33 @@ def _check_fused_masked(rep, target, tag, rng, max_m, masked):
     swz = compiler.swizzled_shape((G,), max_m, km // 16)
     sw_t = "x".join(str(v) for v in swz)
     wsw_t = "x".join(str(v) for v in Wms.shape)
+    inter = "bf16" if swiglu else "f32"
+    product = f"tensor<{G}x{max_m}x{nm}x{inter}>"
+    result, ret = product, f"return %y : {product}"
+    if swiglu:
+        Wmd = np.float32(Wmd / 64)
+        result = f"tensor<{G}x{max_m}x{nm // 2}xf32>"
+        ret = (f"%h = nvfp4.swiglu %y {{limit = 7.0 : f32}} : {product} -> {result}\n"
+               f"  return %h : {result}")
     program = f"""func.func @main(%x: tensor<{G}x{max_m}x{km}xbf16>, %w: tensor<{G}x{nm}x{km}xf4E2M1FN>,
     %ws: tensor<{wsw_t}xf8E4M3FN, #nvfp4.swizzled_128x4>, %wd: tensor<{G}xf32>, %mm: tensor<{G}xi32>)
-    -> tensor<{G}x{max_m}x{nm}xf32> {{
+    -> {result} {{
   %q, %s, %d = nvfp4.quantize nvfp4 %x : tensor<{G}x{max_m}x{km}xbf16> -> tensor<{G}x{max_m}x{km}xf4E2M1FN>, tensor<{sw_t}xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<{G}xf32>
-  %y = nvfp4.grouped_matmul masked a(%q : tensor<{G}x{max_m}x{km}xf4E2M1FN>) a_scales(%s : tensor<{sw_t}xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%w : tensor<{G}x{nm}x{km}xf4E2M1FN>) b_scales(%ws : tensor<{wsw_t}xf8E4M3FN, #nvfp4.swizzled_128x4>) masked_m(%mm : tensor<{G}xi32>) a_decode_scale(%d : tensor<{G}xf32>) b_decode_scale(%wd : tensor<{G}xf32>) -> tensor<{G}x{max_m}x{nm}xf32>
-  return %y : tensor<{G}x{max_m}x{nm}xf32>
+  %y = nvfp4.grouped_matmul masked a(%q : tensor<{G}x{max_m}x{km}xf4E2M1FN>) a_scales(%s : tensor<{sw_t}xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%w : tensor<{G}x{nm}x{km}xf4E2M1FN>) b_scales(%ws : tensor<{wsw_t}xf8E4M3FN, #nvfp4.swizzled_128x4>) masked_m(%mm : tensor<{G}xi32>) a_decode_scale(%d : tensor<{G}xf32>) b_decode_scale(%wd : tensor<{G}xf32>) -> {product}
+  {ret}
 }}
 """
     got = compiler.run_program(program, [xm, Wmq, Wms, Wmd, masked], 1, target=target)[0]
     q, sc, d = compiler.quantize(xm, target=target)
     unfused = compiler.grouped_matmul("masked", q, sc, Wmq, Wms, masked_m=masked, a_decode=d,
-                                      b_decode=Wmd, out_dtype="f32", target=target)
-    rep.exact(f"{tag}masked G={G} maxM={max_m} masked_m={masked.tolist()}: the unfused ops' "
-              "bits", [("C", np.asarray(got), np.asarray(unfused))])
+                                      b_decode=Wmd, out_dtype=inter, target=target)
+    what = "C"
+    if swiglu:
+        unfused = compiler.swiglu(unfused, limit=7.0, out_dtype="f32", target=target)
+        what = "H"
+    rep.exact(f"{tag}masked G={G} maxM={max_m} masked_m={masked.tolist()}"
+              f"{' + swiglu via bf16' if swiglu else ''}: the unfused ops' bits",
+              [(what, np.asarray(got), np.asarray(unfused))])
 
 
 def check_empty(target, size):

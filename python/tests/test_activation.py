@@ -41,3 +41,64 @@ def test_swiglu_takes_torch_tensors():
     assert isinstance(y, torch.Tensor) and y.dtype == torch.bfloat16 and y.shape == (5, 8)
     want = ref.swiglu(x.view(torch.int16).numpy().view(np.uint16), limit=7.0)
     assert np.array_equal(y.float().numpy(), want)
+
+
+def _gate_up(rng, m=6, n=48, k=64):
+    """bf16 activations and an FP4 gate_up weight (N interleaved rows)."""
+    x = (rng.standard_normal((m, k)) * 2).astype(np.float32)
+    w = (rng.standard_normal((n, k)) / 4).astype(np.float32)
+    wq, ws, wd = compiler.quantize(w, block="16x16", target="cpu")
+    return x, wq, ws, wd
+
+
+@pytest.mark.parametrize("inter", ["f32", "bf16"])
+def test_linear_swiglu_is_the_matmul_then_the_activation(inter):
+    rng = np.random.default_rng(5)
+    x, wq, ws, wd = _gate_up(rng)
+    params = dict(sigmoid_scale=1.702, limit=7.0, up_offset=1.0)
+    got = compiler.linear(x, wq, ws, wd, out_dtype="bf16", swiglu=params,
+                          intermediate_dtype=inter, target="cpu")
+    y = compiler.linear(x, wq, ws, wd, out_dtype=inter, target="cpu")
+    want = compiler.swiglu(y, out_dtype="bf16", target="cpu", **params)
+    assert got.shape == (6, 24)
+    assert np.array_equal(np.asarray(got).view(np.uint16), np.asarray(want).view(np.uint16))
+
+
+def test_linear_swiglu_rejects_bad_options():
+    rng = np.random.default_rng(6)
+    x, wq, ws, wd = _gate_up(rng)
+    with pytest.raises(ValueError, match="sigmoid_scale, limit, up_offset"):
+        compiler.linear(x, wq, ws, wd, swiglu=dict(alpha=1.0), target="cpu")
+    with pytest.raises(ValueError, match="positive limit"):
+        compiler.linear(x, wq, ws, wd, swiglu=dict(limit=-1.0), target="cpu")
+    with pytest.raises(ValueError, match="intermediate_dtype"):
+        compiler.linear(x, wq, ws, wd, swiglu=True, intermediate_dtype="f64", target="cpu")
+    with pytest.raises(ValueError, match="weight_only"):
+        compiler.linear(x.astype(np.float16), wq, ws, wd, swiglu=True, weight_only=True,
+                        target="cpu")
+    w_odd = compiler.quantize(rng.standard_normal((47, 64)).astype(np.float32),
+                              block="16x16", target="cpu")
+    with pytest.raises(ValueError, match="even number of weight rows"):
+        compiler.linear(x, *w_odd, swiglu=True, target="cpu")
+
+
+def test_torch_ops_linear_swiglu():
+    torch = pytest.importorskip("torch")
+    import nvfp4.ops  # noqa: F401
+    rng = np.random.default_rng(7)
+    x, wq, ws, wd = _gate_up(rng, m=5, n=64, k=128)
+    xt = torch.from_numpy(x).to(torch.bfloat16)
+    tq, ts = (torch.from_numpy(np.ascontiguousarray(a)) for a in (wq, ws))
+    td = torch.tensor(np.float32(wd))
+    got = torch.ops.nvfp4.linear(xt, tq, ts, td, activation="swiglu", limit=7.0)
+    y = torch.ops.nvfp4.linear(xt, tq, ts, td, out_dtype="f32")
+    want = torch.ops.nvfp4.swiglu(y, limit=7.0, out_dtype="bf16")
+    assert got.dtype == torch.bfloat16 and got.shape == (5, 32)
+    assert torch.equal(got.view(torch.int16), want.view(torch.int16))
+    # The fake implementation gives the same shape (torch.compile traces it).
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        fake = torch.ops.nvfp4.linear(xt, tq, ts, td, activation="swiglu")
+    assert fake.shape == (5, 32) and fake.dtype == torch.bfloat16
+    with pytest.raises(ValueError, match="activation"):
+        torch.ops.nvfp4.linear(xt, tq, ts, td, activation="gelu")

@@ -23,31 +23,50 @@ using namespace mlir::nvfp4;
 void mlir::nvfp4::emitMaskedRowsFill(OpBuilder &builder, Location loc,
                                      const GemmProblem &p) {
   // Rows at or past masked_m[g] of the [G, maxM, N] output hold beta * acc
-  // (0 without acc).
+  // (0 without acc); with a fused swiglu, the activation of those values
+  // rounded to the intermediate type, in the [G, maxM, N/2] output.
   const GemmShape &shape = p.shape;
   Value out = p.outs.front();
   Value acc = p.accs.empty() ? Value() : p.accs.front();
   ImplicitLocOpBuilder b(loc, builder);
   KernelArith ix(b);
-  SmallVector<int64_t> space = {shape.groups, shape.maxRows, shape.n};
-  launchLinear(
-      b, loc, shape.groups * shape.maxRows * shape.n, [&](Value linear) {
-        NumericsBuilder nb(b, loc, b.getF32Type());
-        SmallVector<Value> id = ix.delinearize(linear, space);
-        Value valid = ix.loadIndex(p.groupInfo, {id[0]});
-        scf::IfOp::create(
-            b, loc, ix.le(valid, id[1]), [&](OpBuilder &, Location) {
-              Value v = nb.f32(0.0);
-              if (acc) {
-                Value c = memref::LoadOp::create(b, loc, acc, id);
-                if (!c.getType().isF32())
-                  c = arith::ExtFOp::create(b, loc, b.getF32Type(), c);
-                v = nb.mul(nb.f32(shape.beta), c);
-              }
-              if (!shape.outElement.isF32())
-                v = arith::TruncFOp::create(b, loc, shape.outElement, v);
-              memref::StoreOp::create(b, loc, v, out, id);
-              scf::YieldOp::create(b, loc);
-            });
-      });
+  int64_t width = shape.swiglu ? shape.n / 2 : shape.n;
+  SmallVector<int64_t> space = {shape.groups, shape.maxRows, width};
+  launchLinear(b, loc, shape.groups * shape.maxRows * width, [&](Value linear) {
+    NumericsBuilder nb(b, loc, b.getF32Type());
+    SmallVector<Value> id = ix.delinearize(linear, space);
+    Value valid = ix.loadIndex(p.groupInfo, {id[0]});
+    scf::IfOp::create(b, loc, ix.le(valid, id[1]), [&](OpBuilder &, Location) {
+      // beta * acc[g, m, column] (0 without acc).
+      auto filled = [&](Value column) -> Value {
+        if (!acc)
+          return nb.f32(0.0);
+        Value c = memref::LoadOp::create(b, loc, acc,
+                                         ValueRange{id[0], id[1], column});
+        if (!c.getType().isF32())
+          c = arith::ExtFOp::create(b, loc, b.getF32Type(), c);
+        return nb.mul(nb.f32(shape.beta), c);
+      };
+      Value v;
+      if (shape.swiglu) {
+        auto intermediate = [&](Value x) -> Value {
+          if (shape.intermediateElement.isF32())
+            return x;
+          Value narrow =
+              arith::TruncFOp::create(b, loc, shape.intermediateElement, x);
+          return arith::ExtFOp::create(b, loc, b.getF32Type(), narrow);
+        };
+        Value gate = ix.mul(id[2], ix.c(2));
+        v = nb.swiglu(intermediate(filled(gate)),
+                      intermediate(filled(ix.add(gate, ix.c(1)))),
+                      *shape.swiglu);
+      } else {
+        v = filled(id[2]);
+      }
+      if (!shape.outElement.isF32())
+        v = arith::TruncFOp::create(b, loc, shape.outElement, v);
+      memref::StoreOp::create(b, loc, v, out, id);
+      scf::YieldOp::create(b, loc);
+    });
+  });
 }

@@ -8,6 +8,7 @@
 
 #include "nvfp4/Conversion/GPUCommon/KernelArith.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -66,6 +67,15 @@ struct AlphaLowering : OpConversionPattern<AlphaOp> {
   }
 };
 
+/// `v` (f32) rounded to `type` and back (itself when `type` is f32).
+Value roundTrip(ImplicitLocOpBuilder &b, Value v, Type type) {
+  if (type.isF32())
+    return v;
+  auto vector = cast<VectorType>(v.getType());
+  Value narrow = arith::TruncFOp::create(b, vector.clone(type), v);
+  return arith::ExtFOp::create(b, vector, narrow);
+}
+
 struct StoreLowering : OpConversionPattern<StoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -107,10 +117,34 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
             nb, DenseElementsAttr::get(values, op.getBeta()));
         v = arith::AddFOp::create(nb, v, arith::MulFOp::create(nb, beta, cin));
       }
+      Value outOffset = offset;
+      if (SwigluAttr swiglu = op.getSwigluAttr()) {
+        // The unfused matmul's rounding to its output type, then the
+        // activation of each gate/up pair into one output of a row of
+        // columns/2.
+        v = roundTrip(nb, v, swiglu.getIntermediate());
+        nvfp4::NumericsBuilder numerics(nb, loc, nb.getF32Type());
+        nvfp4::SwigluParams params;
+        params.sigmoidScale =
+            swiglu.getSigmoidScale().getValue().convertToFloat();
+        if (FloatAttr limit = swiglu.getLimit())
+          params.limit = limit.getValue().convertToFloat();
+        params.upOffset = swiglu.getUpOffset().getValue().convertToFloat();
+        SmallVector<Value> activated;
+        for (int64_t j = 0; j < p / 2; ++j)
+          activated.push_back(numerics.swiglu(
+              vector::ExtractOp::create(nb, v, 2 * j),
+              vector::ExtractOp::create(nb, v, 2 * j + 1), params));
+        p /= 2;
+        v = vector::FromElementsOp::create(
+            nb, VectorType::get({p}, nb.getF32Type()), activated);
+        outType = VectorType::get({p}, element);
+        outOffset = arith::DivUIOp::create(nb, offset, cIndex(nb, 2));
+      }
       if (!element.isF32())
         v = arith::TruncFOp::create(nb, outType, v);
-      LLVM::StoreOp::create(nb, v, globalAddress(nb, adaptor.getOut(), offset),
-                            p * bytes);
+      LLVM::StoreOp::create(
+          nb, v, globalAddress(nb, adaptor.getOut(), outOffset), p * bytes);
       scf::YieldOp::create(nb);
     });
     rewriter.eraseOp(op);

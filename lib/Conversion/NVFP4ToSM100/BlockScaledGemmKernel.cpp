@@ -386,7 +386,7 @@ void KernelBuilder::emitEpilogue() {
             nvfp4k::StoreOp::create(
                 b, v, out, row, n, rows, c(cfg.n), outAlpha, accIn,
                 TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
-                b.getF32FloatAttr(cfg.beta));
+                b.getF32FloatAttr(cfg.beta), nvfp4k::SwigluAttr());
           }
         }
         // Hand the buffer back to the MMA warp: one arrival per warp.

@@ -384,20 +384,64 @@ void GemvBuilder::epilogue(ArrayRef<Value> sums, Value warp, Value lane) {
                       : args.alphaAt(b, b.getLoc(), cfg, group, Value(),
                                      Value(), Value());
     Value accIn = cfg.hasAcc ? args.accs.front() : Value();
+    auto alphaOf = [&](Value token, Value n) {
+      return alpha ? alpha
+                   : args.alphaAt(b, b.getLoc(), cfg, group, token, rows, n);
+    };
+    auto tokenOf = [&](int64_t t, int64_t i) {
+      return add(c(8 * t + i % 2), mul(q, c(2)));
+    };
+    if (nvfp4k::SwigluAttr swiglu = sm90EpilogueSwiglu(ctx, cfg)) {
+      // A fused swiglu pairs columns 2n, 2n + 1: weight rows g, g ^ 1, in
+      // lanes 4 apart, which trade their values. Each lane then computes
+      // one pair of every two: the even row's lane the even token's, the
+      // odd row's the odd token's (no lane idles).
+      Value width = arith::ConstantIntOp::create(b, b.getI32Type(), 32);
+      Value four = arith::ConstantIntOp::create(b, b.getI32Type(), 4);
+      Value evenRow = eq(remu(g, c(2)), c(0));
+      auto pair = VectorType::get({2}, f32);
+      auto traded = [&](Value v) {
+        return gpu::ShuffleOp::create(b, v, four, width, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+      };
+      for (int64_t t = 0; t < tiles; ++t)
+        for (int64_t h = 0; h < 2; ++h) {
+          // Elements 2h (even token) and 2h + 1 (odd token) of rows
+          // g + 8h and its neighbour.
+          Value evenTok = values[4 * t + 2 * h],
+                oddTok = values[4 * t + 2 * h + 1];
+          Value otherEven = traded(evenTok), otherOdd = traded(oddTok);
+          Value gate = select(evenRow, evenTok, otherOdd);
+          Value up = select(evenRow, otherEven, oddTok);
+          Value token =
+              select(evenRow, tokenOf(t, 2 * h), tokenOf(t, 2 * h + 1));
+          Value column =
+              add(row0, add(sub(g, select(evenRow, c(0), c(1))), c(8 * h)));
+          Value at = alpha ? alpha
+                           : vector::FromElementsOp::create(
+                                 b, pair,
+                                 ValueRange{alphaOf(token, column),
+                                            alphaOf(token, add(column, c(1)))});
+          nvfp4k::StoreOp::create(
+              b, vector::FromElementsOp::create(b, pair, ValueRange{gate, up}),
+              args.outputs.front(), token, column, rows, columns, at, accIn,
+              TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
+              b.getF32FloatAttr(cfg.beta), swiglu);
+        }
+      return;
+    }
     for (int64_t t = 0; t < tiles; ++t)
       for (int64_t i = 0; i < 4; ++i) {
-        Value token = add(c(8 * t + i % 2), mul(q, c(2)));
+        Value token = tokenOf(t, i);
         Value column = add(row0, add(g, c(8 * (i / 2))));
-        Value at = alpha ? alpha
-                         : args.alphaAt(b, b.getLoc(), cfg, group, token, rows,
-                                        column);
         nvfp4k::StoreOp::create(
             b,
             vector::FromElementsOp::create(b, VectorType::get({1}, f32),
                                            ValueRange{values[4 * t + i]}),
-            args.outputs.front(), token, column, rows, columns, at, accIn,
-            TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
-            b.getF32FloatAttr(cfg.beta));
+            args.outputs.front(), token, column, rows, columns,
+            alphaOf(token, column), accIn, TypeAttr::get(cfg.outElement),
+            b.getI64IntegerAttr(cfg.n), b.getF32FloatAttr(cfg.beta),
+            nvfp4k::SwigluAttr());
       }
   });
 }

@@ -801,11 +801,12 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
                 epilogue.alphaAt(b, b.getLoc(), cfg, g, row, rows, column),
                 epilogue.alphaAt(b, b.getLoc(), cfg, g, row, rows,
                                  add(column, c(1)))});
+      // (column, column + 1) is a gate/up pair of a fused swiglu.
       nvfp4k::StoreOp::create(
           b, vector::FromElementsOp::create(b, pair, ValueRange{lo, hi}), out,
           row, column, rows, c(cfg.n), pairAlpha, accIn,
           TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
-          b.getF32FloatAttr(cfg.beta));
+          b.getF32FloatAttr(cfg.beta), sm90EpilogueSwiglu(ctx, cfg));
     }
   }
 }
@@ -1027,4 +1028,16 @@ mlir::nvfp4::buildSM90GroupedGemmKernel(OpBuilder &builder, Location loc,
   ImplicitLocOpBuilder b(loc, builder);
   KernelBuilder kernel(b, config);
   return kernel.build(module, name);
+}
+
+nvfp4k::SwigluAttr mlir::nvfp4::sm90EpilogueSwiglu(MLIRContext *ctx,
+                                                   const GemmShape &shape) {
+  if (!shape.swiglu)
+    return nullptr;
+  Builder b(ctx);
+  const SwigluParams &params = *shape.swiglu;
+  return nvfp4k::SwigluAttr::get(
+      ctx, shape.intermediateElement, b.getF32FloatAttr(params.sigmoidScale),
+      params.limit ? b.getF32FloatAttr(*params.limit) : FloatAttr(),
+      b.getF32FloatAttr(params.upOffset));
 }

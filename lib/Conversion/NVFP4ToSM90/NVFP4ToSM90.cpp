@@ -706,11 +706,56 @@ template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
   SM90KernelOptions options;
 };
 
-/// nvfp4.fused (an activation quantize feeding a matmul) as one kernel
-/// sequence: the GEMM quantizes its tokens itself (decode shapes), after an
-/// amax kernel when the quantize computes its amax. Shapes the in-kernel
-/// tokens do not take (wide token tiles) and what the kernel does not cover
-/// run unfused: the body is inlined and lowered op by op.
+/// Whether the GEMM kernel takes the work of nvfp4.fused's `quantize`
+/// for a matmul of `shape`.
+bool kernelTakesQuantize(const SM90KernelOptions &options,
+                         const GemmShape &shape, QuantizeOp quantize) {
+  // Zero sizes, K = 0 and what the kernel does not cover: the ops' own
+  // lowerings.
+  if (shape.n == 0 || shape.empty() || shape.k == 0 || shape.n % 2 ||
+      shape.k % 32 || shape.mxfp4)
+    return false;
+  SM90GemmConfig cfg = configure(
+      options, shape, SM90TokenSource::quantize,
+      cast<ShapedType>(quantize.getInput().getType()).getElementType());
+  // Wide token tiles take the f16 tokens from a pre-pass: the quantize
+  // is done there (one kernel where the unfused ops run two, the
+  // quantize and the FP4 -> f16 pre-pass). Narrow ones could quantize in
+  // the GEMM, but every CTA quantizes the tokens of its own tiles, once
+  // per weight tile, and a CTA's first stages wait for its quantization:
+  // on the H100 (2026-11-26, L2-cold layers, a calibrated scale) that
+  // cost more than the launch it saves in every decode layer measured
+  // (M = 1, 4096 x 4096: 16.4 us fused against 16.1 for the quantize's
+  // one kernel and the GEMM on FP4 tokens; M = 16, 4096 x 14336: 42.7
+  // against 33.8; MoE 128 x 4: 318.9 against 271.8). So they run unfused
+  // unless tokens=in-kernel asks for the fused kernel.
+  if (cfg.convertsTokens() ? options.tokens != "in-kernel"
+                           : !options.quantizeInPrepass)
+    return false;
+  // A narrow-token kernel reading FP4 tokens: the quantize's own kernel
+  // writes them (no f16 pre-pass to fold it into).
+  return !(cfg.gemv && gemvReadsFp4(options, shape));
+}
+
+/// The matmul of a verified nvfp4.fused as the kernels see it, from its
+/// `operands` (converted, or the op's own before the conversion).
+FailureOr<GemmProblem> fusedProblem(Operation *matmul, ValueRange operands) {
+  std::string why;
+  if (auto dense = dyn_cast<MatmulOp>(matmul))
+    return GemmProblem::get(dense, MatmulOp::Adaptor(operands, dense), why);
+  auto grouped = cast<GroupedMatmulOp>(matmul);
+  return GemmProblem::get(grouped, GroupedMatmulOp::Adaptor(operands, grouped),
+                          why);
+}
+
+/// nvfp4.fused as one kernel sequence. An activation quantize: the GEMM
+/// quantizes its tokens itself (decode shapes), after an amax kernel when
+/// the quantize computes its amax, or the token pre-pass does. A swiglu:
+/// the GEMM's epilogue computes it and writes its output, never the
+/// matmul's. A quantize the kernel does not take (wide token tiles, by
+/// default at decode sizes) runs before the fused matmul and swiglu; what
+/// the kernel does not cover runs unfused: the body is inlined and lowered
+/// op by op.
 struct FusedToSM90 : OpConversionPattern<FusedOp> {
   FusedToSM90(const TypeConverter &converter, MLIRContext *ctx,
               SM90KernelOptions options)
@@ -721,12 +766,15 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
   matchAndRewrite(FusedOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     QuantizeOp quantize = op.getQuantize();
+    SwigluOp swiglu = op.getEpilogue();
     Operation *consumer = op.getMatmul();
     // What comes from outside the region is converted already; the
     // intermediates inside are never read by the fused kernels.
-    auto remapped = [&](ValueRange values) -> FailureOr<SmallVector<Value>> {
+    auto remapped = [&](Operation *inner) -> FailureOr<SmallVector<Value>> {
       SmallVector<Value> out;
-      for (Value v : values) {
+      if (!inner)
+        return out;
+      for (Value v : inner->getOperands()) {
         Operation *def = v.getDefiningOp();
         Value mapped =
             def && op->isAncestor(def) ? v : rewriter.getRemappedValue(v);
@@ -736,53 +784,56 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
       }
       return out;
     };
-    FailureOr<SmallVector<Value>> operands = remapped(consumer->getOperands());
-    FailureOr<SmallVector<Value>> qOperands = remapped(quantize->getOperands());
-    if (failed(operands) || failed(qOperands))
+    FailureOr<SmallVector<Value>> operands = remapped(consumer);
+    FailureOr<SmallVector<Value>> qOperands = remapped(quantize);
+    FailureOr<SmallVector<Value>> sOperands = remapped(swiglu);
+    if (failed(operands) || failed(qOperands) || failed(sOperands))
       return rewriter.notifyMatchFailure(op, "operands not converted");
-    std::string why;
-    FailureOr<GemmProblem> problem =
-        isa<MatmulOp>(consumer)
-            ? GemmProblem::get(
-                  cast<MatmulOp>(consumer),
-                  MatmulOp::Adaptor(*operands, cast<MatmulOp>(consumer)), why)
-            : GemmProblem::get(cast<GroupedMatmulOp>(consumer),
-                               GroupedMatmulOp::Adaptor(
-                                   *operands, cast<GroupedMatmulOp>(consumer)),
-                               why);
+    FailureOr<GemmProblem> problem = fusedProblem(consumer, *operands);
     auto unfused = [&] {
       op.inlineBody(rewriter);
       return success();
     };
     if (failed(problem))
       return unfused();
+    if (swiglu) {
+      // The kernel writes the swiglu's output: [rows, N/2] of its type,
+      // from outputs rounded to the matmul's (the intermediate's) type.
+      GemmShape &shape = problem->shape;
+      SwigluOp::Adaptor s(*sOperands, swiglu);
+      shape.swiglu = swiglu.getParams();
+      shape.intermediateElement = shape.outElement;
+      shape.outElement =
+          cast<MemRefType>(s.getOut().getType()).getElementType();
+      problem->outs = {s.getOut()};
+    }
+    // The matmul and its epilogue without a quantize (a quantize the
+    // kernel does not take was hoisted before the conversion).
+    auto withoutQuantize = [&]() -> LogicalResult {
+      if (!swiglu || quantize)
+        return unfused();
+      const GemmShape &shape = problem->shape;
+      if (shape.n == 0 || shape.empty() || shape.k == 0 ||
+          failed(supported(rewriter, op, shape, options)))
+        return unfused();
+      SM90GemmConfig cfg = configure(options, shape,
+                                     canConvertTokens(shape) &&
+                                             !shape.weightOnly() && !shape.mxfp4
+                                         ? SM90TokenSource::fp4
+                                         : SM90TokenSource::prepass);
+      emitSM90Gemm(rewriter, op, cfg, *problem);
+      if (shape.mode == Grouping::masked)
+        emitMaskedRowsFill(rewriter, op.getLoc(), *problem);
+      rewriter.eraseOp(op);
+      return success();
+    };
+    if (!quantize || !kernelTakesQuantize(options, problem->shape, quantize))
+      return withoutQuantize();
     GemmShape &shape = problem->shape;
-    // Zero sizes, K = 0 and what the kernel does not cover: the ops'
-    // own lowerings.
-    if (shape.n == 0 || shape.empty() || shape.k == 0 || shape.n % 2 ||
-        shape.k % 32 || shape.mxfp4)
-      return unfused();
     SM90GemmConfig cfg = configure(
         options, shape, SM90TokenSource::quantize,
         cast<ShapedType>(quantize.getInput().getType()).getElementType());
-    // Wide token tiles take the f16 tokens from a pre-pass: the quantize
-    // is done there (one kernel where the unfused ops run two, the
-    // quantize and the FP4 -> f16 pre-pass). Narrow ones could quantize in
-    // the GEMM, but every CTA quantizes the tokens of its own tiles, once
-    // per weight tile, and a CTA's first stages wait for its quantization:
-    // on the H100 (2026-11-26, L2-cold layers, a calibrated scale) that
-    // cost more than the launch it saves in every decode layer measured
-    // (M = 1, 4096 x 4096: 16.4 us fused against 16.1 for the quantize's
-    // one kernel and the GEMM on FP4 tokens; M = 16, 4096 x 14336: 42.7
-    // against 33.8; MoE 128 x 4: 318.9 against 271.8). So they run unfused
-    // unless tokens=in-kernel asks for the fused kernel.
     bool inKernel = cfg.convertsTokens();
-    if (inKernel ? options.tokens != "in-kernel" : !options.quantizeInPrepass)
-      return unfused();
-    // A narrow-token kernel reading FP4 tokens: the quantize's own kernel
-    // writes them (no f16 pre-pass to fold it into).
-    if (cfg.gemv && gemvReadsFp4(options, shape))
-      return unfused();
     if (inKernel) {
       // The kernel forms a_decode (the quantize's decode scale) itself.
       problem->aDecode = Value();
@@ -918,6 +969,20 @@ struct ConvertNVFP4ToSM90Pass
     gemm.gemvPrefetch = gemvPrefetch;
     GPUKernelOptions portable;
     portable.fusedQuantizeMaxElements = fusedQuantizeMaxElements;
+    // A fused quantize the GEMM kernel does not take runs first, before a
+    // matmul that keeps its fused epilogue: out of the op, on buffers the
+    // conversion then treats as any other.
+    IRRewriter rewriter(&getContext());
+    getOperation()->walk([&](FusedOp op) {
+      QuantizeOp quantize = op.getQuantize();
+      if (!quantize || !op.getEpilogue())
+        return;
+      FailureOr<GemmProblem> problem =
+          fusedProblem(op.getMatmul(), op.getMatmul()->getOperands());
+      if (failed(problem) ||
+          !kernelTakesQuantize(gemm, problem->shape, quantize))
+        op.hoistQuantize(rewriter);
+    });
     if (failed(applyGPUConversion(
             getOperation(),
             [&](const TypeConverter &converter, RewritePatternSet &patterns) {

@@ -662,7 +662,7 @@ func.func @g_no_groups() {
 // -----
 
 func.func @f1_other_op(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>, %z: memref<16x64xbf16>) {
-  // expected-error @+1 {{'nvfp4.fused' op [F1] expected only an nvfp4.quantize, the matmul that consumes it and the allocations and deallocations of their intermediates, got memref.copy}}
+  // expected-error @+1 {{'nvfp4.fused' op [F1] expected only an nvfp4.quantize, the matmul, an nvfp4.swiglu and the allocations and deallocations of their intermediates, got memref.copy}}
   nvfp4.fused {
     %q = memref.alloc() : memref<16x256xf4E2M1FN>
     %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
@@ -677,7 +677,7 @@ func.func @f1_other_op(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws
 // -----
 
 func.func @f1_no_matmul(%x: memref<16x256xbf16>) {
-  // expected-error @+1 {{'nvfp4.fused' op [F1] expected an nvfp4.quantize and a matmul}}
+  // expected-error @+1 {{'nvfp4.fused' op [F1] expected a matmul with an nvfp4.quantize before it or an nvfp4.swiglu after it}}
   nvfp4.fused {
     %q = memref.alloc() : memref<16x256xf4E2M1FN>
     %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
@@ -718,7 +718,7 @@ func.func @f2_weight_only_grouped(%x: memref<16x256xbf16>, %xb: memref<16x256xbf
 // -----
 
 func.func @f3_outside_buffer(%x: memref<16x256xbf16>, %q: memref<16x256xf4E2M1FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>) {
-  // expected-error @+1 {{'nvfp4.fused' op [F3] expected the quantize's outputs to be allocated inside the region}}
+  // expected-error @+1 {{'nvfp4.fused' op [F3] expected the quantize's outputs to be allocated inside the region and used only by the matmul (and deallocated)}}
   nvfp4.fused {
     %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
     %d = memref.alloc() : memref<f32>
@@ -738,6 +738,79 @@ func.func @f4_tile_blocks(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, 
     %d = memref.alloc() : memref<f32>
     nvfp4.quantize nvfp4 %x outs(%q, %s, %d : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<f32>) {block = array<i64: 16, 16>} : memref<16x256xbf16>
     nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>) outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+  }
+  return
+}
+
+// -----
+
+func.func @f1_matmul_alone(%a: memref<16x256xf4E2M1FN>, %sa: memref<1x4x32x4x4xf8E4M3FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F1] expected a matmul with an nvfp4.quantize before it or an nvfp4.swiglu after it}}
+  nvfp4.fused {
+    nvfp4.matmul %a, %sa, %w, %ws outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+  }
+  return
+}
+
+// -----
+
+func.func @f1_swiglu_first(%a: memref<16x256xf4E2M1FN>, %sa: memref<1x4x32x4x4xf8E4M3FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %h: memref<16x32xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F1] expected at most one nvfp4.swiglu, after the matmul it reads}}
+  nvfp4.fused {
+    %y = memref.alloc() : memref<16x64xf32>
+    nvfp4.swiglu %y outs(%h : memref<16x32xbf16>) : memref<16x64xf32>
+    nvfp4.matmul %a, %sa, %w, %ws outs(%y : memref<16x64xf32>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    memref.dealloc %y : memref<16x64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f3_swiglu_outside_intermediate(%a: memref<16x256xf4E2M1FN>, %sa: memref<1x4x32x4x4xf8E4M3FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xf32>, %h: memref<16x32xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F3] expected the matmul's output to be allocated inside the region, written by the matmul (not its acc) and read only by the swiglu (and deallocated)}}
+  nvfp4.fused {
+    nvfp4.matmul %a, %sa, %w, %ws outs(%y : memref<16x64xf32>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    nvfp4.swiglu %y outs(%h : memref<16x32xbf16>) : memref<16x64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f3_swiglu_intermediate_is_acc(%a: memref<16x256xf4E2M1FN>, %sa: memref<1x4x32x4x4xf8E4M3FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %h: memref<16x32xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F3] expected the matmul's output to be allocated inside the region, written by the matmul (not its acc) and read only by the swiglu (and deallocated)}}
+  nvfp4.fused {
+    %y = memref.alloc() : memref<16x64xf32>
+    nvfp4.matmul %a, %sa, %w, %ws acc(%y : memref<16x64xf32>) outs(%y : memref<16x64xf32>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    nvfp4.swiglu %y outs(%h : memref<16x32xbf16>) : memref<16x64xf32>
+    memref.dealloc %y : memref<16x64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f5_swiglu_other_input(%a: memref<16x256xf4E2M1FN>, %sa: memref<1x4x32x4x4xf8E4M3FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %x: memref<16x64xf32>, %h: memref<16x32xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F5] expected the swiglu to read the matmul's output}}
+  nvfp4.fused {
+    %y = memref.alloc() : memref<16x64xf32>
+    nvfp4.matmul %a, %sa, %w, %ws outs(%y : memref<16x64xf32>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    nvfp4.swiglu %x outs(%h : memref<16x32xbf16>) : memref<16x64xf32>
+    memref.dealloc %y : memref<16x64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f5_independent(%a: memref<16x256xf4E2M1FN>, %sa: memref<1x4x32x4x4xf8E4M3FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %h: memref<16x32xbf16>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F5] expected a dense, contiguous or masked matmul before the swiglu (one output)}}
+  nvfp4.fused {
+    %y = memref.alloc() : memref<16x64xf32>
+    nvfp4.grouped_matmul independent a(%a : memref<16x256xf4E2M1FN>) a_scales(%sa : memref<1x4x32x4x4xf8E4M3FN>) b(%w : memref<64x256xf4E2M1FN>) b_scales(%ws : memref<1x4x32x4x4xf8E4M3FN>) outs(%y : memref<16x64xf32>)
+    nvfp4.swiglu %y outs(%h : memref<16x32xbf16>) : memref<16x64xf32>
+    memref.dealloc %y : memref<16x64xf32>
   }
   return
 }

@@ -377,6 +377,38 @@ func.func @store_alpha_vector(%v: vector<2xf32>, %o: i64, %i: index, %a: vector<
 
 // -----
 
+func.func @store_swiglu_odd(%v: vector<3xf32>, %o: i64, %i: index, %a: f32) {
+  // expected-error @+1 {{expected gate/up pairs (an even number of values) with swiglu}}
+  nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) {element = f32, row_stride = 8 : i64, swiglu = #nvfp4k.swiglu<intermediate = f32, sigmoid_scale = 1.0 : f32, up_offset = 0.0 : f32>} : vector<3xf32>
+  return
+}
+
+// -----
+
+func.func @store_swiglu_intermediate(%v: vector<2xf32>, %o: i64, %i: index, %a: f32) {
+  // expected-error @+1 {{expected a bf16, f16 or f32 swiglu intermediate, got 'f8E4M3FN'}}
+  nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) {element = f32, row_stride = 8 : i64, swiglu = #nvfp4k.swiglu<intermediate = f8E4M3FN, sigmoid_scale = 1.0 : f32, up_offset = 0.0 : f32>} : vector<2xf32>
+  return
+}
+
+// -----
+
+func.func @store_swiglu_stride(%v: vector<2xf32>, %o: i64, %i: index, %a: f32) {
+  // expected-error @+1 {{expected an even row stride with swiglu, got 7}}
+  nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) {element = f32, row_stride = 7 : i64, swiglu = #nvfp4k.swiglu<intermediate = f32, sigmoid_scale = 1.0 : f32, up_offset = 0.0 : f32>} : vector<2xf32>
+  return
+}
+
+// -----
+
+func.func @store_swiglu_limit(%v: vector<2xf32>, %o: i64, %i: index, %a: f32) {
+  // expected-error @+1 {{expected finite f32 swiglu parameters and a positive limit}}
+  nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) {element = f32, row_stride = 8 : i64, swiglu = #nvfp4k.swiglu<intermediate = f32, sigmoid_scale = 1.0 : f32, limit = -1.0 : f32, up_offset = 0.0 : f32>} : vector<2xf32>
+  return
+}
+
+// -----
+
 func.func @alpha_per_row_without_index(%g: index, %d: i64) {
   // expected-error @+1 {{expected a row operand exactly when a_decode is per row}}
   %a = nvfp4k.alpha %g a_decode(%d) {a_decode_per_row} : f32

@@ -37,6 +37,12 @@ struct GemmShape {
   Type activationElement;
   bool weightOnly() const { return static_cast<bool>(activationElement); }
   Type outElement;
+  /// An nvfp4.swiglu fused into the epilogue (nvfp4.fused): each output is
+  /// rounded to `intermediateElement` (the matmul's own output type), and
+  /// column pair (2n, 2n + 1) gives output n, of `outElement`; the output
+  /// is [rows, n / 2], an accumulator [rows, n].
+  std::optional<SwigluParams> swiglu;
+  Type intermediateElement;
   bool hasAcc = false;
   float beta = 1.0f;
   /// Which alpha factors exist, and whether each is per group, or per row

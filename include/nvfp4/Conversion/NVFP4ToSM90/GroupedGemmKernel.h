@@ -36,6 +36,7 @@
 #include "nvfp4/Conversion/GPUCommon/GemmProblem.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Codegen.h"
+#include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -388,6 +389,10 @@ gpu::GPUFuncOp buildSM90GroupedGemmKernel(OpBuilder &b, Location loc,
                                           gpu::GPUModuleOp module,
                                           StringRef name,
                                           const SM90GemmConfig &config);
+
+/// The nvfp4k.store attribute of an epilogue that computes `shape`'s fused
+/// swiglu; null without one.
+nvfp4k::SwigluAttr sm90EpilogueSwiglu(MLIRContext *ctx, const GemmShape &shape);
 
 /// The tensor-map type of the weights' FP4 bytes, viewed as [rows, K/2]
 /// ui8 and read [128, 64] at a time, unswizzled.

@@ -1049,6 +1049,13 @@ Operation *FusedOp::getMatmul() {
   return nullptr;
 }
 
+SwigluOp FusedOp::getEpilogue() {
+  for (Operation &op : getBody().front())
+    if (auto swiglu = dyn_cast<SwigluOp>(op))
+      return swiglu;
+  return SwigluOp();
+}
+
 void FusedOp::inlineBody(RewriterBase &rewriter) {
   rewriter.inlineBlockBefore(&getBody().front(), *this);
   rewriter.eraseOp(*this);
@@ -1065,82 +1072,132 @@ static bool isDeallocation(Operation *op) {
          hasSingleEffect<MemoryEffects::Free>(op);
 }
 
+void FusedOp::hoistQuantize(RewriterBase &rewriter) {
+  QuantizeOp quantize = getQuantize();
+  if (!quantize)
+    return;
+  Operation *fused = getOperation();
+  for (Value buffer : quantize.getTargets()) {
+    rewriter.moveOpBefore(buffer.getDefiningOp(), fused);
+    for (Operation *user : llvm::to_vector(buffer.getUsers()))
+      if (user->getParentOp() == fused && isDeallocation(user))
+        rewriter.moveOpAfter(user, fused);
+  }
+  rewriter.moveOpBefore(quantize, fused);
+}
+
 LogicalResult FusedOp::verify() {
-  // [F1] one quantize, then one matmul, between the allocations and
-  // deallocations of their intermediates; bufferized form.
+  // [F1] an optional quantize, one matmul, an optional swiglu (at least
+  // one of the two), between the allocations and deallocations of their
+  // intermediates; bufferized form.
   QuantizeOp quantize;
   Operation *matmul = nullptr;
+  SwigluOp swiglu;
   for (Operation &op : getBody().front()) {
     if (auto q = dyn_cast<QuantizeOp>(op)) {
       if (quantize || matmul)
-        return emitOpError("[F1] expected one nvfp4.quantize, before the "
-                           "matmul that consumes it");
+        return emitOpError("[F1] expected at most one nvfp4.quantize, before "
+                           "the matmul that consumes it");
       quantize = q;
       continue;
     }
     if (isa<MatmulOp, GroupedMatmulOp>(op)) {
-      if (matmul || !quantize)
-        return emitOpError("[F1] expected one matmul, after the "
-                           "nvfp4.quantize it consumes");
+      if (matmul)
+        return emitOpError("[F1] expected one matmul");
       matmul = &op;
+      continue;
+    }
+    if (auto act = dyn_cast<SwigluOp>(op)) {
+      if (swiglu || !matmul)
+        return emitOpError("[F1] expected at most one nvfp4.swiglu, after "
+                           "the matmul it reads");
+      swiglu = act;
       continue;
     }
     if (isAllocation(&op) || isDeallocation(&op))
       continue;
-    return emitOpError("[F1] expected only an nvfp4.quantize, the matmul "
-                       "that consumes it and the allocations and "
+    return emitOpError("[F1] expected only an nvfp4.quantize, the matmul, "
+                       "an nvfp4.swiglu and the allocations and "
                        "deallocations of their intermediates, got ")
            << op.getName();
   }
-  if (!quantize || !matmul)
-    return emitOpError("[F1] expected an nvfp4.quantize and a matmul");
-  if (!quantize.hasBufferSemantics() || matmul->getNumResults() != 0)
+  if (!matmul || (!quantize && !swiglu))
+    return emitOpError("[F1] expected a matmul with an nvfp4.quantize "
+                       "before it or an nvfp4.swiglu after it");
+  if ((quantize && !quantize.hasBufferSemantics()) ||
+      (swiglu && !swiglu.hasBufferSemantics()) || matmul->getNumResults() != 0)
     return emitOpError("[F1] expected the bufferized form (outs, no "
                        "results)");
-  // [F2] the matmul's A operand is the quantize's output.
-  Value a, aScales, aDecode;
-  if (auto dense = dyn_cast<MatmulOp>(matmul)) {
-    a = dense.getA();
-    aScales = dense.getAScales();
-    aDecode = dense.getADecodeScale();
-  } else {
-    auto grouped = cast<GroupedMatmulOp>(matmul);
-    if (grouped.getGrouping() == Grouping::independent)
-      return emitOpError("[F2] expected a contiguous or masked grouped "
-                         "matmul (independent groups have one A each)");
-    a = grouped.getA().front();
-    // A weight-only matmul has no A scales (and cannot match the quantize).
-    aScales = grouped.getAScales().empty() ? Value() : grouped.getAScales().front();
-    aDecode = grouped.getADecodeScale();
-  }
-  Value values = quantize.getValuesTarget(),
-        scales = quantize.getScalesTarget(),
-        decode = quantize.getDecodeScaleTarget();
-  if (a != values || aScales != scales || aDecode != decode)
-    return emitOpError("[F2] expected the matmul's a, a_scales and "
-                       "a_decode_scale to be the quantize's values, scales "
-                       "and decode scale");
-  // [F3] the intermediates live in the region and nothing else reads them.
-  for (Value buffer : {values, scales, decode}) {
-    if (!buffer)
-      continue;
+  // [F3] an intermediate lives in the region: allocated there, used by its
+  // producer, its consumer and its deallocations only.
+  auto isIntermediate = [&](Value buffer, Operation *producer,
+                            Operation *consumer) {
     Operation *def = buffer.getDefiningOp();
     if (!def || def->getParentOp() != getOperation() || !isAllocation(def))
-      return emitOpError("[F3] expected the quantize's outputs to be "
-                         "allocated inside the region");
-    for (Operation *user : buffer.getUsers())
-      if (user != quantize.getOperation() && user != matmul &&
-          !(user->getParentOp() == getOperation() && isDeallocation(user)))
-        return emitOpError("[F3] expected the quantize's outputs to be used "
-                           "only by the matmul (and deallocated), got a use "
-                           "by ")
-               << user->getName();
+      return false;
+    return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+      return user == producer || user == consumer ||
+             (user->getParentOp() == getOperation() && isDeallocation(user));
+    });
+  };
+  auto grouped = dyn_cast<GroupedMatmulOp>(matmul);
+  if (quantize) {
+    // [F2] the matmul's A operand is the quantize's output.
+    Value a, aScales, aDecode;
+    if (auto dense = dyn_cast<MatmulOp>(matmul)) {
+      a = dense.getA();
+      aScales = dense.getAScales();
+      aDecode = dense.getADecodeScale();
+    } else {
+      if (grouped.getGrouping() == Grouping::independent)
+        return emitOpError("[F2] expected a contiguous or masked grouped "
+                           "matmul (independent groups have one A each)");
+      a = grouped.getA().front();
+      // A weight-only matmul has no A scales (and cannot match the
+      // quantize).
+      aScales =
+          grouped.getAScales().empty() ? Value() : grouped.getAScales().front();
+      aDecode = grouped.getADecodeScale();
+    }
+    Value values = quantize.getValuesTarget(),
+          scales = quantize.getScalesTarget(),
+          decode = quantize.getDecodeScaleTarget();
+    if (a != values || aScales != scales || aDecode != decode)
+      return emitOpError("[F2] expected the matmul's a, a_scales and "
+                         "a_decode_scale to be the quantize's values, scales "
+                         "and decode scale");
+    for (Value buffer : {values, scales, decode})
+      if (buffer && !isIntermediate(buffer, quantize, matmul))
+        return emitOpError("[F3] expected the quantize's outputs to be "
+                           "allocated inside the region and used only by the "
+                           "matmul (and deallocated)");
+    // [F4] what fuses: NVFP4 1x16 blocks with one decode scale per tensor.
+    if (quantize.getFormat() != Format::nvfp4 ||
+        quantize.getEffectiveBlock()[0] != 1 || quantize.isRowScaled())
+      return emitOpError("[F4] expected an nvfp4 quantize with 1x16 blocks "
+                         "and one decode scale per tensor (batch entry)");
   }
-  // [F4] what fuses: NVFP4 1x16 blocks with one decode scale per tensor.
-  if (quantize.getFormat() != Format::nvfp4 ||
-      quantize.getEffectiveBlock()[0] != 1 || quantize.isRowScaled())
-    return emitOpError("[F4] expected an nvfp4 quantize with 1x16 blocks "
-                       "and one decode scale per tensor (batch entry)");
+  if (swiglu) {
+    // [F5] the swiglu reads the matmul's one output, an intermediate.
+    Value out;
+    if (auto dense = dyn_cast<MatmulOp>(matmul)) {
+      out = dense.getOut();
+    } else {
+      if (grouped.getGrouping() == Grouping::independent)
+        return emitOpError("[F5] expected a dense, contiguous or masked "
+                           "matmul before the swiglu (one output)");
+      out = grouped.getOuts().front();
+    }
+    if (swiglu.getInput() != out)
+      return emitOpError("[F5] expected the swiglu to read the matmul's "
+                         "output");
+    if (!isIntermediate(out, matmul, swiglu) ||
+        llvm::count(matmul->getOperands(), out) != 1)
+      return emitOpError("[F3] expected the matmul's output to be allocated "
+                         "inside the region, written by the matmul (not its "
+                         "acc) and read only by the swiglu (and "
+                         "deallocated)");
+  }
   return success();
 }
 

@@ -14,6 +14,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::nvfp4k;
 
@@ -419,5 +421,28 @@ LogicalResult StoreOp::verify() {
            << getRowStride();
   if (!getAcc() && getBeta().convertToFloat() != 1.0f)
     return emitOpError("expected beta only with an accumulator");
+  if (SwigluAttr swiglu = getSwigluAttr()) {
+    if (getValues().getType().getDimSize(0) % 2)
+      return emitOpError("expected gate/up pairs (an even number of values) "
+                         "with swiglu");
+    Type intermediate = swiglu.getIntermediate();
+    if (!intermediate.isBF16() && !intermediate.isF16() &&
+        !intermediate.isF32())
+      return emitOpError("expected a bf16, f16 or f32 swiglu intermediate, "
+                         "got ")
+             << intermediate;
+    if (getRowStride() % 2)
+      return emitOpError("expected an even row stride with swiglu, got ")
+             << getRowStride();
+    auto f32 = [](FloatAttr attr) {
+      return attr && attr.getType().isF32() &&
+             std::isfinite(attr.getValueAsDouble());
+    };
+    if (!f32(swiglu.getSigmoidScale()) || !f32(swiglu.getUpOffset()) ||
+        (swiglu.getLimit() && (!f32(swiglu.getLimit()) ||
+                               swiglu.getLimit().getValueAsDouble() <= 0)))
+      return emitOpError("expected finite f32 swiglu parameters and a "
+                         "positive limit");
+  }
   return success();
 }

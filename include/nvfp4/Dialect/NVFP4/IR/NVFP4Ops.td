@@ -534,18 +534,21 @@ def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
 
 def NVFP4_FusedOp : NVFP4_Op<"fused", [NoTerminator, SingleBlock,
                                        RecursiveMemoryEffects]> {
-  let summary = "an activation quantize and the matmul that consumes it";
+  let summary = "a matmul with its activation quantize and its epilogue";
   let description = [{
     A producer-consumer group (bufferized form) that a lowering may run as
-    one kernel sequence: an `nvfp4.quantize` whose values, scales and decode
-    scale are read by exactly one `nvfp4.matmul` or `nvfp4.grouped_matmul`
-    (`contiguous` or `masked`) as its A operand, and by nothing else. The
-    intermediate buffers are allocated (and freed) inside the region, so no
-    op outside sees them; a lowering that fuses never writes them. The
-    semantics are those of the ops inside, in order (docs/spec.md 2.2,
-    2.7): a fused lowering must produce exactly the quantized activations
-    the quantize defines, bit for bit. `nvfp4-fuse-quantize-matmul` forms
-    it; the lowerings that do not fuse inline the body.
+    one kernel sequence: an `nvfp4.matmul` or `nvfp4.grouped_matmul`
+    (`contiguous` or `masked`), with the `nvfp4.quantize` whose values,
+    scales and decode scale it reads as its A operand, with the
+    `nvfp4.swiglu` that reads its output, or with both. The intermediate
+    buffers are allocated (and freed) inside the region, so no op outside
+    sees them; a lowering that fuses never writes them. The semantics are
+    those of the ops inside, in order (docs/spec.md 2.2, 2.7, 2.10): a fused
+    lowering must produce exactly the quantized activations the quantize
+    defines, and round the matmul's outputs to the intermediate's element
+    type before the activation, bit for bit as the unfused ops.
+    `nvfp4-fuse-quantize-matmul` and `nvfp4-fuse-matmul-epilogue` form it;
+    the lowerings that do not fuse inline the body.
 
     Example:
 
@@ -554,13 +557,16 @@ def NVFP4_FusedOp : NVFP4_Op<"fused", [NoTerminator, SingleBlock,
       %q = memref.alloc() : memref<16x4096xf4E2M1FN>
       %s = memref.alloc() : memref<1x64x32x4x4xf8E4M3FN>
       %d = memref.alloc() : memref<f32>
+      %y = memref.alloc() : memref<16x1536xf32>
       nvfp4.quantize nvfp4 %x outs(%q, %s, %d : ...) : memref<16x4096xbf16>
       nvfp4.matmul %q, %s, %w, %ws a_decode_scale(%d : memref<f32>)
-          b_decode_scale(%dw : memref<f32>) outs(%y : memref<16x4096xbf16>)
+          b_decode_scale(%dw : memref<f32>) outs(%y : memref<16x1536xf32>)
           : ...
+      nvfp4.swiglu %y outs(%h : memref<16x768xbf16>) : memref<16x1536xf32>
       memref.dealloc %q : memref<16x4096xf4E2M1FN>
       memref.dealloc %s : memref<1x64x32x4x4xf8E4M3FN>
       memref.dealloc %d : memref<f32>
+      memref.dealloc %y : memref<16x1536xf32>
     }
     ```
   }];
@@ -568,13 +574,19 @@ def NVFP4_FusedOp : NVFP4_Op<"fused", [NoTerminator, SingleBlock,
   let assemblyFormat = "$body attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The producer and the consumer (an nvfp4.matmul or a contiguous or
-    /// masked nvfp4.grouped_matmul) of a verified op.
+    /// The producer (null if none), the matmul (an nvfp4.matmul or a
+    /// contiguous or masked nvfp4.grouped_matmul) and the epilogue (null if
+    /// none) of a verified op.
     QuantizeOp getQuantize();
     ::mlir::Operation *getMatmul();
+    SwigluOp getEpilogue();
     /// Moves the body's ops before this op and erases it (the unfused
     /// program).
     void inlineBody(::mlir::RewriterBase &rewriter);
+    /// Moves the quantize and its outputs' allocations before this op and
+    /// their deallocations after it: the matmul then reads buffers of the
+    /// enclosing block (for a lowering that fuses the epilogue only).
+    void hoistQuantize(::mlir::RewriterBase &rewriter);
   }];
 }
 

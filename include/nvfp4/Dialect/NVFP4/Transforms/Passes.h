@@ -31,6 +31,18 @@ Operation *getFusibleConsumer(QuantizeOp quantize);
 FailureOr<FusedOp> fuseQuantizeMatmul(RewriterBase &rewriter,
                                       QuantizeOp quantize);
 
+/// Whether nvfp4-fuse-matmul-epilogue would fuse `swiglu` into the matmul
+/// producing its input, and if so, what moves: that matmul, or the
+/// nvfp4.fused op holding it (with its quantize, and no epilogue yet), in
+/// the same block, before it.
+Operation *getFusibleProducer(SwigluOp swiglu);
+
+/// Wraps `swiglu`, its fusible producer (or into the producer's
+/// nvfp4.fused op) with the allocation and deallocations of the
+/// intermediate buffer in an nvfp4.fused op at the swiglu's place; fails
+/// (changing nothing) when they do not fuse.
+FailureOr<FusedOp> fuseMatmulEpilogue(RewriterBase &rewriter, SwigluOp swiglu);
+
 } // namespace nvfp4
 } // namespace mlir
 

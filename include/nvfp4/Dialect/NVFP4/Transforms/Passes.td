@@ -49,4 +49,36 @@ def NVFP4FuseQuantizeMatmul : Pass<"nvfp4-fuse-quantize-matmul"> {
   let dependentDialects = ["::mlir::nvfp4::NVFP4Dialect"];
 }
 
+def NVFP4FuseMatmulEpilogue : Pass<"nvfp4-fuse-matmul-epilogue"> {
+  let summary = "Group a matmul with the nvfp4.swiglu reading its output";
+  let description = [{
+    Producer-consumer fusion on the bufferized form: an `nvfp4.swiglu`
+    whose input is the whole output of an `nvfp4.matmul` (or a contiguous /
+    masked `nvfp4.grouped_matmul`), a buffer the function allocates and
+    nothing else uses, joins that matmul in one `nvfp4.fused` op
+    (docs/spec.md section 3: F1-F5), with the intermediate buffer's
+    allocation and deallocations. A matmul already grouped with its
+    activation quantize (`nvfp4-fuse-quantize-matmul`, which runs first)
+    takes the swiglu into the same op. The sm_90a GEMM kernel then
+    computes the activation of each gate/up column pair in its epilogue and
+    stores the `[M, N/2]` result: the `[M, N]` intermediate is never
+    written. Other lowerings run the ops in turn.
+
+    The matmul moves down to the swiglu: nothing between them may write
+    what it reads. Everything else is left as it is.
+
+    Example: the bufferized
+
+    ```mlir
+    %y = memref.alloc() : memref<16x1536xf32>
+    nvfp4.matmul %q, %s, %w, %ws outs(%y : memref<16x1536xf32>) : ...
+    nvfp4.swiglu %y outs(%h : memref<16x768xbf16>) : memref<16x1536xf32>
+    memref.dealloc %y : memref<16x1536xf32>
+    ```
+
+    becomes `nvfp4.fused { <the same ops> }`.
+  }];
+  let dependentDialects = ["::mlir::nvfp4::NVFP4Dialect"];
+}
+
 #endif // NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES

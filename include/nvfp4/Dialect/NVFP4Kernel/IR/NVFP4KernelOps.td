@@ -926,19 +926,33 @@ def NVFP4K_StoreOp
     `column + P <= columns` whenever `column < columns`. One vector store of
     P elements.
 
+    With `swiglu` (an `nvfp4.swiglu` fused into the epilogue; P even,
+    `column` even) the P values are P/2 gate/up pairs: each
+    `y[c] = round_out(fl(alpha[c] * values[c]) + fl(beta * acc[row, column + c]))`
+    is rounded to the attribute's `intermediate` type (the unfused matmul's
+    output) and back, and
+
+    ```
+    out[row, column/2 + j] = round_out(swiglu(y[2j], y[2j + 1]))
+    ```
+
+    for j < P/2 (docs/spec.md 2.10), with `row_stride` (and `acc`) that of
+    the intermediate `[rows, columns]` and `out` holding `columns/2` elements
+    per row.
+
     Example:
 
     ```mlir
     nvfp4k.store %v, %out[%row, %col] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
+    nvfp4k.store %v, %h[%row, %col] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64, swiglu = #nvfp4k.swiglu<intermediate = f32, sigmoid_scale = 1.0 : f32, up_offset = 0.0 : f32>} : vector<2xf32>
     ```
   }];
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$values, I64:$out,
-                       Index:$row, Index:$column, Index:$rows,
-                       Index:$columns,
-                       AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$alpha,
-                       Optional<I64>:$acc,
-                       TypeAttr:$element, I64Attr:$row_stride,
-                       DefaultValuedAttr<F32Attr, "1.0">:$beta);
+      Index:$row, Index:$column, Index:$rows, Index:$columns,
+      AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$alpha,
+      Optional<I64>:$acc, TypeAttr:$element, I64Attr:$row_stride,
+      DefaultValuedAttr<F32Attr, "1.0">:$beta,
+      OptionalAttr<NVFP4K_SwigluAttr>:$swiglu);
   let assemblyFormat = [{
     $values `,` $out `[` $row `,` $column `]` `bounds` `(` $rows `,`
     $columns `)` `alpha` `(` $alpha `` custom<AlphaType>(type($alpha)) `)`

@@ -1,13 +1,15 @@
-//===- FuseQuantizeMatmul.cpp - quantize + matmul into nvfp4.fused --------===//
+//===- Fusion.cpp - matmuls with their quantize and epilogue: nvfp4.fused -===//
 //
 // Part of nvfp4-mlir, under the Apache License v2.0 with LLVM Exceptions.
 //
-// Producer-consumer fusion on the bufferized form, in the way upstream's
+// Producer-consumer fusions on the bufferized form, in the way upstream's
 // elementwise fusions are built: a control function says whether a
-// producer fuses into its consumer (getFusibleConsumer), one rewrite does
-// the fusion (fuseQuantizeMatmul), and the pass applies it to every
-// producer. The fused op keeps both ops as they are: how they run together
-// is the lowering's choice (nvfp4.fused, docs/spec.md F1-F4).
+// producer fuses into its consumer (getFusibleConsumer: an activation
+// quantize into the matmul; getFusibleProducer: a matmul into the swiglu
+// reading its output), one rewrite does the fusion (fuseQuantizeMatmul,
+// fuseMatmulEpilogue), and a pass applies each. The fused op keeps the ops
+// as they are: how they run together is the lowering's choice
+// (nvfp4.fused, docs/spec.md F1-F5).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,7 @@
 namespace mlir {
 namespace nvfp4 {
 #define GEN_PASS_DEF_NVFP4FUSEQUANTIZEMATMUL
+#define GEN_PASS_DEF_NVFP4FUSEMATMULEPILOGUE
 #include "nvfp4/Dialect/NVFP4/Transforms/Passes.h.inc"
 } // namespace nvfp4
 } // namespace mlir
@@ -55,8 +58,13 @@ std::tuple<Value, Value, Value> consumedA(Operation *op) {
 
 /// Whether `op` may write memory that `reader` reads: any write effect not
 /// on a buffer the function allocated (distinct from every other buffer)
-/// other than those `reader` reads, or effects that are not known.
+/// other than those `reader` reads (`reader`'s operands, and those of the
+/// ops inside it), or effects that are not known.
 bool mayWriteWhatItReads(Operation *op, Operation *reader) {
+  SmallVector<Value> read;
+  reader->walk([&](Operation *inner) {
+    llvm::append_range(read, inner->getOperands());
+  });
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
     return op->getNumRegions() != 0 || !isMemoryEffectFree(op);
@@ -68,7 +76,7 @@ bool mayWriteWhatItReads(Operation *op, Operation *reader) {
     Value target = effect.getValue();
     if (!target || !isAllocation(target.getDefiningOp()))
       return true;
-    if (llvm::is_contained(reader->getOperands(), target))
+    if (llvm::is_contained(read, target))
       return true;
   }
   return false;
@@ -147,7 +155,130 @@ FailureOr<FusedOp> mlir::nvfp4::fuseQuantizeMatmul(RewriterBase &rewriter,
   return fused;
 }
 
+/// Whether `op` frees a buffer that `unit` (or an op inside it) reads.
+static bool isDeallocationOfOperand(Operation *op, Operation *unit) {
+  if (!isDeallocation(op) || op->getNumOperands() != 1)
+    return false;
+  bool read = false;
+  unit->walk([&](Operation *inner) {
+    read |= llvm::is_contained(inner->getOperands(), op->getOperand(0));
+  });
+  return read;
+}
+
+/// The one buffer a bufferized matmul writes (null for independent groups,
+/// which write one per group, and for tensors).
+static Value matmulOutput(Operation *op) {
+  if (auto dense = dyn_cast<MatmulOp>(op))
+    return dense.hasBufferSemantics() ? dense.getOut() : Value();
+  if (auto grouped = dyn_cast<GroupedMatmulOp>(op))
+    if (grouped.hasBufferSemantics() &&
+        grouped.getGrouping() != Grouping::independent)
+      return grouped.getOuts().front();
+  return Value();
+}
+
+Operation *mlir::nvfp4::getFusibleProducer(SwigluOp swiglu) {
+  if (!swiglu.hasBufferSemantics())
+    return nullptr;
+  // F3: the intermediate is the function's own buffer, in this block,
+  // written by one matmul, read by the swiglu, then deallocated.
+  Value input = swiglu.getInput();
+  Operation *alloc = input.getDefiningOp();
+  Block *block = swiglu->getBlock();
+  if (!isAllocation(alloc) || alloc->getBlock() != block)
+    return nullptr;
+  Operation *matmul = nullptr;
+  for (Operation *user : input.getUsers()) {
+    if (user == swiglu.getOperation())
+      continue;
+    if (isDeallocation(user)) {
+      if (user->getBlock() != block || !swiglu->isBeforeInBlock(user))
+        return nullptr;
+      continue;
+    }
+    if (matmul && matmul != user)
+      return nullptr;
+    matmul = user;
+  }
+  // F5: all of the matmul's one output, which it does not also read.
+  if (!matmul || matmulOutput(matmul) != input ||
+      llvm::count(matmul->getOperands(), input) != 1)
+    return nullptr;
+  // A matmul grouped with its quantize moves with it.
+  Operation *unit = matmul;
+  if (auto fused = dyn_cast<FusedOp>(matmul->getParentOp())) {
+    if (fused.getEpilogue())
+      return nullptr;
+    unit = fused;
+  }
+  if (unit->getBlock() != block || !unit->isBeforeInBlock(swiglu))
+    return nullptr;
+  // The matmul moves down to the swiglu: nothing in between may write what
+  // it reads, but for deallocations of its operands (which move after it).
+  for (Operation *op = unit->getNextNode(); op != swiglu.getOperation();
+       op = op->getNextNode())
+    if (!isDeallocationOfOperand(op, unit) && mayWriteWhatItReads(op, unit))
+      return nullptr;
+  return unit;
+}
+
+FailureOr<FusedOp> mlir::nvfp4::fuseMatmulEpilogue(RewriterBase &rewriter,
+                                                   SwigluOp swiglu) {
+  Operation *unit = getFusibleProducer(swiglu);
+  if (!unit)
+    return failure();
+  Value input = swiglu.getInput();
+  Operation *allocation = input.getDefiningOp();
+  SmallVector<Operation *> deallocations;
+  for (Operation *user : input.getUsers())
+    if (isDeallocation(user))
+      deallocations.push_back(user);
+  // Deallocations of the matmul's operands between the two go after it.
+  SmallVector<Operation *> later;
+  for (Operation *op = unit->getNextNode(); op != swiglu.getOperation();
+       op = op->getNextNode())
+    if (isDeallocationOfOperand(op, unit))
+      later.push_back(op);
+  for (Operation *op : llvm::reverse(later))
+    rewriter.moveOpAfter(op, swiglu);
+  OpBuilder::InsertionGuard guard(rewriter);
+  auto fused = dyn_cast<FusedOp>(unit);
+  Block *body;
+  if (fused) {
+    rewriter.moveOpBefore(fused, swiglu);
+    body = &fused.getBody().front();
+    rewriter.moveOpBefore(allocation, body, body->begin());
+    rewriter.moveOpAfter(swiglu, fused.getMatmul());
+  } else {
+    rewriter.setInsertionPoint(swiglu);
+    fused = FusedOp::create(rewriter, swiglu.getLoc());
+    body = rewriter.createBlock(&fused.getBody());
+    rewriter.moveOpBefore(allocation, body, body->end());
+    rewriter.moveOpBefore(unit, body, body->end());
+    rewriter.moveOpBefore(swiglu, body, body->end());
+  }
+  for (Operation *op : deallocations)
+    rewriter.moveOpBefore(op, body, body->end());
+  return fused;
+}
+
 namespace {
+
+struct NVFP4FuseMatmulEpiloguePass
+    : public nvfp4::impl::NVFP4FuseMatmulEpilogueBase<
+          NVFP4FuseMatmulEpiloguePass> {
+  void runOnOperation() override {
+    SmallVector<SwigluOp> consumers;
+    getOperation()->walk([&](SwigluOp op) {
+      if (!op->getParentOfType<FusedOp>())
+        consumers.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (SwigluOp swiglu : consumers)
+      (void)fuseMatmulEpilogue(rewriter, swiglu);
+  }
+};
 
 struct NVFP4FuseQuantizeMatmulPass
     : public nvfp4::impl::NVFP4FuseQuantizeMatmulBase<

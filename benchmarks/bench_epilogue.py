@@ -1,0 +1,162 @@
+"""A gated MLP's / MoE block's gate_up projection with its SwiGLU, on one GPU,
+weights cold in L2: the activation fused into the GEMM's epilogue
+(nvfp4-fuse-matmul-epilogue) next to the same ops unfused and to bf16 torch,
+in one process.
+
+    python3 benchmarks/bench_epilogue.py [--out DIR] [--cases a,b] [--reps N]
+
+Forms (each the whole call: bf16 x in, bf16 activation out):
+  fused        torch.ops.nvfp4.linear / grouped_linear(..., activation="swiglu"):
+               one program, the activation quantize, the GEMM, the SwiGLU of
+               each gate/up column pair in the GEMM's epilogue (the [M, N]
+               product never written)
+  unfused      the same linear to a bf16 [M, N], then torch.ops.nvfp4.swiglu
+  bf16         torch.mm / torch._grouped_mm on the same weights dequantized
+               (exact in bf16), then F.silu(gate) * up in torch
+Both of ours round the product to bf16 before the activation
+(intermediate_dtype="bf16"), so their outputs must be equal bit for bit
+(checked, and each computed twice: the same bits). The bf16 peer's output
+is compared with ours (relative RMS difference: the NVFP4 activations'
+quantization).
+
+Weights cold in L2 as in bench_decode.py: enough distinct weight copies
+that together they exceed 2.5x the L2, one CUDA graph over all of them, the
+time per call the median replay over the copies.
+
+Writes DIR/epilogue.json (case, m, n, k, groups, fused_us, unfused_us,
+bf16_us, same_bits, deterministic, rel_rms_vs_bf16, l2_cold, device) and
+DIR/epilogue.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench_decode import copies_for, dequant, time_layers  # noqa: E402
+
+# name: (tokens per group, N (gate and up rows interleaved), K)
+CASES = {
+    # Llama-3-8B's MLP gate_up (2 x 14336 rows), decode and prefill.
+    "llama8b_gate_up_m1": ([1], 28672, 4096),
+    "llama8b_gate_up_m16": ([16], 28672, 4096),
+    "llama8b_gate_up_m128": ([128], 28672, 4096),
+    "llama8b_gate_up_m2048": ([2048], 28672, 4096),
+    # Qwen3-30B-A3B's experts (128, gate_up 2 x 768 rows, K 2048): decode
+    # (4 tokens each) and a 2048-token prefill at top-8 (128 each).
+    "qwen3_gate_up_128x4": ([4] * 128, 1536, 2048),
+    "qwen3_gate_up_128x128": ([128] * 128, 1536, 2048),
+}
+REPS = 30
+
+
+def run_case(torch, name, ms, n, k, reps):
+    import torch.nn.functional as F
+
+    import nvfp4.ops  # noqa: F401
+    from nvfp4 import compiler
+    dev = "cuda"
+    G, S = len(ms), sum(ms)
+    dense = G == 1
+    gen = torch.Generator(device=dev).manual_seed(hash(name) % (2 ** 31))
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    row = dict(case=name, m=ms[0] if dense else S, n=n, k=k, groups=G, l2_cold=True,
+               device=torch.cuda.get_device_name(0))
+    x = (torch.randn(S, k, device=dev, generator=gen) *
+         torch.exp(torch.randn(S, 1, device=dev, generator=gen) / 2)).to(torch.bfloat16)
+    fp4_bytes = G * (n * k // 2 + n * k // 16)
+    copies = copies_for(fp4_bytes, l2)
+    weights = []
+    for _ in range(copies):
+        # Weights of a trained layer's magnitude: products of order 1, where
+        # the sigmoid is not flat.
+        w = torch.randn(G * n, k, device=dev, generator=gen, dtype=torch.bfloat16) / k ** 0.5
+        weights.append(compiler.quantize(w.view(G, n, k) if not dense else w, block="16x16"))
+        del w
+    offsets = torch.tensor(np.concatenate([[0], np.cumsum(ms)]), dtype=torch.int32, device=dev)
+    row["copies_fp4"] = copies
+
+    def ours(c, activation):
+        q, s, d = weights[c]
+        kw = dict(out_dtype="bf16")
+        if activation:
+            kw.update(activation="swiglu", intermediate_dtype="bf16")
+        if dense:
+            return torch.ops.nvfp4.linear(x, q, s, d, **kw)
+        return torch.ops.nvfp4.grouped_linear(x, q, s, d, offsets, check_tables=False, **kw)
+
+    fused = lambda c: ours(c, True)  # noqa: E731
+    unfused = lambda c: torch.ops.nvfp4.swiglu(ours(c, False))  # noqa: E731
+    a, b = fused(0), unfused(0)
+    row["same_bits"] = bool(torch.equal(a.view(torch.int16), b.view(torch.int16)))
+    row["deterministic"] = bool(torch.equal(a.view(torch.int16), fused(0).view(torch.int16)))
+    row["fused_us"] = time_layers(torch, fused, copies, reps)
+    row["unfused_us"] = time_layers(torch, unfused, copies, reps)
+
+    # bf16 torch: the same weights dequantized (exact in bf16).
+    copies_bf16 = copies_for(G * n * k * 2, l2)
+    wb = []
+    for c in range(copies_bf16):
+        q, s_, d = weights[c]
+        w = torch.empty(G, n, k, dtype=torch.bfloat16, device=dev)
+        for g in range(G):
+            qg, sg = (q, s_) if dense else (q[g], s_[g])
+            w[g] = (dequant(torch, qg, sg, n, k) * float(d.reshape(-1)[g])).to(torch.bfloat16)
+        wb.append(w)
+    wt = [w.transpose(1, 2) for w in wb]
+
+    def bf16(c):
+        if dense:
+            h = torch.mm(x, wb[c][0].t())
+        else:
+            h = torch._grouped_mm(x, wt[c], offs=offsets[1:], out_dtype=torch.bfloat16)
+        return F.silu(h[:, 0::2]) * h[:, 1::2]
+
+    p = bf16(0).float()
+    row["rel_rms_vs_bf16"] = float((a.float() - p).norm() / p.norm())
+    row["bf16_us"] = time_layers(torch, bf16, copies_bf16, reps)
+    row["copies_bf16"] = copies_bf16
+    del wb, wt, weights
+    torch.cuda.empty_cache()
+    return row
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--reps", type=int, default=REPS)
+    args = ap.parse_args(argv)
+    import torch
+    rows = []
+    for name in args.cases.split(","):
+        ms, n, k = CASES[name]
+        t0 = time.time()
+        row = run_case(torch, name, ms, n, k, args.reps)
+        print(json.dumps(row), f"({time.time() - t0:.1f} s)", flush=True)
+        rows.append(row)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "epilogue.json").write_text(json.dumps(rows, indent=1) + "\n")
+    lines = [f"# gate_up + SwiGLU, {rows[0]['device'] if rows else ''}, weights cold in L2",
+             "", f"commit {os.environ.get('NVFP4_COMMIT', '?')}; µs per call (median CUDA-graph "
+             "replay over the weight copies)", "",
+             "| case | M | N x K | groups | fused | unfused | bf16 torch | same bits | rel. RMS vs bf16 |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['case']} | {r['m']} | {r['n']} x {r['k']} | {r['groups']} | "
+                     f"{r['fused_us']:.1f} | {r['unfused_us']:.1f} | {r['bf16_us']:.1f} | "
+                     f"{r['same_bits'] and r['deterministic']} | {r['rel_rms_vs_bf16']:.4f} |")
+    (out / "epilogue.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0 if all(r["same_bits"] and r["deterministic"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
