@@ -23,6 +23,13 @@ Weights cold in L2 as in bench_decode.py: enough distinct weight copies
 that together they exceed 2.5x the L2, one CUDA graph over all of them, the
 time per call the median replay over the copies.
 
+And whole MoE expert blocks (BLOCKS: nvfp4.models.MoEExperts, routing,
+gate_up + SwiGLU, down and the weighted combine, bf16 in and out): fused
+(the SwiGLU in gate_up's epilogue), unfused (the activation as its own
+kernel) and bf16 torch (torch._grouped_mm, F.silu(gate) * up, the same
+routing and combine). The experts' FP4 weights (302 MB) are cold in L2 by
+themselves; one copy.
+
 Writes DIR/epilogue.json (case, m, n, k, groups, fused_us, unfused_us,
 bf16_us, same_bits, deterministic, rel_rms_vs_bf16, l2_cold, device) and
 DIR/epilogue.md.
@@ -127,18 +134,103 @@ def run_case(torch, name, ms, n, k, reps):
     return row
 
 
+# MoE blocks (nvfp4.models.MoEExperts): tokens, hidden, experts, their
+# intermediate size, top-k. Qwen3-30B-A3B's experts, a 2048-token prefill
+# and a 64-token decode step.
+BLOCKS = {
+    "qwen3_moe_block_t2048": (2048, 2048, 128, 768, 8),
+    "qwen3_moe_block_t64": (64, 2048, 128, 768, 8),
+}
+
+
+def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
+    """The whole expert block (routing, gate_up + SwiGLU, down, weighted
+    combine; bf16 in and out) as nvfp4.models.MoEExperts runs it (fused:
+    the SwiGLU in the gate_up GEMM's epilogue), the same with the
+    activation as its own kernel (unfused), and in bf16 torch
+    (torch._grouped_mm on the same weights dequantized, F.silu(gate) * up,
+    the same routing and combine)."""
+    import torch.nn.functional as F
+
+    import nvfp4.nn as nvnn
+    from nvfp4 import models
+    dev = "cuda"
+    gen = torch.Generator(device=dev).manual_seed(hash(name) % (2 ** 31))
+    row = dict(case=name, m=tokens * top_k, n=2 * inter, k=hidden, groups=experts,
+               l2_cold=True, device=torch.cuda.get_device_name(0))
+    w1 = torch.randn(experts, 2 * inter, hidden, device=dev, generator=gen) / hidden ** 0.5
+    w2 = torch.randn(experts, hidden, inter, device=dev, generator=gen) / inter ** 0.5
+    gate_up = nvnn.GroupedExperts.from_weight(w1.to(torch.bfloat16))
+    down = nvnn.GroupedExperts.from_weight(w2.to(torch.bfloat16))
+    del w1, w2
+    # Dequantized before MoEExperts interleaves gate_up's rows: [gate; up].
+    deq = []
+    for layer in (gate_up, down):
+        e, n, half = layer.weight_values.shape
+        d = layer.weight_decode.view(torch.float32)
+        deq.append(torch.stack([
+            (dequant(torch, layer.weight_values[g], layer.weight_scales[g], n, 2 * half) *
+             float(d[g])).to(torch.bfloat16) for g in range(e)]))
+    block = models.MoEExperts(down, gate_up=gate_up)
+    x = (torch.randn(tokens, hidden, device=dev, generator=gen)).to(torch.bfloat16)
+    logits = torch.randn(tokens, experts, device=dev, generator=gen)
+    top_w, top_i = torch.topk(torch.softmax(logits, -1), top_k, dim=-1)
+    top_w = (top_w / top_w.sum(-1, keepdim=True)).to(torch.bfloat16)
+
+    class Unfused(torch.nn.Module):
+        """gate_up's product, then the activation as its own kernel."""
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, xs, offsets, swiglu=None):
+            return torch.ops.nvfp4.swiglu(self.inner(xs, offsets), **swiglu)
+
+    unfused = models.MoEExperts(down, gate_up=Unfused(gate_up), interleaved=True)
+    w1t, w2t = deq[0].transpose(1, 2), deq[1].transpose(1, 2)
+
+    def bf16_block(hs, idx, wts):
+        order, expert, offsets = models._route(idx, experts)
+        xs = hs[order // top_k]
+        gu = torch._grouped_mm(xs, w1t, offs=offsets[1:], out_dtype=torch.bfloat16)
+        h = F.silu(gu[:, :inter]) * gu[:, inter:]
+        y = torch._grouped_mm(h, w2t, offs=offsets[1:], out_dtype=torch.bfloat16)
+        y = y * wts.reshape(-1)[order, None]
+        out = torch.empty_like(y)
+        out[order] = y
+        return out.view(tokens, top_k, hidden).sum(1)
+
+    a = block(x, top_i, top_w)
+    b = unfused(x, top_i, top_w)
+    row["same_bits"] = bool(torch.equal(a.view(torch.int16), b.view(torch.int16)))
+    row["deterministic"] = bool(torch.equal(a.view(torch.int16),
+                                            block(x, top_i, top_w).view(torch.int16)))
+    p = bf16_block(x, top_i, top_w).float()
+    row["rel_rms_vs_bf16"] = float((a.float() - p).norm() / p.norm())
+    row["fused_us"] = time_layers(torch, lambda c: block(x, top_i, top_w), 1, reps)
+    row["unfused_us"] = time_layers(torch, lambda c: unfused(x, top_i, top_w), 1, reps)
+    row["bf16_us"] = time_layers(torch, lambda c: bf16_block(x, top_i, top_w), 1, reps)
+    row["copies_fp4"] = row["copies_bf16"] = 1  # 302 MB of FP4 experts: > 4x the L2
+    del deq, w1t, w2t, block, unfused
+    torch.cuda.empty_cache()
+    return row
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=".")
-    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--cases", default=",".join(list(CASES) + list(BLOCKS)))
     ap.add_argument("--reps", type=int, default=REPS)
     args = ap.parse_args(argv)
     import torch
     rows = []
     for name in args.cases.split(","):
-        ms, n, k = CASES[name]
         t0 = time.time()
-        row = run_case(torch, name, ms, n, k, args.reps)
+        if name in BLOCKS:
+            row = run_block(torch, name, *BLOCKS[name], args.reps)
+        else:
+            ms, n, k = CASES[name]
+            row = run_case(torch, name, ms, n, k, args.reps)
         print(json.dumps(row), f"({time.time() - t0:.1f} s)", flush=True)
         rows.append(row)
     out = Path(args.out)

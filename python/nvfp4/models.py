@@ -339,6 +339,11 @@ class MoEExperts(torch.nn.Module):
     ``activation``: "silu" (Qwen3: act(gate) * up) or "gpt_oss" (clamped
     SwiGLU: gate <= limit, |up| <= limit, (up + 1) * gate *
     sigmoid(alpha * gate)).
+
+    A ``gate_up`` of gate rows then up rows is reordered to interleaved rows
+    (GroupedExperts.interleave_rows, in place; its bias likewise): without a
+    gate_up bias the activation is then nvfp4.swiglu of the product rounded
+    to the activations' type, in the GEMM's epilogue on sm_90a.
     """
 
     def __init__(self, down, *, gate_up=None, gate=None, up=None, interleaved=False,
@@ -349,10 +354,23 @@ class MoEExperts(torch.nn.Module):
         self.num_experts = down.num_experts
         self.interleaved, self.activation = interleaved, activation
         self.limit, self.alpha = limit, alpha
+        if gate_up is not None and not interleaved:
+            gate_up.interleave_rows()
+            if gate_up_bias is not None:
+                half = gate_up_bias.shape[-1] // 2
+                gate_up_bias = torch.stack([gate_up_bias[..., :half],
+                                            gate_up_bias[..., half:]], -1).flatten(-2)
+            self.interleaved = interleaved = True
         self.gate_up_bias = (None if gate_up_bias is None else
                              torch.nn.Parameter(gate_up_bias, requires_grad=False))
         self.down_bias = (None if down_bias is None else
                           torch.nn.Parameter(down_bias, requires_grad=False))
+
+    def _swiglu(self):
+        """The activation as nvfp4.swiglu's parameters."""
+        if self.activation == "silu":
+            return {}
+        return dict(sigmoid_scale=float(self.alpha), limit=float(self.limit), up_offset=1.0)
 
     def _act(self, gate, up):
         if self.activation == "silu":
@@ -368,15 +386,15 @@ class MoEExperts(torch.nn.Module):
         # Masked slots (index num_experts) and zero weights add nothing.
         keep = (top_k_index.reshape(-1)[order, None] < self.num_experts) & (weights != 0)
         x = hidden_states[order // k]
-        if self.gate_up is not None:
-            gu = self.gate_up(x, offsets)
-            if self.gate_up_bias is not None:
-                gu = gu + self.gate_up_bias[expert].to(gu.dtype)
-            gate, up = ((gu[:, ::2], gu[:, 1::2]) if self.interleaved
-                        else gu.chunk(2, dim=-1))
+        if self.gate_up is not None and self.gate_up_bias is None:
+            h = self.gate_up(x, offsets, swiglu=self._swiglu())
         else:
-            gate, up = self.gate(x, offsets), self.up(x, offsets)
-        h = self._act(gate, up)
+            if self.gate_up is not None:
+                gu = self.gate_up(x, offsets) + self.gate_up_bias[expert].to(x.dtype)
+                gate, up = gu[:, ::2], gu[:, 1::2]
+            else:
+                gate, up = self.gate(x, offsets), self.up(x, offsets)
+            h = self._act(gate, up)
         y = self.down(h.contiguous(), offsets)
         if self.down_bias is not None:
             y = y + self.down_bias[expert].to(y.dtype)

@@ -347,10 +347,55 @@ class GroupedExperts(torch.nn.Module):
             raise ValueError("GroupedExperts has no bias: the experts' linears must not either")
         return cls.from_weight(torch.stack([lin.weight.detach() for lin in linears]), **kwargs)
 
-    def forward(self, x: torch.Tensor, group_offsets: torch.Tensor) -> torch.Tensor:
+    def interleave_rows(self) -> "GroupedExperts":
+        """Reorders each expert's output rows from [first half; second half]
+        (a gate_up projection's gate rows, then its up rows) to interleaved
+        (gate row i at 2i, up row i at 2i + 1), the layout whose product
+        the matmul's fused swiglu epilogue reads (forward(swiglu=...)).
+        Exact: each row keeps its codes and its scales (the swizzled scale
+        rows move with it). In place; returns self."""
+        e, n, half_k = self.weight_values.shape
+        if n % 2:
+            raise ValueError(f"interleave_rows needs an even number of rows, got {n}")
+        src = torch.arange(n, device=self.weight_values.device).view(2, n // 2).t().reshape(-1)
+        self.weight_values = self.weight_values[:, src].contiguous()
+        # Row r of the swizzled scales: byte ((r // 128) * C/4 + c // 4) * 512
+        # + (r % 32) * 16 + ((r % 128) // 32) * 4 + c % 4 of an expert's.
+        scales = self.weight_scales.view(e, -1)
+        tiles_c = self.weight_scales.shape[2]
+        cols = torch.arange(tiles_c * 4, device=src.device)
+
+        def offsets(rows):
+            r, c = rows[:, None], cols[None, :]
+            return (((r // 128) * tiles_c + c // 4) * 512 + (r % 32) * 16 +
+                    ((r % 128) // 32) * 4 + c % 4).reshape(-1)
+
+        dst = offsets(torch.arange(n, device=src.device))
+        moved = scales.clone()
+        moved[:, dst] = scales[:, offsets(src)]
+        self.weight_scales = moved.view(self.weight_scales.shape)
+        return self
+
+    def forward(self, x: torch.Tensor, group_offsets: torch.Tensor,
+                swiglu: Optional[dict] = None) -> torch.Tensor:
+        """swiglu (a dict of nvfp4.swiglu's sigmoid_scale, limit,
+        up_offset, or {}): the rows are interleaved gate/up rows
+        (interleave_rows) and the result is the activation [S, N/2] of the
+        product rounded to x's type; on sm_90a the GEMM's epilogue computes
+        it (one program) where the tokens are quantized in it."""
         nv = self.fmt == "nvfp4"  # MXFP4 has no decode scales
         w_decode = self.weight_decode.view(torch.float32) if nv else None
         options = _static_input_options(self)
+        if swiglu is not None:
+            if (self.weight_only or not _fused_input(options) or
+                    any(isinstance(v, torch.Tensor) and v.dim() == 1
+                        for v in options.values())):
+                return torch.ops.nvfp4.swiglu(self.forward(x, group_offsets), **swiglu)
+            return torch.ops.nvfp4.grouped_linear(
+                x.contiguous(), self.weight_values, self.weight_scales, w_decode,
+                group_offsets, self.fmt, _out_dtype(x.dtype),
+                check_tables=self.check_tables, activation="swiglu",
+                intermediate_dtype=_out_dtype(x.dtype), **swiglu, **options)
         if self.weight_only:
             _weight_only_input(self, x)
             return torch.ops.nvfp4.weight_only_grouped_linear(

@@ -102,3 +102,40 @@ def test_torch_ops_linear_swiglu():
     assert fake.shape == (5, 32) and fake.dtype == torch.bfloat16
     with pytest.raises(ValueError, match="activation"):
         torch.ops.nvfp4.linear(xt, tq, ts, td, activation="gelu")
+
+
+def _experts(torch, e=3, n=136, k=64):
+    import nvfp4.nn as nvnn
+    g = torch.Generator().manual_seed(11)
+    w = torch.randn(e, n, k, generator=g) / 4
+    x = (torch.randn(10, k, generator=g) * 2).to(torch.bfloat16)
+    offsets = torch.tensor([0, 4, 4, 10], dtype=torch.int32)
+    return nvnn.GroupedExperts.from_weight(w), x, offsets
+
+
+def test_grouped_experts_interleave_rows_is_exact():
+    """Gate rows then up rows -> interleaved: the same products, their
+    columns interleaved, bit for bit (N = 136: the swizzled scales' last
+    128-row tile is padded)."""
+    torch = pytest.importorskip("torch")
+    import copy
+    experts, x, offsets = _experts(torch)
+    y = experts(x, offsets)
+    moved = copy.deepcopy(experts).interleave_rows()
+    got = moved(x, offsets)
+    want = torch.stack([y[:, :68], y[:, 68:]], -1).flatten(-2)
+    assert torch.equal(got.view(torch.int16), want.view(torch.int16))
+
+
+@pytest.mark.parametrize("params", [{}, {"sigmoid_scale": 1.702, "limit": 7.0,
+                                         "up_offset": 1.0}])
+def test_grouped_experts_swiglu(params):
+    """forward(swiglu=...) is the product (rounded to x's type) and then
+    nvfp4.swiglu, bit for bit; [S, N/2] in x's type."""
+    torch = pytest.importorskip("torch")
+    experts, x, offsets = _experts(torch)
+    experts.interleave_rows()
+    got = experts(x, offsets, swiglu=params)
+    want = torch.ops.nvfp4.swiglu(experts(x, offsets), **params)
+    assert got.shape == (10, 68) and got.dtype == torch.bfloat16
+    assert torch.equal(got.view(torch.int16), want.view(torch.int16))
