@@ -196,9 +196,11 @@ def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
         h = F.silu(gu[:, :inter]) * gu[:, inter:]
         y = torch._grouped_mm(h, w2t, offs=offsets[1:], out_dtype=torch.bfloat16)
         y = y * wts.reshape(-1)[order, None]
-        out = torch.empty_like(y)
-        out[order] = y
-        return out.view(tokens, top_k, hidden).sum(1)
+        # The combine as MoEExperts does it (a gather by the inverse
+        # permutation, then the sum over the k slots).
+        inverse = torch.empty_like(order)
+        inverse[order] = torch.arange(order.numel(), device=order.device)
+        return y[inverse].view(tokens, top_k, hidden).sum(1)
 
     a = block(x, top_i, top_w)
     b = unfused(x, top_i, top_w)

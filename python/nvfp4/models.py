@@ -401,12 +401,13 @@ class MoEExperts(torch.nn.Module):
         # In the routing weights' precision where it is wider (DeepSeek-V3's
         # fp32 weights), as transformers' experts multiply.
         y = y.to(torch.promote_types(y.dtype, weights.dtype)) * weights
-        y = torch.where(keep, y, torch.zeros_like(y))
-        # Back to (token, slot) order and summed over the k slots: fixed
-        # order, no atomics.
-        out = torch.empty_like(y)
-        out[order] = y
-        return out.view(tokens, k, y.shape[-1]).sum(dim=1).to(hidden_states.dtype)
+        y = torch.where(keep, y, 0.0)
+        # Back to (token, slot) order, a gather of whole rows by the inverse
+        # permutation (an index_put of [S, H] rows costs several times
+        # more), and summed over the k slots: fixed order, no atomics.
+        inverse = torch.empty_like(order)
+        inverse[order] = torch.arange(order.numel(), device=order.device)
+        return y[inverse].view(tokens, k, y.shape[-1]).sum(dim=1).to(hidden_states.dtype)
 
 
 def _grouped_experts(parts):
