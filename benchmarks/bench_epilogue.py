@@ -30,6 +30,11 @@ kernel) and bf16 torch (torch._grouped_mm, F.silu(gate) * up, the same
 routing and combine). The experts' FP4 weights (302 MB) are cold in L2 by
 themselves; one copy.
 
+And linear layers with a bias (BIAS_CASES): the bias in the matmul's
+epilogue (fused) against the same linear then a torch add of the bias
+(unfused; its output rounded twice), the fused bits checked against the
+product to f32 plus the bias in fp32.
+
 Writes DIR/epilogue.json (case, m, n, k, groups, fused_us, unfused_us,
 bf16_us, same_bits, deterministic, rel_rms_vs_bf16, l2_cold, device) and
 DIR/epilogue.md.
@@ -63,11 +68,9 @@ CASES = {
 REPS = 30
 
 
-def run_case(torch, name, ms, n, k, reps):
-    import torch.nn.functional as F
-
+def _setup(torch, name, ms, n, k):
+    """A case's device, groups, tokens, generator, L2 size and result row."""
     import nvfp4.ops  # noqa: F401
-    from nvfp4 import compiler
     dev = "cuda"
     G, S = len(ms), sum(ms)
     dense = G == 1
@@ -75,17 +78,31 @@ def run_case(torch, name, ms, n, k, reps):
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     row = dict(case=name, m=ms[0] if dense else S, n=n, k=k, groups=G, l2_cold=True,
                device=torch.cuda.get_device_name(0))
-    x = (torch.randn(S, k, device=dev, generator=gen) *
-         torch.exp(torch.randn(S, 1, device=dev, generator=gen) / 2)).to(torch.bfloat16)
-    fp4_bytes = G * (n * k // 2 + n * k // 16)
-    copies = copies_for(fp4_bytes, l2)
+    return dev, G, S, dense, gen, l2, row
+
+
+def _weights(torch, gen, ms, n, k, l2):
+    """Enough distinct FP4 weight copies to be cold in L2 (16x16 blocks, as
+    nvfp4.nn quantizes), of a trained layer's magnitude: products of order
+    1, where the sigmoid is not flat."""
+    from nvfp4 import compiler
+    G = len(ms)
+    copies = copies_for(G * (n * k // 2 + n * k // 16), l2)
     weights = []
     for _ in range(copies):
-        # Weights of a trained layer's magnitude: products of order 1, where
-        # the sigmoid is not flat.
-        w = torch.randn(G * n, k, device=dev, generator=gen, dtype=torch.bfloat16) / k ** 0.5
-        weights.append(compiler.quantize(w.view(G, n, k) if not dense else w, block="16x16"))
+        w = torch.randn(G * n, k, device="cuda", generator=gen, dtype=torch.bfloat16) / k ** 0.5
+        weights.append(compiler.quantize(w.view(G, n, k) if G > 1 else w, block="16x16"))
         del w
+    return copies, weights
+
+
+def run_case(torch, name, ms, n, k, reps):
+    import torch.nn.functional as F
+
+    dev, G, S, dense, gen, l2, row = _setup(torch, name, ms, n, k)
+    x = (torch.randn(S, k, device=dev, generator=gen) *
+         torch.exp(torch.randn(S, 1, device=dev, generator=gen) / 2)).to(torch.bfloat16)
+    copies, weights = _weights(torch, gen, ms, n, k, l2)
     offsets = torch.tensor(np.concatenate([[0], np.cumsum(ms)]), dtype=torch.int32, device=dev)
     row["copies_fp4"] = copies
 
@@ -131,6 +148,49 @@ def run_case(torch, name, ms, n, k, reps):
     row["copies_bf16"] = copies_bf16
     del wb, wt, weights
     torch.cuda.empty_cache()
+    return row
+
+
+# Linear layers with a bias (Qwen2's q/k/v projections, gpt-oss's experts'
+# down projection with its per-expert bias): tokens per group, N, K.
+BIAS_CASES = {
+    "bias_m1_4096x3584": ([1], 4096, 3584),
+    "bias_m16_4096x3584": ([16], 4096, 3584),
+    "bias_experts_32x4_2880x2880": ([4] * 32, 2880, 2880),
+}
+
+
+def run_bias(torch, name, ms, n, k, reps):
+    """The bias in the matmul's epilogue (one program) against the same
+    linear followed by a torch add of the bias (what nvfp4.nn.Linear did
+    before), bf16 in and out, weights cold in L2."""
+    dev, G, S, dense, gen, l2, row = _setup(torch, name, ms, n, k)
+    x = torch.randn(S, k, device=dev, generator=gen).to(torch.bfloat16)
+    copies, weights = _weights(torch, gen, ms, n, k, l2)
+    bias = torch.randn(n if dense else (G, n), device=dev, generator=gen).to(torch.bfloat16)
+    offsets = torch.tensor(np.concatenate([[0], np.cumsum(ms)]), dtype=torch.int32, device=dev)
+    rows = torch.repeat_interleave(torch.arange(G, device=dev),
+                                   torch.tensor(ms, device=dev))
+
+    def layer(c, with_bias=True, out="bf16"):
+        q, s, d = weights[c]
+        b = bias if with_bias else None
+        if dense:
+            return torch.ops.nvfp4.linear(x, q, s, d, out_dtype=out, bias=b)
+        return torch.ops.nvfp4.grouped_linear(x, q, s, d, offsets, out_dtype=out,
+                                              check_tables=False, bias=b)
+
+    def added(c):
+        y = layer(c, False)
+        return y + (bias if dense else bias[rows])
+
+    a = layer(0)
+    want = (layer(0, False, "f32") + (bias if dense else bias[rows]).float()).to(torch.bfloat16)
+    row["same_bits"] = bool(torch.equal(a.view(torch.int16), want.view(torch.int16)))
+    row["deterministic"] = bool(torch.equal(a.view(torch.int16), layer(0).view(torch.int16)))
+    row["fused_us"] = time_layers(torch, layer, copies, reps)
+    row["unfused_us"] = time_layers(torch, added, copies, reps)
+    row["copies_fp4"] = copies
     return row
 
 
@@ -181,10 +241,10 @@ def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
         """gate_up's product, then the activation as its own kernel."""
         def __init__(self, inner):
             super().__init__()
-            self.inner = inner
+            self.inner, self.weight_only = inner, inner.weight_only
 
-        def forward(self, xs, offsets, swiglu=None):
-            return torch.ops.nvfp4.swiglu(self.inner(xs, offsets), **swiglu)
+        def forward(self, xs, offsets, swiglu=None, bias=None):
+            return torch.ops.nvfp4.swiglu(self.inner(xs, offsets, bias=bias), **swiglu)
 
     unfused = models.MoEExperts(down, gate_up=Unfused(gate_up), interleaved=True)
     w1t, w2t = deq[0].transpose(1, 2), deq[1].transpose(1, 2)
@@ -221,7 +281,7 @@ def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=".")
-    ap.add_argument("--cases", default=",".join(list(CASES) + list(BLOCKS)))
+    ap.add_argument("--cases", default=",".join(list(CASES) + list(BLOCKS) + list(BIAS_CASES)))
     ap.add_argument("--reps", type=int, default=REPS)
     args = ap.parse_args(argv)
     import torch
@@ -230,6 +290,8 @@ def main(argv=None):
         t0 = time.time()
         if name in BLOCKS:
             row = run_block(torch, name, *BLOCKS[name], args.reps)
+        elif name in BIAS_CASES:
+            row = run_bias(torch, name, *BIAS_CASES[name], args.reps)
         else:
             ms, n, k = CASES[name]
             row = run_case(torch, name, ms, n, k, args.reps)
@@ -244,9 +306,11 @@ def main(argv=None):
              "| case | M | N x K | groups | fused | unfused | bf16 torch | same bits | rel. RMS vs bf16 |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        bf16 = f"{r['bf16_us']:.1f}" if "bf16_us" in r else "-"
+        rms = f"{r['rel_rms_vs_bf16']:.4f}" if "rel_rms_vs_bf16" in r else "-"
         lines.append(f"| {r['case']} | {r['m']} | {r['n']} x {r['k']} | {r['groups']} | "
-                     f"{r['fused_us']:.1f} | {r['unfused_us']:.1f} | {r['bf16_us']:.1f} | "
-                     f"{r['same_bits'] and r['deterministic']} | {r['rel_rms_vs_bf16']:.4f} |")
+                     f"{r['fused_us']:.1f} | {r['unfused_us']:.1f} | {bf16} | "
+                     f"{r['same_bits'] and r['deterministic']} | {rms} |")
     (out / "epilogue.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if all(r["same_bits"] and r["deterministic"] for r in rows) else 1

@@ -262,6 +262,18 @@ def _scalar_f32(value, shape):
     return arr.reshape(shape) if arr.size == int(np.prod(shape)) else arr
 
 
+def _bias(bias, shape, what):
+    """A matmul's bias: the array as the program takes it (bf16, f16 or
+    f32, of `shape`) and its MLIR type; (None, None) without one."""
+    if bias is None:
+        return None, None
+    bias = _host(bias)
+    element = element_type_of(bias)
+    if tuple(_shape(bias)) != tuple(shape):
+        raise ValueError(f"{what}: bias of shape {list(_shape(bias))}, expected {list(shape)}")
+    return bias, _tensor(tuple(shape), element)
+
+
 # ---------------------------------------------------------------------------
 # Ops
 # ---------------------------------------------------------------------------
@@ -461,7 +473,7 @@ def _epilogue(swiglu, intermediate_dtype, out_dtype):
 
 
 def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_options,
-            weight_only, run_options, swiglu=None, intermediate_dtype="f32"):
+            weight_only, run_options, swiglu=None, intermediate_dtype="f32", bias=None):
     """The program of linear() / grouped_linear(): the activations'
     nvfp4.quantize feeding the block-scaled matmul, and the nvfp4.swiglu of
     its output when asked, one program; or, weight only, the matmul on the
@@ -475,7 +487,7 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
             raise ValueError(f"{kind}(weight_only=True) quantizes no activations: "
                              "input_options do not apply")
         return _weight_only_linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt,
-                                   out_dtype, run_options)
+                                   out_dtype, run_options, bias)
     x = _host(x)
     options = dict(input_options or {})
     unknown = set(options) - set(_LINEAR_OPTIONS)
@@ -503,8 +515,11 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
     if epilogue and n % 2:
         raise ValueError(f"{kind}: swiglu= needs an even number of weight rows (interleaved "
                          f"gate and up rows), got N = {n}")
+    bias, bias_type = _bias(bias, tuple(_shape(w_q)[:-1]), kind)
+    if bias is not None:
+        inputs.append(bias)
     key = (kind, q.key, _sig(w_q), _sig(w_s), None if wd is None else _sig(wd), fmt,
-           out_dtype, epilogue)
+           out_dtype, epilogue, bias_type)
 
     def build():
         qargs, qresults, line = q.build()
@@ -517,10 +532,16 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
         result = _tensor((m, n), epilogue[2] if epilogue else out_dtype)
         if wd is not None:
             args.append(("wd", _tensor(_shape(wd), "f32")))
+        bias_clause = ""
+        if bias is not None:
+            bias_clause = f" bias(%bias : {bias_type})"
         if groups is None:
             clause = f" a_decode_scale(%d : {qresults[2]})" if nv else ""
             if wd is not None:
                 clause += f" b_decode_scale(%wd : {args[-1][1]})"
+            clause += bias_clause
+            if bias is not None:
+                args.append(("bias", bias_type))
             lines.append(f"  %y = nvfp4.matmul %q, %s, %w, {vw}{clause} : {qresults[0]}, "
                          f"{qresults[1]}, {_fp4_type(w_q)}, {sww} -> {result}")
         else:
@@ -528,6 +549,9 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
             clause = f" a_decode_scale(%d : {qresults[2]})" if nv else ""
             if wd is not None:
                 clause += f" b_decode_scale(%wd : {_tensor(_shape(wd), 'f32')})"
+            clause += bias_clause
+            if bias is not None:
+                args.append(("bias", bias_type))
             lines.append(f"  %y = nvfp4.grouped_matmul contiguous a(%q : {qresults[0]}) "
                          f"a_scales(%s : {qresults[1]}) b(%w : {_fp4_type(w_q)}) "
                          f"b_scales({vw} : {sww}) group_offsets(%off : "
@@ -545,7 +569,7 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
 
 
 def _weight_only_linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype,
-                       run_options):
+                       run_options, bias=None):
     x, element = _activation(x, kind)
     if len(_shape(x)) != 2:
         raise ValueError(f"{kind} expects activations [M, K], got shape {_shape(x)}")
@@ -554,16 +578,17 @@ def _weight_only_linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dty
     out_dtype = out_dtype or element
     if kind == "linear":
         return matmul(x, None, w_q, w_s, fmt=fmt, b_decode=w_decode, out_dtype=out_dtype,
-                      **run_options)
+                      bias=bias, **run_options)
     if group_offsets is None:
         raise ValueError("grouped_linear needs group_offsets [E + 1] (int32)")
     return grouped_matmul("contiguous", x, None, w_q, w_s, fmt=fmt,
                           group_offsets=group_offsets, b_decode=w_decode,
-                          out_dtype=out_dtype, **run_options)
+                          out_dtype=out_dtype, bias=bias, **run_options)
 
 
 def linear(x, w_q, w_s, w_decode=None, *, fmt="nvfp4", out_dtype=None, input_options=None,
-           weight_only=False, swiglu=None, intermediate_dtype="f32", **run_options):
+           weight_only=False, swiglu=None, intermediate_dtype="f32", bias=None,
+           **run_options):
     """y = x W^T for high-precision activations x [M, K] (bf16, f16, f32)
     and FP4 weights (w_q [N, K/2], w_s their scales, swizzled or row-major,
     w_decode their decode scale): one program in which the activations'
@@ -580,23 +605,26 @@ def linear(x, w_q, w_s, w_decode=None, *, fmt="nvfp4", out_dtype=None, input_opt
     and up rows, and the result is the activation [M, N/2] of the matmul's
     output, which is rounded to intermediate_dtype (default f32) first. The
     sm_90a pipeline computes it in the GEMM's epilogue
-    (nvfp4-fuse-matmul-epilogue): the [M, N] product is never written."""
+    (nvfp4-fuse-matmul-epilogue): the [M, N] product is never written.
+    bias: [N] (bf16, f16, f32), added in the matmul's epilogue (before the
+    activation)."""
     return _linear("linear", x, w_q, w_s, w_decode, None, fmt, out_dtype, input_options,
-                   weight_only, run_options, swiglu, intermediate_dtype)
+                   weight_only, run_options, swiglu, intermediate_dtype, bias)
 
 
 def grouped_linear(x, w_q, w_s, w_decode, group_offsets, *, fmt="nvfp4", out_dtype=None,
                    input_options=None, weight_only=False, swiglu=None, intermediate_dtype="f32",
-                   **run_options):
+                   bias=None, **run_options):
     """The experts of an MoE layer as one program: tokens x [S, K] sorted by
     expert, quantized together (one decode scale; `input_options` as for
     linear), then the contiguous grouped matmul with the experts' FP4
     weights w_q [E, N, K/2], w_s, w_decode [E]; group_offsets [E + 1] int32.
     Returns [S, N]. weight_only=True: W4A16 (x bf16/f16, not quantized).
     swiglu=, intermediate_dtype=: as for linear (the experts' gate_up
-    projection and its activation: [S, N/2])."""
+    projection and its activation: [S, N/2]). bias: [E, N], expert e's row
+    added to its tokens' outputs."""
     return _linear("grouped_linear", x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype,
-                   input_options, weight_only, run_options, swiglu, intermediate_dtype)
+                   input_options, weight_only, run_options, swiglu, intermediate_dtype, bias)
 
 
 def dequantize(q, scales, s_dec=None, *, fmt="nvfp4", out_dtype="f32", **run_options):
@@ -725,8 +753,10 @@ def _scale_operand(name, s, fmt, batch_rank, lines, values=None, what=None):
 
 
 def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
-           alpha=None, acc=None, beta=None, out_dtype="bf16", **run_options):
-    """nvfp4.matmul: C[M, N] = alpha_eff * A * B^T (+ beta * acc).
+           alpha=None, acc=None, beta=None, bias=None, out_dtype="bf16", **run_options):
+    """nvfp4.matmul: C[M, N] = alpha_eff * A * B^T (+ bias) (+ beta * acc).
+
+    bias: [N] (bf16, f16 or f32), added in the epilogue (docs/spec.md 2.7).
 
     a_s, b_s: scales, swizzled or row-major (swizzled inside the call);
     a_decode/b_decode: the NVFP4 decode scales. `out` is the output array.
@@ -751,11 +781,15 @@ def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
         if arr is not None:
             inputs.append(arr)
             extras.append((name, kw, arr))
+    bias, bias_type = _bias(bias, (_shape(b_q)[0],), "matmul")
+    if bias is not None:
+        inputs.append(bias)
     if acc is not None:
         acc = _host(acc)
         inputs.append(acc)
     key = ("matmul", _sig(a_q), a_s is not None and _sig(a_s), _sig(b_q), _sig(b_s), fmt,
-           tuple((n, _sig(a)) for n, _, a in extras), acc is not None, beta, out_dtype)
+           tuple((n, _sig(a)) for n, _, a in extras), acc is not None, beta, out_dtype,
+           bias_type)
 
     def build():
         m, n = _shape(a_q)[0], _shape(b_q)[0]
@@ -776,6 +810,9 @@ def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
             clause += f" {kw}(%{name} : {t})"
         result = _tensor((m, n), out_dtype)
         attrs = ""
+        if bias is not None:
+            args.append(("bias", bias_type))
+            clause += f" bias(%bias : {bias_type})"
         if acc is not None:
             args.append(("c", result))
             clause += f" acc(%c : {result})"
@@ -791,9 +828,10 @@ def matmul(a_q, a_s, b_q, b_s, *, fmt="nvfp4", a_decode=None, b_decode=None,
 
 def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
                    group_offsets=None, masked_m=None, a_decode=None,
-                   b_decode=None, alpha=None, acc=None, beta=None, out_dtype="bf16",
-                   **run_options):
+                   b_decode=None, alpha=None, acc=None, beta=None, bias=None,
+                   out_dtype="bf16", **run_options):
     """nvfp4.grouped_matmul in `mode` independent | contiguous | masked.
+    bias (contiguous, masked): [G, N], row g added to group g's outputs.
 
     independent: a, a_scales, b, b_scales (and acc, out) are lists, one per
     group, as GPU-mode passes them ([M, K/2, 1] values, [M, K/16, 1] or
@@ -854,6 +892,12 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
         arr = _scalar_f32(value, np.shape(value))
         inputs.append(arr)
         extras.append((name, kw, arr))
+    bias_type = None
+    if bias is not None:
+        if independent:
+            raise ValueError("grouped_matmul: bias takes contiguous or masked mode ([G, N])")
+        bias, bias_type = _bias(bias, tuple(_shape(B[0])[:2]), "grouped_matmul")
+        inputs.append(bias)
     accs = None
     if acc is not None:
         accs = [_host(v) for v in (acc if independent else [acc])]
@@ -862,7 +906,7 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
     # checks it): their shapes are what the program depends on.
     key = ("grouped", mode, tuple([x.shape for x in inputs[:operand_count]]), a_element, fmt,
            table is not None and _sig(table), tuple((n, _sig(x)) for n, _, x in extras),
-           accs is not None, beta, out_dtype)
+           accs is not None, beta, out_dtype, bias_type)
 
     def build():
         args, clauses, lines = [], [], []
@@ -912,6 +956,9 @@ def grouped_matmul(mode, a, a_scales, b, b_scales, *, fmt="nvfp4",
         else:
             results = [_tensor((_shape(B[0])[0], _shape(A[0])[1], _shape(B[0])[1]), out_dtype)]
         attrs = ""
+        if bias is not None:
+            args.append(("bias", bias_type))
+            clauses.append(f"bias(%bias : {bias_type})")
         if accs is not None:
             names = []
             for i, t in enumerate(results):

@@ -341,9 +341,12 @@ class MoEExperts(torch.nn.Module):
     sigmoid(alpha * gate)).
 
     A ``gate_up`` of gate rows then up rows is reordered to interleaved rows
-    (GroupedExperts.interleave_rows, in place; its bias likewise): without a
-    gate_up bias the activation is then nvfp4.swiglu of the product rounded
-    to the activations' type, in the GEMM's epilogue on sm_90a.
+    (GroupedExperts.interleave_rows, in place; its bias likewise): the
+    activation is then nvfp4.swiglu of the product (plus its bias) rounded
+    to the activations' type, in the GEMM's epilogue on sm_90a; the biases
+    are added in the matmuls' epilogues. Weight-only experts (W4A16) keep
+    the producer's arithmetic: bias and activation in the activations' type
+    after each matmul (bit for bit transformers' for gpt-oss's MXFP4).
     """
 
     def __init__(self, down, *, gate_up=None, gate=None, up=None, interleaved=False,
@@ -386,18 +389,26 @@ class MoEExperts(torch.nn.Module):
         # Masked slots (index num_experts) and zero weights add nothing.
         keep = (top_k_index.reshape(-1)[order, None] < self.num_experts) & (weights != 0)
         x = hidden_states[order // k]
-        if self.gate_up is not None and self.gate_up_bias is None:
-            h = self.gate_up(x, offsets, swiglu=self._swiglu())
+        if self.gate_up is not None and self.gate_up.weight_only:
+            # Weight-only experts (gpt-oss's MXFP4: products exact in bf16)
+            # compute as the producer's dequantized model does, bit for bit:
+            # bias and activation in x's type after each matmul.
+            gu = self.gate_up(x, offsets)
+            if self.gate_up_bias is not None:
+                gu = gu + self.gate_up_bias[expert].to(gu.dtype)
+            h = self._act(gu[:, ::2], gu[:, 1::2])
+        elif self.gate_up is not None:
+            # The biases are added in the matmuls' epilogues (fp32, before
+            # the activation and the rounding to x's type).
+            h = self.gate_up(x, offsets, swiglu=self._swiglu(), bias=self.gate_up_bias)
         else:
-            if self.gate_up is not None:
-                gu = self.gate_up(x, offsets) + self.gate_up_bias[expert].to(x.dtype)
-                gate, up = gu[:, ::2], gu[:, 1::2]
-            else:
-                gate, up = self.gate(x, offsets), self.up(x, offsets)
-            h = self._act(gate, up)
-        y = self.down(h.contiguous(), offsets)
-        if self.down_bias is not None:
-            y = y + self.down_bias[expert].to(y.dtype)
+            h = self._act(self.gate(x, offsets), self.up(x, offsets))
+        if self.down.weight_only:
+            y = self.down(h.contiguous(), offsets)
+            if self.down_bias is not None:
+                y = y + self.down_bias[expert].to(y.dtype)
+        else:
+            y = self.down(h.contiguous(), offsets, bias=self.down_bias)
         # In the routing weights' precision where it is wider (DeepSeek-V3's
         # fp32 weights), as transformers' experts multiply.
         y = y.to(torch.promote_types(y.dtype, weights.dtype)) * weights

@@ -87,6 +87,16 @@ def _load_weight(layer, values, scales, decode, fmt):
     layer.register_buffer("weight_decode", d.view(torch.int32))
 
 
+def _add_group_bias(y, bias, group_offsets):
+    """y [S, N] + bias[e] on expert e's rows (the paths whose program has no
+    bias operand: after the matmul, in y's type)."""
+    if bias is None:
+        return y
+    rows = torch.arange(y.shape[0], device=y.device)
+    expert = torch.searchsorted(group_offsets[1:].to(torch.int64), rows, right=True)
+    return y + bias[expert.clamp(max=bias.shape[0] - 1)].to(y.dtype)
+
+
 def _scale_dtype(fmt):
     return torch.float8_e4m3fn if fmt == "nvfp4" else torch.float8_e8m0fnu
 
@@ -249,21 +259,23 @@ class Linear(torch.nn.Module):
         nv = self.fmt == "nvfp4"  # MXFP4 has no decode scales
         w_decode = self.weight_decode.view(torch.float32) if nv else None
         options = _static_input_options(self)
+        # The bias is added in the matmul's epilogue, in fp32, before the
+        # one rounding to x's type (docs/spec.md 2.7).
+        bias = self.bias
         if self.weight_only:
             _weight_only_input(self, x)
             y = torch.ops.nvfp4.weight_only_linear(x2, self.weight_values, self.weight_scales,
-                                                   w_decode, self.fmt, _out_dtype(x.dtype))
+                                                   w_decode, self.fmt, _out_dtype(x.dtype),
+                                                   bias=bias)
         elif _fused_input(options):
             # One program: on sm_90a the GEMM quantizes x itself.
             y = torch.ops.nvfp4.linear(x2, self.weight_values, self.weight_scales, w_decode,
-                                       self.fmt, _out_dtype(x.dtype), **options)
+                                       self.fmt, _out_dtype(x.dtype), bias=bias, **options)
         else:
             q, s, d = _quantize(x2, self.fmt, options)
             y = torch.ops.nvfp4.matmul(q, s, self.weight_values, self.weight_scales,
                                        d if nv else None, w_decode, None, self.fmt,
-                                       _out_dtype(x.dtype))
-        if self.bias is not None:
-            y = y + self.bias.to(y.dtype)
+                                       _out_dtype(x.dtype), bias=bias)
         return y.reshape(*shape[:-1], self.out_features)
 
     def extra_repr(self) -> str:
@@ -377,12 +389,16 @@ class GroupedExperts(torch.nn.Module):
         return self
 
     def forward(self, x: torch.Tensor, group_offsets: torch.Tensor,
-                swiglu: Optional[dict] = None) -> torch.Tensor:
-        """swiglu (a dict of nvfp4.swiglu's sigmoid_scale, limit,
-        up_offset, or {}): the rows are interleaved gate/up rows
-        (interleave_rows) and the result is the activation [S, N/2] of the
-        product rounded to x's type; on sm_90a the GEMM's epilogue computes
-        it (one program) where the tokens are quantized in it."""
+                swiglu: Optional[dict] = None,
+                bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """bias [E, out_features]: expert e's row added to its tokens'
+        outputs, in the matmul's epilogue where the program has one (the
+        fused and weight-only paths), else after it in x's type.
+        swiglu (a dict of nvfp4.swiglu's sigmoid_scale, limit, up_offset, or
+        {}): the rows are interleaved gate/up rows (interleave_rows) and the
+        result is the activation [S, N/2] of the product (with its bias)
+        rounded to x's type; on sm_90a the GEMM's epilogue computes it (one
+        program) where the tokens are quantized in it."""
         nv = self.fmt == "nvfp4"  # MXFP4 has no decode scales
         w_decode = self.weight_decode.view(torch.float32) if nv else None
         options = _static_input_options(self)
@@ -390,30 +406,34 @@ class GroupedExperts(torch.nn.Module):
             if (self.weight_only or not _fused_input(options) or
                     any(isinstance(v, torch.Tensor) and v.dim() == 1
                         for v in options.values())):
-                return torch.ops.nvfp4.swiglu(self.forward(x, group_offsets), **swiglu)
+                return torch.ops.nvfp4.swiglu(self.forward(x, group_offsets, bias=bias),
+                                              **swiglu)
             return torch.ops.nvfp4.grouped_linear(
                 x.contiguous(), self.weight_values, self.weight_scales, w_decode,
                 group_offsets, self.fmt, _out_dtype(x.dtype),
                 check_tables=self.check_tables, activation="swiglu",
-                intermediate_dtype=_out_dtype(x.dtype), **swiglu, **options)
+                intermediate_dtype=_out_dtype(x.dtype), bias=bias, **swiglu, **options)
         if self.weight_only:
             _weight_only_input(self, x)
             return torch.ops.nvfp4.weight_only_grouped_linear(
                 x.contiguous(), self.weight_values, self.weight_scales, w_decode,
-                group_offsets, self.fmt, _out_dtype(x.dtype), self.check_tables)
+                group_offsets, self.fmt, _out_dtype(x.dtype), self.check_tables,
+                bias=bias)
         if any(isinstance(v, torch.Tensor) and v.dim() == 1 for v in options.values()):
-            return self._per_expert_scales(x, group_offsets, options, w_decode)
+            return _add_group_bias(
+                self._per_expert_scales(x, group_offsets, options, w_decode), bias,
+                group_offsets)
         if _fused_input(options):
             # One program: on sm_90a the GEMM quantizes the tokens itself.
             return torch.ops.nvfp4.grouped_linear(
                 x.contiguous(), self.weight_values, self.weight_scales, w_decode,
                 group_offsets, self.fmt, _out_dtype(x.dtype),
-                check_tables=self.check_tables, **options)
+                check_tables=self.check_tables, bias=bias, **options)
         q, s, d = _quantize(x.contiguous(), self.fmt, options)
-        return torch.ops.nvfp4.grouped_matmul_contiguous(
+        return _add_group_bias(torch.ops.nvfp4.grouped_matmul_contiguous(
             q, s, self.weight_values, self.weight_scales, group_offsets,
             d if nv else None, w_decode, None, self.fmt, _out_dtype(x.dtype),
-            self.check_tables)
+            self.check_tables), bias, group_offsets)
 
     def _per_expert_scales(self, x, group_offsets, options, w_decode):
         """Each expert's tokens quantized with that expert's static scale:

@@ -147,17 +147,17 @@ def _(s, fmt="nvfp4"):
 def matmul(a_q: torch.Tensor, a_s: torch.Tensor, b_q: torch.Tensor, b_s: torch.Tensor,
            a_decode: Optional[torch.Tensor] = None, b_decode: Optional[torch.Tensor] = None,
            alpha: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
-           out_dtype: str = "bf16") -> torch.Tensor:
-    """C[M, N] = a_decode * b_decode * alpha * A @ B^T of block-scaled A
-    [M, K/2] and B [N, K/2] (scales swizzled or row-major)."""
+           out_dtype: str = "bf16", bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """C[M, N] = a_decode * b_decode * alpha * A @ B^T (+ bias [N]) of
+    block-scaled A [M, K/2] and B [N, K/2] (scales swizzled or row-major)."""
     _decodes(fmt, a_decode, b_decode)
     return compiler.matmul(a_q, a_s, b_q, b_s, fmt=fmt, a_decode=a_decode,
-                           b_decode=b_decode, alpha=alpha, out_dtype=out_dtype)
+                           b_decode=b_decode, alpha=alpha, out_dtype=out_dtype, bias=bias)
 
 
 @matmul.register_fake
 def _(a_q, a_s, b_q, b_s, a_decode=None, b_decode=None, alpha=None, fmt="nvfp4",
-      out_dtype="bf16"):
+      out_dtype="bf16", bias=None):
     return a_q.new_empty((a_q.shape[0], b_q.shape[0]), dtype=_out_dtype(out_dtype))
 
 
@@ -275,7 +275,8 @@ def linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
            seed: int = 0, hadamard: bool = False, scale_rule: Optional[str] = None,
            error_metric: Optional[str] = None, activation: Optional[str] = None,
            sigmoid_scale: float = 1.0, limit: Optional[float] = None, up_offset: float = 0.0,
-           intermediate_dtype: str = "f32") -> torch.Tensor:
+           intermediate_dtype: str = "f32",
+           bias: Optional[torch.Tensor] = None) -> torch.Tensor:
     """y [M, N] = x W^T: x [M, K] (f32/f16/bf16) quantized per call (the
     options: quantize's; a calibrated scale as encode_scale or
     decode_scale) and the block-scaled matmul with the FP4 weight w_q
@@ -285,7 +286,8 @@ def linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
     (sigmoid_scale, limit, up_offset: nvfp4.swiglu's): the weight rows
     interleave gate and up rows and the result is [M, N/2], the activation
     of the product rounded to intermediate_dtype, computed in the GEMM's
-    epilogue on sm_90a."""
+    epilogue on sm_90a. bias [N]: added in the epilogue (before the
+    activation)."""
     _decodes(fmt, w_decode)
     return compiler.linear(
         x, w_q, w_s, w_decode, fmt=fmt,
@@ -293,14 +295,14 @@ def linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
         input_options=_linear_options(amax, encode_scale, decode_scale, rounding, seed,
                                       hadamard, scale_rule, error_metric),
         swiglu=_activation(activation, sigmoid_scale, limit, up_offset),
-        intermediate_dtype=intermediate_dtype)
+        intermediate_dtype=intermediate_dtype, bias=bias)
 
 
 @linear.register_fake
 def _(x, w_q, w_s, w_decode=None, fmt="nvfp4", out_dtype=None, amax=None, encode_scale=None,
       decode_scale=None, rounding="nearest_even", seed=0, hadamard=False, scale_rule=None,
       error_metric=None, activation=None, sigmoid_scale=1.0, limit=None, up_offset=0.0,
-      intermediate_dtype="f32"):
+      intermediate_dtype="f32", bias=None):
     compiler._check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, False)
     _activation(activation, sigmoid_scale, limit, up_offset)
     return x.new_empty((x.shape[0], _linear_width(w_q.shape[0], activation)),
@@ -318,12 +320,14 @@ def grouped_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
                    scale_rule: Optional[str] = None, error_metric: Optional[str] = None,
                    check_tables: bool = True, activation: Optional[str] = None,
                    sigmoid_scale: float = 1.0, limit: Optional[float] = None,
-                   up_offset: float = 0.0, intermediate_dtype: str = "f32") -> torch.Tensor:
+                   up_offset: float = 0.0, intermediate_dtype: str = "f32",
+                   bias: Optional[torch.Tensor] = None) -> torch.Tensor:
     """The experts of an MoE layer: tokens x [S, K] sorted by expert,
     quantized together (options as linear's), the contiguous grouped
     matmul with the experts' w_q [E, N, K/2], w_s, w_decode [E];
     group_offsets [E+1] int32 -> [S, N] ([S, N/2] with activation="swiglu",
-    as linear's). One program (compiler.grouped_linear)."""
+    as linear's; bias [E, N]: expert e's row added to its tokens' outputs).
+    One program (compiler.grouped_linear)."""
     _decodes(fmt, w_decode)
     return compiler.grouped_linear(
         x, w_q, w_s, w_decode, group_offsets, fmt=fmt,
@@ -331,7 +335,7 @@ def grouped_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
         input_options=_linear_options(amax, encode_scale, decode_scale, rounding, seed,
                                       hadamard, scale_rule, error_metric),
         swiglu=_activation(activation, sigmoid_scale, limit, up_offset),
-        intermediate_dtype=intermediate_dtype,
+        intermediate_dtype=intermediate_dtype, bias=bias,
         check_tables=_check_tables_now(check_tables, group_offsets))
 
 
@@ -339,7 +343,7 @@ def grouped_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
 def _(x, w_q, w_s, w_decode, group_offsets, fmt="nvfp4", out_dtype=None, amax=None,
       encode_scale=None, decode_scale=None, rounding="nearest_even", seed=0, hadamard=False,
       scale_rule=None, error_metric=None, check_tables=True, activation=None,
-      sigmoid_scale=1.0, limit=None, up_offset=0.0, intermediate_dtype="f32"):
+      sigmoid_scale=1.0, limit=None, up_offset=0.0, intermediate_dtype="f32", bias=None):
     compiler._check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule, False)
     _activation(activation, sigmoid_scale, limit, up_offset)
     return x.new_empty((x.shape[0], _linear_width(w_q.shape[1], activation)),
@@ -364,17 +368,20 @@ def _(x, sigmoid_scale=1.0, limit=None, up_offset=0.0, out_dtype=None):
 @torch.library.custom_op("nvfp4::weight_only_linear", mutates_args=())
 def weight_only_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
                        w_decode: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
-                       out_dtype: Optional[str] = None) -> torch.Tensor:
-    """y [M, N] = x W^T with weight-only quantization (W4A16): x [M, K]
-    bf16/f16 taken as it is, the FP4 weight w_q [N, K/2] with its scales
-    w_s and (NVFP4) decode scale w_decode. out_dtype: x's by default."""
+                       out_dtype: Optional[str] = None,
+                       bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """y [M, N] = x W^T (+ bias [N]) with weight-only quantization (W4A16):
+    x [M, K] bf16/f16 taken as it is, the FP4 weight w_q [N, K/2] with its
+    scales w_s and (NVFP4) decode scale w_decode. out_dtype: x's by
+    default."""
     _decodes(fmt, w_decode)
     return compiler.linear(x, w_q, w_s, w_decode, fmt=fmt,
-                           out_dtype=out_dtype or _TORCH_OUT[x.dtype], weight_only=True)
+                           out_dtype=out_dtype or _TORCH_OUT[x.dtype], weight_only=True,
+                           bias=bias)
 
 
 @weight_only_linear.register_fake
-def _(x, w_q, w_s, w_decode=None, fmt="nvfp4", out_dtype=None):
+def _(x, w_q, w_s, w_decode=None, fmt="nvfp4", out_dtype=None, bias=None):
     return x.new_empty((x.shape[0], w_q.shape[0]), dtype=_linear_out(x, out_dtype))
 
 
@@ -382,17 +389,20 @@ def _(x, w_q, w_s, w_decode=None, fmt="nvfp4", out_dtype=None):
 def weight_only_grouped_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
                                w_decode: Optional[torch.Tensor], group_offsets: torch.Tensor,
                                fmt: str = "nvfp4", out_dtype: Optional[str] = None,
-                               check_tables: bool = True) -> torch.Tensor:
+                               check_tables: bool = True,
+                               bias: Optional[torch.Tensor] = None) -> torch.Tensor:
     """The experts of an MoE layer with weight-only quantization: tokens x
     [S, K] (bf16/f16) sorted by expert, the experts' w_q [E, N, K/2], w_s,
-    w_decode [E] (NVFP4), group_offsets [E+1] int32 -> [S, N]."""
+    w_decode [E] (NVFP4), group_offsets [E+1] int32 -> [S, N] (+ bias
+    [E, N], expert e's row on its tokens)."""
     _decodes(fmt, w_decode)
     return compiler.grouped_linear(
         x, w_q, w_s, w_decode, group_offsets, fmt=fmt,
-        out_dtype=out_dtype or _TORCH_OUT[x.dtype], weight_only=True,
+        out_dtype=out_dtype or _TORCH_OUT[x.dtype], weight_only=True, bias=bias,
         check_tables=_check_tables_now(check_tables, group_offsets))
 
 
 @weight_only_grouped_linear.register_fake
-def _(x, w_q, w_s, w_decode, group_offsets, fmt="nvfp4", out_dtype=None, check_tables=True):
+def _(x, w_q, w_s, w_decode, group_offsets, fmt="nvfp4", out_dtype=None, check_tables=True,
+      bias=None):
     return x.new_empty((x.shape[0], w_q.shape[1]), dtype=_linear_out(x, out_dtype))

@@ -1108,6 +1108,7 @@ def _check_fused_cases(rep, target, size, tag):
     for max_m, masked in ((8, [5, 0, 8]), (40, [37, 0, 40])):
         _check_fused_masked(rep, target, tag, rng, max_m, np.array(masked, np.int32))
     _check_fused_swiglu(rep, target, tag, rng, n, k, wq, ws, wd, activations)
+    _check_bias(rep, target, tag, rng, n, k, wq, ws, wd, activations)
     for max_m, masked in ((8, [5, 0, 8]), (40, [37, 0, 40])):
         _check_fused_masked(rep, target, tag, rng, max_m, np.array(masked, np.int32), True)
 
@@ -1158,6 +1159,93 @@ def _check_fused_swiglu(rep, target, tag, rng, n, k, wq, ws, wd, activations):
         rep.exact(f"{tag}grouped_linear+swiglu E={E} S={offsets[-1]} N={ne} K={ke} "
                   f"{opts or 'amax computed'} via {inter}: the unfused ops' bits",
                   [("H", np.asarray(got), np.asarray(unfused))])
+
+
+def _bias_values(rng, shape, dtype):
+    """A bias in `dtype` (f32 values exact in it), with zeros and -0."""
+    b = ref.round_to_dtype(rng.standard_normal(shape).astype(np.float32) * 4, dtype)
+    b.reshape(-1)[::7] = 0.0
+    b.reshape(-1)[3::11] = -0.0
+    return b
+
+
+def _as_dtype(x, dtype):
+    """f32 values exact in `dtype` as the array the API takes."""
+    return {"f32": lambda v: v.astype(np.float32), "f16": lambda v: v.astype(np.float16),
+            "bf16": ref.f32_to_bf16_bits}[dtype](x)
+
+
+def _check_bias(rep, target, tag, rng, n, k, wq, ws, wd, activations):
+    """The matmul's bias (docs/spec.md 2.7: fl(fl(alpha * sum) + bias[n])
+    before the accumulator and the rounding to the output type) against
+    the same program without it, to f32, plus the bias in numpy fp32, then
+    rounded: bit for bit. Dense (narrow-token and wide-token kernels), the
+    contiguous experts of an MoE layer, weight-only (W4A16), masked slots
+    with an accumulator (rows past masked_m: bias + beta * acc), and the
+    swiglu of a biased gate_up matmul."""
+    def added(y32, bias, out):
+        return _as_dtype(ref.round_to_dtype(np.float32(y32) + bias, out), out)
+
+    for m, dtype, bdtype, out in ((1, "bf16", "bf16", "bf16"), (7, "f16", "f32", "f16"),
+                                  (16, "bf16", "f16", "f32"), (40, "bf16", "bf16", "bf16"),
+                                  (130, "f32", "f32", "bf16")):
+        x = activations(m, dtype)
+        bias = _bias_values(rng, (n,), bdtype)
+        got = compiler.linear(x, wq, ws, wd, out_dtype=out, bias=_as_dtype(bias, bdtype),
+                              target=target)
+        y32 = compiler.linear(x, wq, ws, wd, out_dtype="f32", target=target)
+        rep.exact(f"{tag}linear+bias M={m} N={n} K={k} {dtype} bias {bdtype} -> {out}: the "
+                  "product + bias in fp32", [("C", np.asarray(got), added(y32, bias, out))])
+    # Weight-only (W4A16) with a bias.
+    xw = ref.round_to_dtype(activations(5, "f32"), "bf16")
+    bias = _bias_values(rng, (n,), "bf16")
+    got = compiler.linear(_as_dtype(xw, "bf16"), wq, ws, wd, out_dtype="bf16",
+                          bias=_as_dtype(bias, "bf16"), weight_only=True, target=target)
+    y32 = compiler.linear(_as_dtype(xw, "bf16"), wq, ws, wd, out_dtype="f32",
+                          weight_only=True, target=target)
+    rep.exact(f"{tag}weight-only linear+bias M=5 N={n} K={k}: the product + bias in fp32",
+              [("C", np.asarray(got), added(y32, bias, "bf16"))])
+    # MoE experts: expert e's bias row on its tokens.
+    E, ne, ke = 6, 136, 256
+    offsets = np.array([0, 3, 3, 40, 41, 58, 70], np.int32)
+    x = high_precision((int(offsets[-1]), ke), 23, "bf16")[0]
+    We = (rng.standard_normal((E, ne, ke)) / 16).astype(np.float32)
+    Wq, Ws, Wd = compiler.quantize(We, block="16x16", target=target)
+    bias = _bias_values(rng, (E, ne), "f32")
+    rows = np.repeat(np.arange(E), np.diff(offsets))
+    got = compiler.grouped_linear(x, Wq, Ws, Wd, offsets, out_dtype="bf16", bias=bias,
+                                  target=target)
+    y32 = compiler.grouped_linear(x, Wq, Ws, Wd, offsets, out_dtype="f32", target=target)
+    rep.exact(f"{tag}grouped_linear+bias E={E} S={offsets[-1]} N={ne} K={ke}: the product "
+              "+ bias in fp32", [("C", np.asarray(got), added(y32, bias[rows], "bf16"))])
+    # The swiglu of the biased product (bias before the activation).
+    h = compiler.grouped_linear(x, Wq, Ws, Wd, offsets, out_dtype="bf16", bias=bias,
+                                swiglu=_GPT_OSS, target=target)
+    want = compiler.swiglu(added(y32, bias[rows], "f32"), out_dtype="bf16", target=target,
+                           **_GPT_OSS)
+    rep.exact(f"{tag}grouped_linear+bias+swiglu E={E}: the swiglu of the product + bias",
+              [("H", np.asarray(h), np.asarray(want))])
+    # Masked slots with an accumulator: rows past masked_m hold
+    # fl(bias + fl(beta * acc)).
+    G, max_m = 3, 8
+    masked = np.array([5, 0, 8], np.int32)
+    xm = high_precision((G, max_m, ke), 29, "bf16")[0]
+    q, sc, d = compiler.quantize(xm, target=target)
+    Wm = (rng.standard_normal((G, ne, ke)) / 16).astype(np.float32)
+    Wmq, Wms, Wmd = compiler.quantize(Wm, block="16x16", target=target)
+    acc = rng.standard_normal((G, max_m, ne)).astype(np.float32)
+    bias = _bias_values(rng, (G, ne), "bf16")
+    kw = dict(masked_m=masked, a_decode=d, b_decode=Wmd, out_dtype="f32", target=target)
+    got = compiler.grouped_matmul("masked", q, sc, Wmq, Wms, acc=acc, beta=0.5,
+                                  bias=_as_dtype(bias, "bf16"), **kw)
+    y32 = np.asarray(compiler.grouped_matmul("masked", q, sc, Wmq, Wms, **kw))
+    want = (y32 + bias[:, None, :]).astype(np.float32)
+    for g in range(G):
+        want[g, masked[g]:] = bias[g]
+    want = (want + np.float32(0.5) * acc).astype(np.float32)
+    rep.exact(f"{tag}masked+bias+acc G={G} maxM={max_m} masked_m={masked.tolist()}: "
+              "fl(fl(product + bias) + 0.5 acc), past masked_m fl(bias + 0.5 acc)",
+              [("C", np.asarray(got), want)])
 
 
 def _check_fused_masked(rep, target, tag, rng, max_m, masked, swiglu=False):

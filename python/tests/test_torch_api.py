@@ -377,10 +377,15 @@ def test_linear_is_quantize_then_matmul(device):
     lin = nvnn.Linear.from_linear(torch.nn.Linear(64, 48).to(torch.bfloat16).to(device),
                                   input_options={"decode_scale": scale})
     q, s, d = nv.quantize(x, decode_scale=scale)
+    # The bias in the matmul's epilogue: fl(product + bias), one rounding.
     want = nv.matmul(q, s, lin.weight_values, lin.weight_scales, d,
-                     lin.weight_decode.view(torch.float32)) + lin.bias
+                     lin.weight_decode.view(torch.float32), out_dtype="f32")
+    want = (want + lin.bias.float()).to(torch.bfloat16)
     assert float(d) == float(scale)
     assert torch.equal(lin(x), want)
+    assert torch.equal(lin(x), nv.matmul(q, s, lin.weight_values, lin.weight_scales, d,
+                                         lin.weight_decode.view(torch.float32),
+                                         bias=lin.bias))
     with pytest.raises(ValueError, match="decode_scale replaces the amax"):
         nv.linear(x, wq, ws, wd, amax=torch.tensor(1.0, device=device), decode_scale=scale)
 

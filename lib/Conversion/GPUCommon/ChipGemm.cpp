@@ -22,8 +22,9 @@ using namespace mlir::nvfp4;
 
 void mlir::nvfp4::emitMaskedRowsFill(OpBuilder &builder, Location loc,
                                      const GemmProblem &p) {
-  // Rows at or past masked_m[g] of the [G, maxM, N] output hold beta * acc
-  // (0 without acc); with a fused swiglu, the activation of those values
+  // Rows at or past masked_m[g] of the [G, maxM, N] output hold
+  // fl(bias + fl(beta * acc)) (each term only when given, or 0); with a
+  // fused swiglu, the activation of those values
   // rounded to the intermediate type, in the [G, maxM, N/2] output.
   const GemmShape &shape = p.shape;
   Value out = p.outs.front();
@@ -37,15 +38,22 @@ void mlir::nvfp4::emitMaskedRowsFill(OpBuilder &builder, Location loc,
     SmallVector<Value> id = ix.delinearize(linear, space);
     Value valid = ix.loadIndex(p.groupInfo, {id[0]});
     scf::IfOp::create(b, loc, ix.le(valid, id[1]), [&](OpBuilder &, Location) {
-      // beta * acc[g, m, column] (0 without acc).
+      // fl(bias[g, column] + fl(beta * acc[g, m, column])), each term only
+      // when given, or 0.
+      auto f32 = [&](Value memref, ValueRange idx) -> Value {
+        Value v = memref::LoadOp::create(b, loc, memref, idx);
+        if (!v.getType().isF32())
+          v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+        return v;
+      };
       auto filled = [&](Value column) -> Value {
-        if (!acc)
-          return nb.f32(0.0);
-        Value c = memref::LoadOp::create(b, loc, acc,
-                                         ValueRange{id[0], id[1], column});
-        if (!c.getType().isF32())
-          c = arith::ExtFOp::create(b, loc, b.getF32Type(), c);
-        return nb.mul(nb.f32(shape.beta), c);
+        Value v = p.bias ? f32(p.bias, {id[0], column}) : Value();
+        if (acc) {
+          Value c =
+              nb.mul(nb.f32(shape.beta), f32(acc, {id[0], id[1], column}));
+          v = v ? nb.add(v, c) : c;
+        }
+        return v ? v : nb.f32(0.0);
       };
       Value v;
       if (shape.swiglu) {

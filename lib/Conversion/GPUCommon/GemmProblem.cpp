@@ -41,6 +41,15 @@ void setEpilogue(GemmShape &shape, bool grouped, Type out, bool hasAcc,
   shape.alpha = static_cast<bool>(alpha);
 }
 
+/// The bias: its element type from the op's own operand, its value the
+/// converted one.
+void setBias(GemmProblem &p, Value original, Value converted) {
+  if (!original)
+    return;
+  p.shape.biasElement = cast<ShapedType>(original.getType()).getElementType();
+  p.bias = converted;
+}
+
 } // namespace
 
 FailureOr<GemmProblem> GemmProblem::get(MatmulOp op, MatmulOp::Adaptor operands,
@@ -73,6 +82,7 @@ FailureOr<GemmProblem> GemmProblem::get(MatmulOp op, MatmulOp::Adaptor operands,
   p.aDecode = operands.getADecodeScale();
   p.bDecode = operands.getBDecodeScale();
   p.alpha = operands.getAlpha();
+  setBias(p, op.getBias(), operands.getBias());
   return p;
 }
 
@@ -124,6 +134,7 @@ FailureOr<GemmProblem> GemmProblem::get(GroupedMatmulOp op,
   p.aDecode = operands.getADecodeScale();
   p.bDecode = operands.getBDecodeScale();
   p.alpha = operands.getAlpha();
+  setBias(p, op.getBias(), operands.getBias());
   return p;
 }
 
@@ -133,7 +144,7 @@ void GemmProblem::appendEpilogueArgs(OpBuilder &b, Location loc,
     args.push_back(deviceAddress(b, loc, o));
   for (Value a : accs)
     args.push_back(deviceAddress(b, loc, a));
-  for (Value v : {groupInfo, aDecode, bDecode, alpha})
+  for (Value v : {groupInfo, aDecode, bDecode, alpha, bias})
     if (v)
       args.push_back(deviceAddress(b, loc, v));
 }
@@ -141,7 +152,20 @@ void GemmProblem::appendEpilogueArgs(OpBuilder &b, Location loc,
 int64_t EpilogueArgs::count(const GemmShape &shape) {
   return shape.outputPointers() * (shape.hasAcc ? 2 : 1) +
          (shape.mode != Grouping::independent) + shape.aDecode + shape.bDecode +
-         shape.alpha;
+         shape.alpha + static_cast<bool>(shape.biasElement);
+}
+
+Value EpilogueArgs::biasRow(OpBuilder &b, Location loc, const GemmShape &shape,
+                            Value group) const {
+  if (!bias || shape.mode == Grouping::independent)
+    return bias;
+  // bias + group * N elements.
+  int64_t rowBytes = shape.n * shape.biasElement.getIntOrFloatBitWidth() / 8;
+  Value offset = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(),
+      arith::MulIOp::create(b, loc, group,
+                            arith::ConstantIndexOp::create(b, loc, rowBytes)));
+  return arith::AddIOp::create(b, loc, bias, offset);
 }
 
 Value EpilogueArgs::alphaAt(OpBuilder &b, Location loc,
@@ -180,5 +204,7 @@ EpilogueArgs EpilogueArgs::take(const GemmShape &shape,
     args.bDecode = *it++;
   if (shape.alpha)
     args.alpha = *it++;
+  if (shape.biasElement)
+    args.bias = *it++;
   return args;
 }

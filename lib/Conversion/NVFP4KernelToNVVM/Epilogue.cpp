@@ -107,6 +107,19 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
       if (!isa<VectorType>(alpha.getType()))
         alpha = vector::BroadcastOp::create(nb, values, alpha);
       Value v = arith::MulFOp::create(nb, alpha, adaptor.getValues());
+      if (Value bias = adaptor.getBias()) {
+        Type biasElement = *op.getBiasElement();
+        unsigned biasBytes = biasElement.getIntOrFloatBitWidth() / 8;
+        Value at = arith::MulIOp::create(nb, adaptor.getColumn(),
+                                         cIndex(nb, biasBytes));
+        Value row = LLVM::LoadOp::create(
+            nb, VectorType::get({p}, biasElement), globalAddress(nb, bias, at),
+            p * biasBytes, /*isVolatile=*/false, /*isNonTemporal=*/false,
+            /*isInvariant=*/true);
+        if (!biasElement.isF32())
+          row = arith::ExtFOp::create(nb, values, row);
+        v = arith::AddFOp::create(nb, v, row);
+      }
       if (adaptor.getAcc()) {
         Value cin = LLVM::LoadOp::create(
             nb, outType, globalAddress(nb, adaptor.getAcc(), offset),

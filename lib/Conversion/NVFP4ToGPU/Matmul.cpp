@@ -84,17 +84,40 @@ Value emitDot(OpBuilder &builder, Location loc, const DeviceOperand &a,
   return loop.getResult(0);
 }
 
-/// fl(alpha * dot) + fl(beta * acc), rounded to the output type, stored.
-void emitEpilogue(OpBuilder &b, Location loc, Value dot, Value alpha, Value acc,
-                  float beta, Value out, ArrayRef<Value> idx) {
+/// memref[idx] as f32.
+Value loadF32(OpBuilder &b, Location loc, Value memref, ValueRange idx) {
+  Value v = memref::LoadOp::create(b, loc, memref, idx);
+  if (!v.getType().isF32())
+    v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  return v;
+}
+
+/// bias[group?, col] as f32 (null without a bias).
+Value loadBias(OpBuilder &b, Location loc, Value bias, Value group, Value col) {
+  if (!bias)
+    return Value();
+  if (cast<MemRefType>(bias.getType()).getRank() == 2)
+    return loadF32(b, loc, bias, {group, col});
+  return loadF32(b, loc, bias, {col});
+}
+
+/// fl(fl(fl(alpha * dot) + bias) + fl(beta * acc)), rounded to the output
+/// type, stored (docs/spec.md 2.7), each term only when given. A null
+/// `dot` (rows past masked_m) leaves out the product: fl(bias + fl(beta *
+/// acc)), or 0 with neither.
+void emitEpilogue(OpBuilder &b, Location loc, Value dot, Value alpha,
+                  Value bias, Value acc, float beta, Value out,
+                  ArrayRef<Value> idx) {
   NumericsBuilder nb(b, loc, b.getF32Type());
-  Value v = nb.mul(alpha, dot);
+  Value v = dot ? nb.mul(alpha, dot) : Value();
+  if (bias)
+    v = v ? nb.add(v, bias) : bias;
   if (acc) {
-    Value c = memref::LoadOp::create(b, loc, acc, idx);
-    if (!c.getType().isF32())
-      c = arith::ExtFOp::create(b, loc, b.getF32Type(), c);
-    v = nb.add(v, nb.mul(nb.f32(beta), c));
+    Value c = nb.mul(nb.f32(beta), loadF32(b, loc, acc, idx));
+    v = v ? nb.add(v, c) : c;
   }
+  if (!v)
+    v = nb.f32(0.0);
   Type element = cast<MemRefType>(out.getType()).getElementType();
   if (!element.isF32())
     v = arith::TruncFOp::create(b, loc, element, v);
@@ -132,8 +155,9 @@ struct MatmulToGPU : BufferizedOpPattern<MatmulOp> {
                              adaptor.getBDecodeScale(), adaptor.getAlpha(),
                              /*grouped=*/false};
       Value alpha = operands.load(b, loc, Value(), id[0], id[1]);
-      emitEpilogue(b, loc, dot, alpha, adaptor.getAcc(), beta, adaptor.getOut(),
-                   id);
+      emitEpilogue(b, loc, dot, alpha,
+                   loadBias(b, loc, adaptor.getBias(), Value(), id[1]),
+                   adaptor.getAcc(), beta, adaptor.getOut(), id);
     });
     return success();
   }
@@ -169,7 +193,7 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
         launchLinear(b, loc, m * n, [&](Value linear) {
           SmallVector<Value> id = ix.delinearize(linear, {m, n});
           Value dot = emitDot(b, loc, a, Value(), id[0], bo, Value(), id[1], k);
-          emitEpilogue(b, loc, dot, alphaOf(ix.c(g)), acc, beta,
+          emitEpilogue(b, loc, dot, alphaOf(ix.c(g)), Value(), acc, beta,
                        adaptor.getOuts()[g], id);
         });
       }
@@ -207,8 +231,9 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
         scf::IfOp::create(
             b, loc, ix.le(ix.c(0), g), [&](OpBuilder &, Location) {
               Value dot = emitDot(b, loc, a, Value(), m, bo, g, id[1], k);
-              emitEpilogue(b, loc, dot, alphaOf(g), acc0, beta,
-                           adaptor.getOuts().front(), id);
+              emitEpilogue(b, loc, dot, alphaOf(g),
+                           loadBias(b, loc, adaptor.getBias(), g, id[1]), acc0,
+                           beta, adaptor.getOuts().front(), id);
               scf::YieldOp::create(b, loc);
             });
       });
@@ -228,7 +253,6 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
                         op.getBScales().front(), 1);
       Value out = adaptor.getOuts().front();
       launchLinear(b, loc, groups * maxM * n, [&](Value linear) {
-        NumericsBuilder nb(b, loc, b.getF32Type());
         SmallVector<Value> id = ix.delinearize(linear, {groups, maxM, n});
         Value g = id[0], m = id[1], col = id[2];
         Value valid =
@@ -239,13 +263,16 @@ struct GroupedMatmulToGPU : BufferizedOpPattern<GroupedMatmulOp> {
             b, loc, ix.lt(m, valid),
             [&](OpBuilder &, Location) {
               Value dot = emitDot(b, loc, a, g, m, bo, g, col, k);
-              emitEpilogue(b, loc, dot, alphaOf(g), acc0, beta, out, id);
+              emitEpilogue(b, loc, dot, alphaOf(g),
+                           loadBias(b, loc, adaptor.getBias(), g, col), acc0,
+                           beta, out, id);
               scf::YieldOp::create(b, loc);
             },
             [&](OpBuilder &, Location) {
-              // Rows past masked_m: as if A's rows were zero.
-              emitEpilogue(b, loc, nb.f32(0.0), nb.f32(0.0), acc0, beta, out,
-                           id);
+              // Rows past masked_m: A's rows take no part.
+              emitEpilogue(b, loc, Value(), Value(),
+                           loadBias(b, loc, adaptor.getBias(), g, col), acc0,
+                           beta, out, id);
               scf::YieldOp::create(b, loc);
             });
       });

@@ -129,7 +129,8 @@ void dequantizeRows(OpBuilder &b, Location loc, const QuantOperand &q,
 }
 
 /// Output rows [mLo, mHi) of one (group's) product:
-///   out[batch?, m, n] = round(fl(alpha * dot(aHat[m], bHat[n]))
+///   out[batch?, m, n] = round(fl(fl(alpha * dot(aHat[m], bHat[n]))
+///                                + bias[group?, n])
 ///                             + fl(beta * acc[batch?, m, n]))
 /// aHat/bHat are dequantized fp32 [rows, K]; dot products run 16 lanes wide
 /// (fp32 sums in lane order, then a lane reduction).
@@ -139,17 +140,28 @@ struct GemmEpilogue {
   Value alpha;    // the group's alpha_eff, or null when per element
   float beta;
   AlphaOperands perElement; // alpha_eff[m, n] (row-scaled operands)
+  Value bias, biasRow;      // the bias (or null) and its group index (or null)
+
+  /// fl(v + bias[n]) (v without a bias).
+  Value addBias(OpBuilder &b, Location loc, Value v, Value col) const {
+    if (!bias)
+      return v;
+    NumericsBuilder nb(b, loc, b.getF32Type());
+    return nb.add(v, loadF32(b, loc, bias, withBatch(biasRow, {col})));
+  }
 };
 
 /// The epilogue of a group whose alpha_eff is `operands` at `group`: one
 /// value loaded here, or one per output when an operand is row-scaled.
 GemmEpilogue gemmEpilogue(OpBuilder &b, Location loc, Value out, Value acc,
                           Value batch, const AlphaOperands &operands,
-                          Value group, float beta) {
+                          Value group, float beta, Value bias = Value()) {
+  Value biasRow =
+      bias && cast<ShapedType>(bias.getType()).getRank() == 2 ? group : Value();
   if (operands.perElement())
-    return {out, acc, batch, Value(), beta, operands};
-  return {out, acc, batch, operands.load(b, loc, group, Value(), Value()),
-          beta, {}};
+    return {out, acc, batch, Value(), beta, operands, bias, biasRow};
+  return {out,  acc, batch, operands.load(b, loc, group, Value(), Value()),
+          beta, {},  bias,  biasRow};
 }
 
 void emitGemmRows(OpBuilder &b, Location loc, Value aHat, Value bHat, Value mLo,
@@ -184,7 +196,7 @@ void emitGemmRows(OpBuilder &b, Location loc, Value aHat, Value bHat, Value mLo,
         SmallVector<Value> idx = withBatch(e.batch, {m, col});
         Value alpha = e.alpha ? e.alpha
                               : e.perElement.load(b, loc, Value(), m, col);
-        Value v = nb.mul(alpha, sum);
+        Value v = e.addBias(b, loc, nb.mul(alpha, sum), col);
         if (e.acc)
           v = nb.add(v, nb.mul(nb.f32(e.beta), loadF32(b, loc, e.acc, idx)));
         storeRounded(b, loc, v, e.out, idx);
@@ -194,15 +206,21 @@ void emitGemmRows(OpBuilder &b, Location loc, Value aHat, Value bHat, Value mLo,
 }
 
 /// Rows [mLo, mHi) of the output where A's rows do not take part (masked
-/// groups): beta * acc, or 0.
+/// groups): fl(bias + fl(beta * acc)), each term only when given, or 0.
 void emitZeroRows(OpBuilder &b, Location loc, Value mLo, Value mHi, int64_t n,
                   const GemmEpilogue &e) {
   NumericsBuilder nb(b, loc, b.getF32Type());
   forLoop(b, loc, mLo, mHi, 1, [&](Value m) {
     forLoop(b, loc, 0, n, [&](Value col) {
       SmallVector<Value> idx = withBatch(e.batch, {m, col});
-      Value v = e.acc ? nb.mul(nb.f32(e.beta), loadF32(b, loc, e.acc, idx))
-                      : nb.f32(0.0);
+      Value v = e.bias ? loadF32(b, loc, e.bias, withBatch(e.biasRow, {col}))
+                       : Value();
+      if (e.acc) {
+        Value c = nb.mul(nb.f32(e.beta), loadF32(b, loc, e.acc, idx));
+        v = v ? nb.add(v, c) : c;
+      }
+      if (!v)
+        v = nb.f32(0.0);
       storeRounded(b, loc, v, e.out, idx);
     });
   });
@@ -443,9 +461,9 @@ struct MatmulLowering : BufferizedOpPattern<MatmulOp> {
                    Value(), indexConst(rewriter, loc, n), k, bHat);
     AlphaOperands alpha{adaptor.getADecodeScale(), adaptor.getBDecodeScale(),
                         adaptor.getAlpha(), /*grouped=*/false};
-    GemmEpilogue e =
-        gemmEpilogue(rewriter, loc, adaptor.getOut(), adaptor.getAcc(),
-                     Value(), alpha, Value(), op.getBeta().convertToFloat());
+    GemmEpilogue e = gemmEpilogue(
+        rewriter, loc, adaptor.getOut(), adaptor.getAcc(), Value(), alpha,
+        Value(), op.getBeta().convertToFloat(), adaptor.getBias());
     emitGemmRows(rewriter, loc, aHat, bHat, indexConst(rewriter, loc, 0),
                  indexConst(rewriter, loc, m), n, k, e);
     memref::DeallocOp::create(rewriter, loc, aHat);
@@ -535,9 +553,9 @@ struct GroupedMatmulLowering : BufferizedOpPattern<GroupedMatmulOp> {
     forLoop(rewriter, loc, 0, groups, [&](Value g) {
       dequantizeRows(rewriter, loc, b, g, indexConst(rewriter, loc, n), k,
                      bHat);
-      GemmEpilogue epi = gemmEpilogue(rewriter, loc, out, acc,
-                                      masked ? g : Value(),
-                                      alphaOperands(adaptor), g, beta);
+      GemmEpilogue epi =
+          gemmEpilogue(rewriter, loc, out, acc, masked ? g : Value(),
+                       alphaOperands(adaptor), g, beta, adaptor.getBias());
       // Bounds come from run-time data, read clamped (groupRowRange) so
       // that malformed tables cannot index out of range.
       Value table = masked ? adaptor.getMaskedM() : adaptor.getGroupOffsets();

@@ -384,9 +384,11 @@ void KernelBuilder::emitEpilogue() {
                 perElement ? args.alphaAt(b, b.getLoc(), cfg, g, row, rows, n)
                            : alpha;
             nvfp4k::StoreOp::create(
-                b, v, out, row, n, rows, c(cfg.n), outAlpha, accIn,
+                b, v, out, row, n, rows, c(cfg.n), outAlpha,
+                args.biasRow(b, b.getLoc(), cfg, g), accIn,
                 TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
-                b.getF32FloatAttr(cfg.beta), nvfp4k::SwigluAttr());
+                b.getF32FloatAttr(cfg.beta), nvfp4k::SwigluAttr(),
+                cfg.biasElement ? TypeAttr::get(cfg.biasElement) : TypeAttr());
           }
         }
         // Hand the buffer back to the MMA warp: one arrival per warp.

@@ -384,6 +384,7 @@ void GemvBuilder::epilogue(ArrayRef<Value> sums, Value warp, Value lane) {
                       : args.alphaAt(b, b.getLoc(), cfg, group, Value(),
                                      Value(), Value());
     Value accIn = cfg.hasAcc ? args.accs.front() : Value();
+    Value bias = args.biasRow(b, b.getLoc(), cfg, group);
     auto alphaOf = [&](Value token, Value n) {
       return alpha ? alpha
                    : args.alphaAt(b, b.getLoc(), cfg, group, token, rows, n);
@@ -424,9 +425,9 @@ void GemvBuilder::epilogue(ArrayRef<Value> sums, Value warp, Value lane) {
                                             alphaOf(token, add(column, c(1)))});
           nvfp4k::StoreOp::create(
               b, vector::FromElementsOp::create(b, pair, ValueRange{gate, up}),
-              args.outputs.front(), token, column, rows, columns, at, accIn,
-              TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
-              b.getF32FloatAttr(cfg.beta), swiglu);
+              args.outputs.front(), token, column, rows, columns, at, bias,
+              accIn, TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
+              b.getF32FloatAttr(cfg.beta), swiglu, biasElementAttr(cfg));
         }
       return;
     }
@@ -439,9 +440,9 @@ void GemvBuilder::epilogue(ArrayRef<Value> sums, Value warp, Value lane) {
             vector::FromElementsOp::create(b, VectorType::get({1}, f32),
                                            ValueRange{values[4 * t + i]}),
             args.outputs.front(), token, column, rows, columns,
-            alphaOf(token, column), accIn, TypeAttr::get(cfg.outElement),
+            alphaOf(token, column), bias, accIn, TypeAttr::get(cfg.outElement),
             b.getI64IntegerAttr(cfg.n), b.getF32FloatAttr(cfg.beta),
-            nvfp4k::SwigluAttr());
+            nvfp4k::SwigluAttr(), biasElementAttr(cfg));
       }
   });
 }

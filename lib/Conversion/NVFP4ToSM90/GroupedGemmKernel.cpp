@@ -773,6 +773,7 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
                                               Value(), Value());
   Value out = pick(args.outputs, g);
   Value accIn = cfg.hasAcc ? pick(args.accs, g) : Value();
+  Value bias = args.biasRow(b, b.getLoc(), cfg, g);
   // Output rows are token-matrix rows, from the group's first row for
   // independent groups (each has its own output).
   Value rowBase = cfg.mode == Grouping::independent ? groupStart : c(0);
@@ -804,9 +805,10 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
       // (column, column + 1) is a gate/up pair of a fused swiglu.
       nvfp4k::StoreOp::create(
           b, vector::FromElementsOp::create(b, pair, ValueRange{lo, hi}), out,
-          row, column, rows, c(cfg.n), pairAlpha, accIn,
+          row, column, rows, c(cfg.n), pairAlpha, bias, accIn,
           TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
-          b.getF32FloatAttr(cfg.beta), sm90EpilogueSwiglu(ctx, cfg));
+          b.getF32FloatAttr(cfg.beta), sm90EpilogueSwiglu(ctx, cfg),
+          biasElementAttr(cfg));
     }
   }
 }
@@ -1028,6 +1030,10 @@ mlir::nvfp4::buildSM90GroupedGemmKernel(OpBuilder &builder, Location loc,
   ImplicitLocOpBuilder b(loc, builder);
   KernelBuilder kernel(b, config);
   return kernel.build(module, name);
+}
+
+TypeAttr mlir::nvfp4::biasElementAttr(const GemmShape &shape) {
+  return shape.biasElement ? TypeAttr::get(shape.biasElement) : TypeAttr();
 }
 
 nvfp4k::SwigluAttr mlir::nvfp4::sm90EpilogueSwiglu(MLIRContext *ctx,

@@ -477,6 +477,30 @@ func.func @m8_acc_type(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M
 
 // -----
 
+func.func @m10_bias_shape(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %bias: tensor<128xbf16>) {
+  // expected-error @+1 {{expected bias of shape [64], got 'tensor<128xbf16>'}}
+  %c = nvfp4.matmul %a, %sa, %b, %sb bias(%bias : tensor<128xbf16>) : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g10_bias_independent(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %bias: tensor<1x64xf32>) {
+  // expected-error @+1 {{expected bias only in contiguous or masked mode (one [G, N] tensor)}}
+  %c = nvfp4.grouped_matmul independent a(%a : tensor<128x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<64x64xf4E2M1FN>) b_scales(%sb : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) bias(%bias : tensor<1x64xf32>) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @g10_bias_shape(%a: tensor<40x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<2x64x64xf4E2M1FN>, %sb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<3xi32>, %bias: tensor<64xf32>) {
+  // expected-error @+1 {{expected bias of shape [2, 64], got 'tensor<64xf32>'}}
+  %c = nvfp4.grouped_matmul contiguous a(%a : tensor<40x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%b : tensor<2x64x64xf4E2M1FN>) b_scales(%sb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<3xi32>) bias(%bias : tensor<64xf32>) -> tensor<40x64xbf16>
+  return
+}
+
+// -----
+
 func.func @m8_beta_without_acc(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) {
   // expected-error @+1 {{expected an acc operand when beta is set}}
   %c = nvfp4.matmul %a, %sa, %b, %sb {beta = 0.5 : f32} : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xbf16>
@@ -655,7 +679,7 @@ func.func @g8_contiguous_rows_without_groups(%a: tensor<8x64xf4E2M1FN>, %sa: ten
 
 func.func @g_no_groups() {
   // expected-error @+1 {{expected at least one group}}
-  "nvfp4.grouped_matmul"() <{grouping = 0 : i32, beta = 1.0 : f32, operandSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : () -> ()
+  "nvfp4.grouped_matmul"() <{grouping = 0 : i32, beta = 1.0 : f32, operandSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : () -> ()
   return
 }
 

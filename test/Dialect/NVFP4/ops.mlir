@@ -203,3 +203,14 @@ func.func @swiglu(%x: tensor<16x5760xbf16>, %y: tensor<4x3x8xf32>,
   nvfp4.swiglu %z outs(%o : memref<2xf32>) : memref<4xf16>
   return %a, %b : tensor<16x2880xbf16>, tensor<4x3x4xf16>
 }
+
+// A bias per output column (dense) or per group row (grouped).
+// CHECK-LABEL: func.func @bias
+// CHECK: nvfp4.matmul {{.*}} bias(%{{.*}} : tensor<64xbf16>) acc(%{{.*}} : tensor<128x64xf32>) {beta = 5.000000e-01 : f32}
+// CHECK: nvfp4.grouped_matmul contiguous {{.*}} bias(%{{.*}} : tensor<2x64xf32>) -> tensor<40x64xbf16>
+func.func @bias(%a: tensor<128x64xf4E2M1FN>, %sa: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %b: tensor<64x64xf4E2M1FN>, %sb: tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %bias: tensor<64xbf16>, %acc: tensor<128x64xf32>,
+                %ga: tensor<40x64xf4E2M1FN>, %gb: tensor<2x64x64xf4E2M1FN>, %gsb: tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, %off: tensor<3xi32>, %gbias: tensor<2x64xf32>) -> (tensor<128x64xf32>, tensor<40x64xbf16>) {
+  %c = nvfp4.matmul %a, %sa, %b, %sb bias(%bias : tensor<64xbf16>) acc(%acc : tensor<128x64xf32>) {beta = 0.5 : f32} : tensor<128x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>, tensor<64x64xf4E2M1FN>, tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4> -> tensor<128x64xf32>
+  %g = nvfp4.grouped_matmul contiguous a(%ga : tensor<40x64xf4E2M1FN>) a_scales(%sa : tensor<1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) b(%gb : tensor<2x64x64xf4E2M1FN>) b_scales(%gsb : tensor<2x1x1x32x4x4xf8E4M3FN, #nvfp4.swizzled_128x4>) group_offsets(%off : tensor<3xi32>) bias(%gbias : tensor<2x64xf32>) -> tensor<40x64xbf16>
+  return %c, %g : tensor<128x64xf32>, tensor<40x64xbf16>
+}

@@ -377,6 +377,22 @@ func.func @store_alpha_vector(%v: vector<2xf32>, %o: i64, %i: index, %a: vector<
 
 // -----
 
+func.func @store_bias_element(%v: vector<2xf32>, %o: i64, %i: index, %a: f32) {
+  // expected-error @+1 {{expected bias_element exactly with a bias}}
+  nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) bias(%o) {element = f32, row_stride = 8 : i64} : vector<2xf32>
+  return
+}
+
+// -----
+
+func.func @store_bias_type(%v: vector<2xf32>, %o: i64, %i: index, %a: f32) {
+  // expected-error @+1 {{expected a bf16, f16 or f32 bias, got 'i8'}}
+  nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) bias(%o) {bias_element = i8, element = f32, row_stride = 8 : i64} : vector<2xf32>
+  return
+}
+
+// -----
+
 func.func @store_swiglu_odd(%v: vector<3xf32>, %o: i64, %i: index, %a: f32) {
   // expected-error @+1 {{expected gate/up pairs (an even number of values) with swiglu}}
   nvfp4k.store %v, %o[%i, %i] bounds(%i, %i) alpha(%a) {element = f32, row_stride = 8 : i64, swiglu = #nvfp4k.swiglu<intermediate = f32, sigmoid_scale = 1.0 : f32, up_offset = 0.0 : f32>} : vector<3xf32>

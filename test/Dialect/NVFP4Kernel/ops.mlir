@@ -86,6 +86,9 @@ gpu.module @kernels {
     %one = nvfp4k.alpha %g : f32
     // CHECK: nvfp4k.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] bounds(%{{.*}}, %{{.*}}) alpha(%{{.*}}) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
     nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64} : vector<2xf32>
+    // A bias (bf16 values) before the accumulator.
+    // CHECK: nvfp4k.store {{.*}} alpha(%{{.*}}) bias(%{{.*}}) acc(%{{.*}}) {bias_element = bf16, element = f32, row_stride = 64 : i64}
+    nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%alpha) bias(%da) acc(%acc) {bias_element = bf16, element = f32, row_stride = 64 : i64} : vector<2xf32>
     // A fused swiglu (gpt-oss's parameters; the matmul rounded to bf16).
     // CHECK: nvfp4k.store {{.*}} {element = bf16, row_stride = 4096 : i64, swiglu = #nvfp4k.swiglu<intermediate = bf16, sigmoid_scale = 1.702000e+00 : f32, limit = 7.000000e+00 : f32, up_offset = 1.000000e+00 : f32>} : vector<2xf32>
     nvfp4k.store %v, %out[%r, %c] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64, swiglu = #nvfp4k.swiglu<intermediate = bf16, sigmoid_scale = 1.702 : f32, limit = 7.0 : f32, up_offset = 1.0 : f32>} : vector<2xf32>

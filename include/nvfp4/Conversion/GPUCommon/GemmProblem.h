@@ -43,6 +43,8 @@ struct GemmShape {
   /// is [rows, n / 2], an accumulator [rows, n].
   std::optional<SwigluParams> swiglu;
   Type intermediateElement;
+  /// The bias's element type (bf16, f16, f32; [N] or [G, N]), null without.
+  Type biasElement;
   bool hasAcc = false;
   float beta = 1.0f;
   /// Which alpha factors exist, and whether each is per group, or per row
@@ -78,7 +80,7 @@ struct GemmProblem {
   SmallVector<Value> aValues, aScales, weights, weightScales, outs, accs;
   /// group_offsets (contiguous), masked_m (masked), or null.
   Value groupInfo;
-  Value aDecode, bDecode, alpha;
+  Value aDecode, bDecode, alpha, bias;
 
   /// From an op and its converted operands. Fails (with the reason) for
   /// independent groups of different N or K: one kernel has one shape.
@@ -89,7 +91,7 @@ struct GemmProblem {
 
   /// Appends the device addresses of the kernel arguments that follow the
   /// operands in every GEMM kernel: the outputs, the accumulators, the
-  /// group table, a_decode, b_decode, alpha (those that exist).
+  /// group table, a_decode, b_decode, alpha, bias (those that exist).
   void appendEpilogueArgs(OpBuilder &b, Location loc,
                           SmallVectorImpl<Value> &args) const;
 };
@@ -97,7 +99,12 @@ struct GemmProblem {
 /// In a kernel: the arguments appendEpilogueArgs passed, in that order.
 struct EpilogueArgs {
   SmallVector<Value> outputs, accs;
-  Value groupInfo, aDecode, bDecode, alpha;
+  Value groupInfo, aDecode, bDecode, alpha, bias;
+
+  /// The i64 address of group `group`'s bias row (the bias itself for a
+  /// dense matmul), or null without a bias.
+  Value biasRow(OpBuilder &b, Location loc, const GemmShape &shape,
+                Value group) const;
 
   /// How many there are for `shape` (all i64 addresses).
   static int64_t count(const GemmShape &shape);

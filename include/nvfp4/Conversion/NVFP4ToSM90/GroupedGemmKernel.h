@@ -390,6 +390,9 @@ gpu::GPUFuncOp buildSM90GroupedGemmKernel(OpBuilder &b, Location loc,
                                           StringRef name,
                                           const SM90GemmConfig &config);
 
+/// The nvfp4k.store bias_element of `shape` (null without a bias).
+TypeAttr biasElementAttr(const GemmShape &shape);
+
 /// The nvfp4k.store attribute of an epilogue that computes `shape`'s fused
 /// swiglu; null without one.
 nvfp4k::SwigluAttr sm90EpilogueSwiglu(MLIRContext *ctx, const GemmShape &shape);

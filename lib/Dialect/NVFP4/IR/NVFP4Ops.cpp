@@ -690,6 +690,20 @@ static LogicalResult verifyDecodeScalesAllowed(Operation *op, Type scaleType,
   return success();
 }
 
+/// [M10] [G10] a bias of bf16, f16 or f32: [*batch, N].
+static LogicalResult verifyBias(Operation *op, Value bias,
+                                ArrayRef<int64_t> batch, int64_t n) {
+  if (!bias)
+    return success();
+  auto type = cast<ShapedType>(bias.getType());
+  SmallVector<int64_t> shape(batch);
+  shape.push_back(n);
+  if (type.getShape() != ArrayRef<int64_t>(shape))
+    return op->emitOpError("expected bias of shape ")
+           << formatShape(shape) << ", got " << type;
+  return success();
+}
+
 /// [M8] [G7] beta scales the accumulator and means nothing without one.
 static LogicalResult verifyBeta(Operation *op, bool hasAcc, float beta) {
   if (!hasAcc && beta != 1.0f)
@@ -860,6 +874,9 @@ LogicalResult MatmulOp::verify() {
   if (Value acc = getAcc())
     if (failed(expectType(*this, "acc", acc.getType(), result)))
       return failure();
+  // [M10] one bias per output column.
+  if (failed(verifyBias(*this, getBias(), {}, n)))
+    return failure();
   return verifyBeta(*this, static_cast<bool>(getAcc()),
                     getBeta().convertToFloat());
 }
@@ -1023,6 +1040,16 @@ LogicalResult GroupedMatmulOp::verify() {
       failed(verifyF32Vector(*this, "alpha", getAlpha(), numGroups,
                              /*allowScalar=*/false)))
     return failure();
+  // [G10] one bias row per group: [G, N] (contiguous, masked).
+  if (Value bias = getBias()) {
+    if (independent)
+      return emitOpError("expected bias only in contiguous or masked mode "
+                         "(one [G, N] tensor)");
+    if (failed(verifyBias(
+            *this, bias, {numGroups},
+            cast<ShapedType>(getB().front().getType()).getDimSize(1))))
+      return failure();
+  }
   // [G6] accumulators of the result types.
   for (auto [i, acc] : llvm::enumerate(getAcc()))
     if (failed(expectType(*this, "acc #" + std::to_string(i), acc.getType(),

@@ -160,10 +160,10 @@ Operation *createBufferized(RewriterBase &rewriter, MatmulOp op,
                             ArrayRef<Value> operands, ValueRange outs) {
   MatmulOp::Adaptor adaptor(operands, op);
   return MatmulOp::create(
-      rewriter, op.getLoc(), TypeRange{}, adaptor.getA(),
-      adaptor.getAScales(), adaptor.getB(), adaptor.getBScales(),
-      adaptor.getADecodeScale(), adaptor.getBDecodeScale(),
-      adaptor.getAlpha(), adaptor.getAcc(), outs.front(), op.getBetaAttr());
+      rewriter, op.getLoc(), TypeRange{}, adaptor.getA(), adaptor.getAScales(),
+      adaptor.getB(), adaptor.getBScales(), adaptor.getADecodeScale(),
+      adaptor.getBDecodeScale(), adaptor.getAlpha(), adaptor.getBias(),
+      adaptor.getAcc(), outs.front(), op.getBetaAttr());
 }
 
 template <>
@@ -171,11 +171,11 @@ Operation *createBufferized(RewriterBase &rewriter, GroupedMatmulOp op,
                             ArrayRef<Value> operands, ValueRange outs) {
   GroupedMatmulOp::Adaptor adaptor(operands, op);
   return GroupedMatmulOp::create(
-      rewriter, op.getLoc(), TypeRange{}, op.getGroupingAttr(),
-      adaptor.getA(), adaptor.getAScales(), adaptor.getB(),
-      adaptor.getBScales(), adaptor.getGroupOffsets(), adaptor.getMaskedM(),
-      adaptor.getADecodeScale(), adaptor.getBDecodeScale(),
-      adaptor.getAlpha(), adaptor.getAcc(), outs, op.getBetaAttr());
+      rewriter, op.getLoc(), TypeRange{}, op.getGroupingAttr(), adaptor.getA(),
+      adaptor.getAScales(), adaptor.getB(), adaptor.getBScales(),
+      adaptor.getGroupOffsets(), adaptor.getMaskedM(),
+      adaptor.getADecodeScale(), adaptor.getBDecodeScale(), adaptor.getAlpha(),
+      adaptor.getBias(), adaptor.getAcc(), outs, op.getBetaAttr());
 }
 
 } // namespace

@@ -421,6 +421,11 @@ LogicalResult StoreOp::verify() {
            << getRowStride();
   if (!getAcc() && getBeta().convertToFloat() != 1.0f)
     return emitOpError("expected beta only with an accumulator");
+  if (static_cast<bool>(getBias()) != static_cast<bool>(getBiasElement()))
+    return emitOpError("expected bias_element exactly with a bias");
+  if (std::optional<Type> bias = getBiasElement();
+      bias && !bias->isBF16() && !bias->isF16() && !bias->isF32())
+    return emitOpError("expected a bf16, f16 or f32 bias, got ") << *bias;
   if (SwigluAttr swiglu = getSwigluAttr()) {
     if (getValues().getType().getDimSize(0) % 2)
       return emitOpError("expected gate/up pairs (an even number of values) "

@@ -385,7 +385,12 @@ def NVFP4_MatmulOp : NVFP4_HybridOp<"matmul", [AttrSizedOperandSegments]> {
     outer product `(a_decode_scale[m] * b_decode_scale[n]) * alpha`.
     Products and the sum are fp32 or exact; only the order of the fp32
     summation is unspecified. `acc` (the result type) is read only when
-    given, scaled by the `beta` attribute (default 1.0).
+    given, scaled by the `beta` attribute (default 1.0). `bias` (`[N]`,
+    bf16, f16 or f32) is added to each row before the accumulator:
+
+    ```
+    C[m, n] = round_out(fl(fl(alpha_eff * sum) + bias[n]) + fl(beta * acc[m, n]))
+    ```
 
     Example:
 
@@ -399,23 +404,21 @@ def NVFP4_MatmulOp : NVFP4_HybridOp<"matmul", [AttrSizedOperandSegments]> {
         -> tensor<200x96xbf16>
     ```
   }];
-  let arguments = (ins
-    NVFP4_ActivationShaped:$a,
-    Optional<NVFP4_ScaleShaped>:$a_scales,
-    NVFP4_FP4Shaped:$b,
-    NVFP4_ScaleShaped:$b_scales,
-    Optional<NVFP4_F32Shaped>:$a_decode_scale,
-    Optional<NVFP4_F32Shaped>:$b_decode_scale,
-    Optional<NVFP4_F32Shaped>:$alpha,
-    Optional<NVFP4_HighPrecisionShaped>:$acc,
-    Optional<AnyMemRef>:$out,
-    DefaultValuedAttr<F32Attr, "1.0f">:$beta);
+  let arguments = (ins NVFP4_ActivationShaped:$a,
+      Optional<NVFP4_ScaleShaped>:$a_scales, NVFP4_FP4Shaped:$b,
+      NVFP4_ScaleShaped:$b_scales, Optional<NVFP4_F32Shaped>:$a_decode_scale,
+      Optional<NVFP4_F32Shaped>:$b_decode_scale,
+      Optional<NVFP4_F32Shaped>:$alpha,
+      Optional<NVFP4_HighPrecisionShaped>:$bias,
+      Optional<NVFP4_HighPrecisionShaped>:$acc, Optional<AnyMemRef>:$out,
+      DefaultValuedAttr<F32Attr, "1.0f">:$beta);
   let results = (outs Optional<RankedTensorOf<[BF16, F16, F32]>>:$result);
   let assemblyFormat = [{
     custom<MatmulOperands>($a, $a_scales, $b, $b_scales)
     (`a_decode_scale` `(` $a_decode_scale^ `:` type($a_decode_scale) `)`)?
     (`b_decode_scale` `(` $b_decode_scale^ `:` type($b_decode_scale) `)`)?
     (`alpha` `(` $alpha^ `:` type($alpha) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`acc` `(` $acc^ `:` type($acc) `)`)?
     (`outs` `(` $out^ `:` type($out) `)`)?
     attr-dict `:` custom<MatmulOperandTypes>(type($a), type($a_scales),
@@ -458,8 +461,9 @@ def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
       concatenated rows.
     * `masked`: `A [G, maxM, K]`, `B [G, N, K]`, `masked_m` (`tensor<Gxi32>`,
       valid rows per group, `0 <= masked_m[g] <= maxM`), result
-      `[G, maxM, N]`. Rows at or past `masked_m[g]` are computed as if the
-      rows of A were zero: they hold `beta * acc` (0 without `acc`).
+      `[G, maxM, N]`. Rows at or past `masked_m[g]` take no product: they
+      hold `fl(bias[g, n] + fl(beta * acc))`, each term only when given (0
+      with neither).
 
     With bf16 or f16 activations (W4A16, as in `nvfp4.matmul`) there is no
     `a_scales` clause and no `a_decode_scale`.
@@ -467,7 +471,9 @@ def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
     `alpha_g = (a_decode_scale_g * b_decode_scale_g) * alpha[g]` in fp32,
     where each decode scale is a `tensor<f32>` (shared) or `tensor<Gxf32>`,
     `alpha` a `tensor<Gxf32>`, and a missing factor is 1. All groups share
-    one output element type and one scale format.
+    one output element type and one scale format. `bias` (`contiguous` and
+    `masked`: `[G, N]`, bf16, f16 or f32) adds row g to group g's outputs,
+    as in `nvfp4.matmul`.
 
     Example:
 
@@ -482,20 +488,18 @@ def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
         -> tensor<1024x4096xbf16>
     ```
   }];
-  let arguments = (ins
-    NVFP4_GroupingAttr:$grouping,
-    Variadic<NVFP4_ActivationShaped>:$a,
-    Variadic<NVFP4_ScaleShaped>:$a_scales,
-    Variadic<NVFP4_FP4Shaped>:$b,
-    Variadic<NVFP4_ScaleShaped>:$b_scales,
-    Optional<NVFP4_I32Shaped>:$group_offsets,
-    Optional<NVFP4_I32Shaped>:$masked_m,
-    Optional<NVFP4_F32Shaped>:$a_decode_scale,
-    Optional<NVFP4_F32Shaped>:$b_decode_scale,
-    Optional<NVFP4_F32Shaped>:$alpha,
-    Variadic<NVFP4_HighPrecisionShaped>:$acc,
-    Variadic<AnyMemRef>:$outs,
-    DefaultValuedAttr<F32Attr, "1.0f">:$beta);
+  let arguments = (ins NVFP4_GroupingAttr:$grouping,
+      Variadic<NVFP4_ActivationShaped>:$a,
+      Variadic<NVFP4_ScaleShaped>:$a_scales, Variadic<NVFP4_FP4Shaped>:$b,
+      Variadic<NVFP4_ScaleShaped>:$b_scales,
+      Optional<NVFP4_I32Shaped>:$group_offsets,
+      Optional<NVFP4_I32Shaped>:$masked_m,
+      Optional<NVFP4_F32Shaped>:$a_decode_scale,
+      Optional<NVFP4_F32Shaped>:$b_decode_scale,
+      Optional<NVFP4_F32Shaped>:$alpha,
+      Optional<NVFP4_HighPrecisionShaped>:$bias,
+      Variadic<NVFP4_HighPrecisionShaped>:$acc, Variadic<AnyMemRef>:$outs,
+      DefaultValuedAttr<F32Attr, "1.0f">:$beta);
   let results = (outs Variadic<RankedTensorOf<[BF16, F16, F32]>>:$results);
   let assemblyFormat = [{
     $grouping
@@ -508,6 +512,7 @@ def NVFP4_GroupedMatmulOp : NVFP4_HybridOp<"grouped_matmul",
     (`a_decode_scale` `(` $a_decode_scale^ `:` type($a_decode_scale) `)`)?
     (`b_decode_scale` `(` $b_decode_scale^ `:` type($b_decode_scale) `)`)?
     (`alpha` `(` $alpha^ `:` type($alpha) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`acc` `(` $acc^ `:` type($acc) `)`)?
     (`outs` `(` $outs^ `:` type($outs) `)`)?
     attr-dict (`->` type($results)^)?

@@ -905,19 +905,22 @@ def NVFP4K_AlphaOp : NVFP4K_Op<"alpha", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
-def NVFP4K_StoreOp
-    : NVFP4K_Op<"store", [MemoryEffects<[MemRead, MemWrite]>]> {
+def NVFP4K_StoreOp : NVFP4K_Op<"store", [AttrSizedOperandSegments,
+                                         MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "the epilogue of a few outputs of one row";
   let description = [{
     For j < P (the length of `values`), when `row < rows` and
     `column < columns`:
 
     ```
-    out[row, column + j] = round_out(fl(alpha[j] * values[j])
+    out[row, column + j] = round_out(fl(fl(alpha[j] * values[j])
+                                        + bias[column + j])
                                      + fl(beta * acc[row, column + j]))
     ```
 
-    (docs/spec.md 2.7; the `beta` term only with `acc`), with `out` and
+    (docs/spec.md 2.7; the `bias` term only with `bias`, the i64 address
+    of an array of `bias_element`, the `beta` term only with `acc`), with
+    `out` and
     `acc` the i64 device addresses of row-major arrays of `element`
     (bf16, f16 or f32) with `row_stride` elements per row, and `round_out`
     the round-to-nearest-even cast; `alpha` is one f32 for all P outputs or
@@ -950,13 +953,15 @@ def NVFP4K_StoreOp
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$values, I64:$out,
       Index:$row, Index:$column, Index:$rows, Index:$columns,
       AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$alpha,
-      Optional<I64>:$acc, TypeAttr:$element, I64Attr:$row_stride,
-      DefaultValuedAttr<F32Attr, "1.0">:$beta,
-      OptionalAttr<NVFP4K_SwigluAttr>:$swiglu);
+      Optional<I64>:$bias, Optional<I64>:$acc, TypeAttr:$element,
+      I64Attr:$row_stride, DefaultValuedAttr<F32Attr, "1.0">:$beta,
+      OptionalAttr<NVFP4K_SwigluAttr>:$swiglu,
+      OptionalAttr<TypeAttr>:$bias_element);
   let assemblyFormat = [{
     $values `,` $out `[` $row `,` $column `]` `bounds` `(` $rows `,`
     $columns `)` `alpha` `(` $alpha `` custom<AlphaType>(type($alpha)) `)`
-    (`acc` `(` $acc^ `)`)? attr-dict `:` type($values)
+    (`bias` `(` $bias^ `)`)? (`acc` `(` $acc^ `)`)? attr-dict `:`
+    type($values)
   }];
   let hasVerifier = 1;
 }
