@@ -1460,8 +1460,28 @@ def check_sanitize(target, size):
                                      np.array(ms, np.int32), np.ones(3, np.float32), swizzled=True)
     rep.close("grouped masked", got, np.nan_to_num(want, nan=0.0), "f32")
     _check_sanitize_decode(rep, target, rng)
+    _check_sanitize_epilogue(rep, target, rng)
     rep.summary()
     return rep
+
+
+def _check_sanitize_epilogue(rep, target, rng):
+    """The GEMM epilogue's bias and fused swiglu (sm_90a: the narrow-token
+    kernel's lanes trading gate/up values, the wide-token kernel's column
+    pairs), each against the product to f32, the bias added in fp32 and
+    the swiglu program, bit for bit."""
+    k = 256
+    for label, m in (("the narrow-token kernel", 5), ("the wide-token kernel", 70)):
+        x = high_precision((m, k), 41, "bf16")[0]
+        w = (rng.standard_normal((136, k)) / 16).astype(np.float32)
+        wq, ws, wd = compiler.quantize(w, block="16x16", target=target)
+        bias = _bias_values(rng, (136,), "f32")
+        got = compiler.linear(x, wq, ws, wd, out_dtype="bf16", bias=bias, swiglu=_GPT_OSS,
+                              target=target)
+        y32 = np.asarray(compiler.linear(x, wq, ws, wd, out_dtype="f32", target=target))
+        want = compiler.swiglu((y32 + bias).astype(np.float32), out_dtype="bf16",
+                               target=target, **_GPT_OSS)
+        rep.exact(f"epilogue bias + swiglu, {label}", [("H", np.asarray(got), np.asarray(want))])
 
 
 def _check_sanitize_decode(rep, target, rng):
