@@ -27,8 +27,10 @@ And whole MoE expert blocks (BLOCKS: nvfp4.models.MoEExperts, routing,
 gate_up + SwiGLU, down and the weighted combine, bf16 in and out): fused
 (the SwiGLU in gate_up's epilogue), unfused (the activation as its own
 kernel) and bf16 torch (torch._grouped_mm, F.silu(gate) * up, the same
-routing and combine). The experts' FP4 weights (302 MB) are cold in L2 by
-themselves; one copy.
+routing and combine), and FP8 rowwise torch (torch._scaled_grouped_mm on the
+same weights in e4m3 with per-row scales, the activations quantized per
+row in torch before each GEMM). The experts' FP4 weights (302 MB) are cold
+in L2 by themselves; one copy.
 
 And linear layers with a bias (BIAS_CASES): the bias in the matmul's
 epilogue (fused) against the same linear then a torch add of the bias
@@ -267,11 +269,37 @@ def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
     row["same_bits"] = bool(torch.equal(a.view(torch.int16), b.view(torch.int16)))
     row["deterministic"] = bool(torch.equal(a.view(torch.int16),
                                             block(x, top_i, top_w).view(torch.int16)))
+    # FP8 rowwise (torch._scaled_grouped_mm): the same weights in e4m3 with
+    # a scale per row, the activations quantized per row on the fly (in
+    # torch), before each GEMM.
+    from peers import fp8_rowwise
+    w8 = [fp8_rowwise(torch, w) for w in deq]
+    w8t = [(q.transpose(1, 2), s.reshape(s.shape[0], -1)) for q, s in w8]
+
+    def fp8_block(hs, idx, wts):
+        order, expert, offsets = models._route(idx, experts)
+        xs = hs[order // top_k]
+
+        def gemm(a, which):
+            a8, sa = fp8_rowwise(torch, a)
+            b8, sb = w8t[which]
+            return torch._scaled_grouped_mm(a8, b8, sa.reshape(-1), sb, offs=offsets[1:],
+                                            out_dtype=torch.bfloat16, use_fast_accum=False)
+        gu = gemm(xs, 0)
+        y = gemm(F.silu(gu[:, :inter]) * gu[:, inter:], 1)
+        y = y * wts.reshape(-1)[order, None]
+        inverse = torch.empty_like(order)
+        inverse[order] = torch.arange(order.numel(), device=order.device)
+        return y[inverse].view(tokens, top_k, hidden).sum(1)
+
     p = bf16_block(x, top_i, top_w).float()
     row["rel_rms_vs_bf16"] = float((a.float() - p).norm() / p.norm())
+    row["fp8_rel_rms_vs_bf16"] = float((fp8_block(x, top_i, top_w).float() - p).norm() /
+                                       p.norm())
     row["fused_us"] = time_layers(torch, lambda c: block(x, top_i, top_w), 1, reps)
     row["unfused_us"] = time_layers(torch, lambda c: unfused(x, top_i, top_w), 1, reps)
     row["bf16_us"] = time_layers(torch, lambda c: bf16_block(x, top_i, top_w), 1, reps)
+    row["fp8_us"] = time_layers(torch, lambda c: fp8_block(x, top_i, top_w), 1, reps)
     row["copies_fp4"] = row["copies_bf16"] = 1  # 302 MB of FP4 experts: > 4x the L2
     del deq, w1t, w2t, block, unfused
     torch.cuda.empty_cache()
@@ -303,14 +331,17 @@ def main(argv=None):
     lines = [f"# gate_up + SwiGLU, {rows[0]['device'] if rows else ''}, weights cold in L2",
              "", f"commit {os.environ.get('NVFP4_COMMIT', '?')}; µs per call (median CUDA-graph "
              "replay over the weight copies)", "",
-             "| case | M | N x K | groups | fused | unfused | bf16 torch | same bits | rel. RMS vs bf16 |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| case | M | N x K | groups | fused | unfused | bf16 torch | FP8 torch "
+             "| same bits | rel. RMS vs bf16 (ours, FP8) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        bf16 = f"{r['bf16_us']:.1f}" if "bf16_us" in r else "-"
-        rms = f"{r['rel_rms_vs_bf16']:.4f}" if "rel_rms_vs_bf16" in r else "-"
+        def us(key):
+            return f"{r[key]:.1f}" if key in r else "-"
+        rms = " / ".join(f"{r[key]:.4f}" for key in ("rel_rms_vs_bf16", "fp8_rel_rms_vs_bf16")
+                         if key in r) or "-"
         lines.append(f"| {r['case']} | {r['m']} | {r['n']} x {r['k']} | {r['groups']} | "
-                     f"{r['fused_us']:.1f} | {r['unfused_us']:.1f} | {bf16} | "
-                     f"{r['same_bits'] and r['deterministic']} | {rms} |")
+                     f"{us('fused_us')} | {us('unfused_us')} | {us('bf16_us')} | "
+                     f"{us('fp8_us')} | {r['same_bits'] and r['deterministic']} | {rms} |")
     (out / "epilogue.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if all(r["same_bits"] and r["deterministic"] for r in rows) else 1
