@@ -56,6 +56,7 @@ import torch
 
 from . import nn as nvnn
 from . import ops as _ops  # noqa: F401  (registers torch.ops.nvfp4)
+from .nn import MoEExperts, _route  # noqa: F401  (the MoE block is nvfp4.nn's)
 
 __all__ = ["from_pretrained", "MoEExperts", "CheckpointError", "GraphDecoder"]
 
@@ -310,116 +311,6 @@ def _quant_format(path, config):
 # ---------------------------------------------------------------------------
 # MoE experts
 # ---------------------------------------------------------------------------
-
-def _route(top_k_index: torch.Tensor, num_experts: int):
-    """Stable sort of the (token, slot) pairs by expert: the permutation,
-    each pair's expert, and group_offsets [E + 1] (int32). An index of
-    num_experts or more (transformers' "masked" slot) goes to the last
-    expert: MoEExperts zeroes its contribution."""
-    flat = top_k_index.reshape(-1).clamp(max=num_experts - 1)
-    order = torch.argsort(flat, stable=True)
-    # scatter_add, not bincount: a shape that does not depend on the data
-    # (torch.compile, CUDA graphs).
-    counts = torch.zeros(num_experts, dtype=torch.int64, device=flat.device)
-    counts.scatter_add_(0, flat, torch.ones_like(flat))
-    offsets = torch.zeros(num_experts + 1, dtype=torch.int32, device=flat.device)
-    offsets[1:] = torch.cumsum(counts, 0).to(torch.int32)
-    return order, flat[order], offsets
-
-
-class MoEExperts(torch.nn.Module):
-    """The experts of an MoE block as grouped matmuls: forward(hidden [T,
-    H], top_k_index [T, k], top_k_weights [T, k]) -> [T, H], the interface
-    of transformers' experts modules.
-
-    ``gate_up``: a GroupedExperts [E, 2I, H] (gate rows first, then up, or
-    interleaved with ``interleaved=True``: gpt-oss), or ``gate`` and ``up``
-    apart (experts whose gate and up have different global scales);
-    ``down``: [E, H, I]; optional per-expert biases [E, 2I] / [E, H];
-    ``activation``: "silu" (Qwen3: act(gate) * up) or "gpt_oss" (clamped
-    SwiGLU: gate <= limit, |up| <= limit, (up + 1) * gate *
-    sigmoid(alpha * gate)).
-
-    A ``gate_up`` of gate rows then up rows is reordered to interleaved rows
-    (GroupedExperts.interleave_rows, in place; its bias likewise): the
-    activation is then nvfp4.swiglu of the product (plus its bias) rounded
-    to the activations' type, in the GEMM's epilogue on sm_90a; the biases
-    are added in the matmuls' epilogues. Weight-only experts (W4A16) keep
-    the producer's arithmetic: bias and activation in the activations' type
-    after each matmul (bit for bit transformers' for gpt-oss's MXFP4).
-    """
-
-    def __init__(self, down, *, gate_up=None, gate=None, up=None, interleaved=False,
-                 gate_up_bias=None, down_bias=None, activation="silu", limit=None,
-                 alpha=None):
-        super().__init__()
-        self.gate_up, self.gate, self.up, self.down = gate_up, gate, up, down
-        self.num_experts = down.num_experts
-        self.interleaved, self.activation = interleaved, activation
-        self.limit, self.alpha = limit, alpha
-        if gate_up is not None and not interleaved:
-            gate_up.interleave_rows()
-            if gate_up_bias is not None:
-                half = gate_up_bias.shape[-1] // 2
-                gate_up_bias = torch.stack([gate_up_bias[..., :half],
-                                            gate_up_bias[..., half:]], -1).flatten(-2)
-            self.interleaved = interleaved = True
-        self.gate_up_bias = (None if gate_up_bias is None else
-                             torch.nn.Parameter(gate_up_bias, requires_grad=False))
-        self.down_bias = (None if down_bias is None else
-                          torch.nn.Parameter(down_bias, requires_grad=False))
-
-    def _swiglu(self):
-        """The activation as nvfp4.swiglu's parameters."""
-        if self.activation == "silu":
-            return {}
-        return dict(sigmoid_scale=float(self.alpha), limit=float(self.limit), up_offset=1.0)
-
-    def _act(self, gate, up):
-        if self.activation == "silu":
-            return torch.nn.functional.silu(gate) * up
-        gate = gate.clamp(max=self.limit)
-        up = up.clamp(min=-self.limit, max=self.limit)
-        return (up + 1) * (gate * torch.sigmoid(gate * self.alpha))
-
-    def forward(self, hidden_states, top_k_index, top_k_weights):
-        tokens, k = top_k_index.shape
-        order, expert, offsets = _route(top_k_index, self.num_experts)
-        weights = top_k_weights.reshape(-1)[order, None]
-        # Masked slots (index num_experts) and zero weights add nothing.
-        keep = (top_k_index.reshape(-1)[order, None] < self.num_experts) & (weights != 0)
-        x = hidden_states[order // k]
-        if self.gate_up is not None and self.gate_up.weight_only:
-            # Weight-only experts (gpt-oss's MXFP4: products exact in bf16)
-            # compute as the producer's dequantized model does, bit for bit:
-            # bias and activation in x's type after each matmul.
-            gu = self.gate_up(x, offsets)
-            if self.gate_up_bias is not None:
-                gu = gu + self.gate_up_bias[expert].to(gu.dtype)
-            h = self._act(gu[:, ::2], gu[:, 1::2])
-        elif self.gate_up is not None:
-            # The biases are added in the matmuls' epilogues (fp32, before
-            # the activation and the rounding to x's type).
-            h = self.gate_up(x, offsets, swiglu=self._swiglu(), bias=self.gate_up_bias)
-        else:
-            h = self._act(self.gate(x, offsets), self.up(x, offsets))
-        if self.down.weight_only:
-            y = self.down(h.contiguous(), offsets)
-            if self.down_bias is not None:
-                y = y + self.down_bias[expert].to(y.dtype)
-        else:
-            y = self.down(h.contiguous(), offsets, bias=self.down_bias)
-        # In the routing weights' precision where it is wider (DeepSeek-V3's
-        # fp32 weights), as transformers' experts multiply.
-        y = y.to(torch.promote_types(y.dtype, weights.dtype)) * weights
-        y = torch.where(keep, y, 0.0)
-        # Back to (token, slot) order, a gather of whole rows by the inverse
-        # permutation (an index_put of [S, H] rows costs several times
-        # more), and summed over the k slots: fixed order, no atomics.
-        inverse = torch.empty_like(order)
-        inverse[order] = torch.arange(order.numel(), device=order.device)
-        return y[inverse].view(tokens, k, y.shape[-1]).sum(dim=1).to(hidden_states.dtype)
-
 
 def _grouped_experts(parts):
     """GroupedExperts of per-expert (values, scales, decode, input options)."""

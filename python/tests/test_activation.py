@@ -139,3 +139,37 @@ def test_grouped_experts_swiglu(params):
     want = torch.ops.nvfp4.swiglu(experts(x, offsets), **params)
     assert got.shape == (10, 68) and got.dtype == torch.bfloat16
     assert torch.equal(got.view(torch.int16), want.view(torch.int16))
+
+
+def test_nn_moe_block_from_weights():
+    """nvfp4.nn.MoEExperts (the MoE block; nvfp4.models re-exports it):
+    from_weights quantizes [E, 2I, H] / [E, H, I] weights and gives the
+    bits of the same block built by hand, and stays within the 4-bit
+    quantization error of the bf16 block (a wrong gate/up interleave
+    would put it near 1)."""
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+    import nvfp4.nn as nvnn
+    from nvfp4 import models
+    assert models.MoEExperts is nvnn.MoEExperts
+    E, H, I, T, K = 6, 64, 48, 9, 2
+    g = torch.Generator().manual_seed(13)
+    w1 = (torch.randn(E, 2 * I, H, generator=g) / 8).to(torch.bfloat16)
+    w2 = (torch.randn(E, H, I, generator=g) / 7).to(torch.bfloat16)
+    x = torch.randn(T, H, generator=g).to(torch.bfloat16)
+    wts, idx = torch.topk(torch.softmax(torch.randn(T, E, generator=g), -1), K)
+    wts = wts.to(torch.bfloat16)
+    block = nvnn.MoEExperts.from_weights(w1, w2)
+    by_hand = nvnn.MoEExperts(nvnn.GroupedExperts.from_weight(w2),
+                              gate_up=nvnn.GroupedExperts.from_weight(w1))
+    got = block(x, idx, wts)
+    assert torch.equal(got.view(torch.int16), by_hand(x, idx, wts).view(torch.int16))
+    want = torch.zeros(T, H, dtype=torch.float64)
+    for t in range(T):
+        for s in range(K):
+            e = int(idx[t, s])
+            gu = x[t].double() @ w1[e].double().T
+            h = F.silu(gu[:I]) * gu[I:]
+            want[t] += float(wts[t, s]) * (h @ w2[e].double().T)
+    rel = float((got.double() - want).norm() / want.norm())
+    assert rel < 0.3, rel
