@@ -173,3 +173,44 @@ def test_nn_moe_block_from_weights():
             want[t] += float(wts[t, s]) * (h @ w2[e].double().T)
     rel = float((got.double() - want).norm() / want.norm())
     assert rel < 0.3, rel
+
+
+def _targets():
+    from nvfp4 import runtime
+    return ["cpu"] + (["gpu"] if runtime.available() and runtime.gpu_available() else [])
+
+
+@pytest.mark.parametrize("target", _targets())
+def test_moe_experts_example(target):
+    """docs/examples/moe_experts.mlir (quantize, gate_up + bias, swiglu,
+    quantize, down + bias) run as one program equals its ops run one by one
+    through the API, bit for bit: on the GPU the program runs fused (the
+    swiglu and biases in the GEMM epilogues, the quantizes in the token
+    pre-passes; test/Integration/GPUCompile/moe-experts-example.test), the
+    ops as separate programs."""
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "examples",
+                        "moe_experts.mlir")
+    program = open(path).read()
+    rng = np.random.default_rng(17)
+    E, S, H, I = 8, 256, 1024, 384
+    counts = rng.multinomial(S, np.ones(E) / E)
+    counts[3] = 0
+    counts[0] += S - counts.sum()
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    x = ref.f32_to_bf16_bits(rng.standard_normal((S, H)).astype(np.float32))
+    w1q, w1s, w1d = compiler.quantize((rng.standard_normal((E, 2 * I, H)) / 32).astype(np.float32),
+                                      block="16x16", target=target)
+    w2q, w2s, w2d = compiler.quantize((rng.standard_normal((E, H, I)) / 20).astype(np.float32),
+                                      block="16x16", target=target)
+    b1 = ref.f32_to_bf16_bits(rng.standard_normal((E, 2 * I)).astype(np.float32) / 4)
+    b2 = ref.f32_to_bf16_bits(rng.standard_normal((E, H)).astype(np.float32) / 4)
+    got = compiler.run_program(program, [x, w1q, w1s, w1d, b1, w2q, w2s, w2d, b2, offsets], 1,
+                               target=target)[0]
+    gu = compiler.grouped_linear(x, w1q, w1s, w1d, offsets, out_dtype="bf16", bias=b1,
+                                 target=target)
+    h = compiler.swiglu(gu, target=target)
+    want = compiler.grouped_linear(h, w2q, w2s, w2d, offsets, out_dtype="bf16", bias=b2,
+                                   target=target)
+    assert np.array_equal(np.asarray(got), np.asarray(want))
+    assert np.isfinite(ref.bf16_bits_to_f32(np.asarray(got))).all()
