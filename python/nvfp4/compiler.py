@@ -271,6 +271,12 @@ def _bias(bias, shape, what):
     element = element_type_of(bias)
     if tuple(_shape(bias)) != tuple(shape):
         raise ValueError(f"{what}: bias of shape {list(_shape(bias))}, expected {list(shape)}")
+    # The GPU epilogues read two neighbouring bias values at once: a CUDA
+    # tensor (used in place) must start at a multiple of two elements.
+    if is_torch(bias) and bias.is_cuda and bias.data_ptr() % (2 * bias.element_size()):
+        raise ValueError(f"{what}: a CUDA bias must start at a multiple of "
+                         f"{2 * bias.element_size()} bytes (a view at an odd offset: pass "
+                         "bias.clone())")
     return bias, _tensor(tuple(shape), element)
 
 

@@ -214,3 +214,19 @@ def test_moe_experts_example(target):
                                    target=target)
     assert np.array_equal(np.asarray(got), np.asarray(want))
     assert np.isfinite(ref.bf16_bits_to_f32(np.asarray(got))).all()
+
+
+def test_cuda_bias_at_an_odd_offset_is_refused():
+    """The GPU epilogues read two neighbouring bias values at once: a CUDA
+    bias view starting at an odd element is refused before anything runs."""
+    torch = pytest.importorskip("torch")
+    if "gpu" not in _targets() or not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    rng = np.random.default_rng(8)
+    x, wq, ws, wd = _gate_up(rng)
+    xt = torch.from_numpy(x).cuda()
+    full = torch.zeros(49, dtype=torch.bfloat16, device="cuda")
+    with pytest.raises(ValueError, match="multiple of 4 bytes"):
+        compiler.linear(xt, wq, ws, wd, bias=full[1:])
+    got = compiler.linear(xt, wq, ws, wd, bias=full[1:].clone())
+    assert got.shape == (6, 48)
