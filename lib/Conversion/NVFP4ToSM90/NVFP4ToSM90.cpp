@@ -681,6 +681,15 @@ LogicalResult supported(ConversionPatternRewriter &rewriter, Operation *op,
   return success();
 }
 
+/// Where the kernel takes a matmul's A operand from (no fused quantize):
+/// weight-only f16 activations go through the pre-pass (a permuting
+/// copy); FP4 tokens are converted in the kernel where it can.
+SM90TokenSource operandTokenSource(const GemmShape &shape) {
+  return canConvertTokens(shape) && !shape.weightOnly() && !shape.mxfp4
+             ? SM90TokenSource::fp4
+             : SM90TokenSource::prepass;
+}
+
 /// nvfp4.matmul and nvfp4.grouped_matmul (a dense matmul is one independent
 /// group) on the kernel.
 template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
@@ -692,14 +701,8 @@ template <typename OpTy> struct GemmToSM90 : ChipGemmPattern<OpTy> {
                           ConversionPatternRewriter &rewriter) const override {
     if (failed(supported(rewriter, op, problem.shape, options)))
       return failure();
-    // Weight-only f16 activations go through the pre-pass (a permuting
-    // copy); FP4 tokens are converted in the kernel where it can.
-    SM90GemmConfig cfg = configure(
-        options, problem.shape,
-        canConvertTokens(problem.shape) && !problem.shape.weightOnly() &&
-                !problem.shape.mxfp4
-            ? SM90TokenSource::fp4
-            : SM90TokenSource::prepass);
+    SM90GemmConfig cfg =
+        configure(options, problem.shape, operandTokenSource(problem.shape));
     emitSM90Gemm(rewriter, op, cfg, problem);
     return success();
   }
@@ -816,11 +819,7 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
       if (shape.n == 0 || shape.empty() || shape.k == 0 ||
           failed(supported(rewriter, op, shape, options)))
         return unfused();
-      SM90GemmConfig cfg = configure(options, shape,
-                                     canConvertTokens(shape) &&
-                                             !shape.weightOnly() && !shape.mxfp4
-                                         ? SM90TokenSource::fp4
-                                         : SM90TokenSource::prepass);
+      SM90GemmConfig cfg = configure(options, shape, operandTokenSource(shape));
       emitSM90Gemm(rewriter, op, cfg, *problem);
       if (shape.mode == Grouping::masked)
         emitMaskedRowsFill(rewriter, op.getLoc(), *problem);
