@@ -1,6 +1,6 @@
 """Checks the compiler against the reference on fresh random data.
 
-    python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|matmul|grouped|decode|fused|empty|all
+    python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|activation|matmul|grouped|decode|fused|empty|all
                                [--target cpu|gpu|auto] [--size ci|full]
 
 Every case runs a generated program through the Python API (outputs poisoned
@@ -1029,7 +1029,10 @@ def check_fused(target, size):
     kernel schedule consumes the same values), and within the numerics bar
     of the fp64 product of the quantized operands. Wider token tiles (more
     than 16 tokens per group) take the quantize into the f16 pre-pass by
-    default."""
+    default. And the GEMM epilogue's fusions: the swiglu of the matmul's
+    output (nvfp4-fuse-matmul-epilogue) against the matmul and swiglu
+    programs, and the bias against the product to f32 plus the bias in
+    fp32, bit for bit."""
     rep = Report("fused")
     # The pipeline's own choice (the pre-pass quantizing: for the
     # narrow-token kernel of dense layers of at most 16 tokens, and for
