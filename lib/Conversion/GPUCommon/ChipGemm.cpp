@@ -47,26 +47,18 @@ void mlir::nvfp4::emitMaskedRowsFill(OpBuilder &builder, Location loc,
         return v;
       };
       auto filled = [&](Value column) -> Value {
-        Value v = p.bias ? f32(p.bias, {id[0], column}) : Value();
-        if (acc) {
-          Value c =
-              nb.mul(nb.f32(shape.beta), f32(acc, {id[0], id[1], column}));
-          v = v ? nb.add(v, c) : c;
-        }
-        return v ? v : nb.f32(0.0);
+        return nb.sumGiven(
+            {p.bias ? f32(p.bias, {id[0], column}) : Value(),
+             acc ? nb.mul(nb.f32(shape.beta), f32(acc, {id[0], id[1], column}))
+                 : Value()});
       };
       Value v;
       if (shape.swiglu) {
-        auto intermediate = [&](Value x) -> Value {
-          if (shape.intermediateElement.isF32())
-            return x;
-          Value narrow =
-              arith::TruncFOp::create(b, loc, shape.intermediateElement, x);
-          return arith::ExtFOp::create(b, loc, b.getF32Type(), narrow);
-        };
+        // The pair rounded to the intermediate type, then the activation.
         Value gate = ix.mul(id[2], ix.c(2));
-        v = nb.swiglu(intermediate(filled(gate)),
-                      intermediate(filled(ix.add(gate, ix.c(1)))),
+        v = nb.swiglu(nb.roundTo(filled(gate), shape.intermediateElement),
+                      nb.roundTo(filled(ix.add(gate, ix.c(1))),
+                                 shape.intermediateElement),
                       *shape.swiglu);
       } else {
         v = filled(id[2]);

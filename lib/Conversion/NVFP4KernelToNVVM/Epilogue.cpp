@@ -67,15 +67,6 @@ struct AlphaLowering : OpConversionPattern<AlphaOp> {
   }
 };
 
-/// `v` (f32) rounded to `type` and back (itself when `type` is f32).
-Value roundTrip(ImplicitLocOpBuilder &b, Value v, Type type) {
-  if (type.isF32())
-    return v;
-  auto vector = cast<VectorType>(v.getType());
-  Value narrow = arith::TruncFOp::create(b, vector.clone(type), v);
-  return arith::ExtFOp::create(b, vector, narrow);
-}
-
 struct StoreLowering : OpConversionPattern<StoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -135,7 +126,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
         // The unfused matmul's rounding to its output type, then the
         // activation of each gate/up pair into one output of a row of
         // columns/2.
-        v = roundTrip(nb, v, swiglu.getIntermediate());
+        v = nvfp4::NumericsBuilder(nb, loc, values)
+                .roundTo(v, swiglu.getIntermediate());
         nvfp4::NumericsBuilder numerics(nb, loc, nb.getF32Type());
         nvfp4::SwigluParams params;
         params.sigmoidScale =

@@ -109,15 +109,9 @@ void emitEpilogue(OpBuilder &b, Location loc, Value dot, Value alpha,
                   Value bias, Value acc, float beta, Value out,
                   ArrayRef<Value> idx) {
   NumericsBuilder nb(b, loc, b.getF32Type());
-  Value v = dot ? nb.mul(alpha, dot) : Value();
-  if (bias)
-    v = v ? nb.add(v, bias) : bias;
-  if (acc) {
-    Value c = nb.mul(nb.f32(beta), loadF32(b, loc, acc, idx));
-    v = v ? nb.add(v, c) : c;
-  }
-  if (!v)
-    v = nb.f32(0.0);
+  Value v = nb.sumGiven(
+      {dot ? nb.mul(alpha, dot) : Value(), bias,
+       acc ? nb.mul(nb.f32(beta), loadF32(b, loc, acc, idx)) : Value()});
   Type element = cast<MemRefType>(out.getType()).getElementType();
   if (!element.isF32())
     v = arith::TruncFOp::create(b, loc, element, v);

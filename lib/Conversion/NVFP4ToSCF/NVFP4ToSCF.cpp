@@ -213,15 +213,11 @@ void emitZeroRows(OpBuilder &b, Location loc, Value mLo, Value mHi, int64_t n,
   forLoop(b, loc, mLo, mHi, 1, [&](Value m) {
     forLoop(b, loc, 0, n, [&](Value col) {
       SmallVector<Value> idx = withBatch(e.batch, {m, col});
-      Value v = e.bias ? loadF32(b, loc, e.bias, withBatch(e.biasRow, {col}))
-                       : Value();
-      if (e.acc) {
-        Value c = nb.mul(nb.f32(e.beta), loadF32(b, loc, e.acc, idx));
-        v = v ? nb.add(v, c) : c;
-      }
-      if (!v)
-        v = nb.f32(0.0);
-      storeRounded(b, loc, v, e.out, idx);
+      Value bias = e.bias ? loadF32(b, loc, e.bias, withBatch(e.biasRow, {col}))
+                          : Value();
+      Value acc =
+          e.acc ? nb.mul(nb.f32(e.beta), loadF32(b, loc, e.acc, idx)) : Value();
+      storeRounded(b, loc, nb.sumGiven({bias, acc}), e.out, idx);
     });
   });
 }

@@ -52,6 +52,13 @@ Value NumericsBuilder::floatOf(Value i) {
 Value NumericsBuilder::add(Value a, Value c) {
   return arith::AddFOp::create(b, loc, a, c);
 }
+Value NumericsBuilder::sumGiven(ArrayRef<Value> terms) {
+  Value sum;
+  for (Value term : terms)
+    if (term)
+      sum = sum ? add(sum, term) : term;
+  return sum ? sum : f32(0.0);
+}
 Value NumericsBuilder::sub(Value a, Value c) {
   return arith::SubFOp::create(b, loc, a, c);
 }

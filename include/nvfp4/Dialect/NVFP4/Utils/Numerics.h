@@ -61,6 +61,10 @@ public:
   // fp32 arithmetic (each one correctly rounded op)
   //===--------------------------------------------------------------------===//
   Value add(Value a, Value c);
+  /// The fp32 sum of the given (non-null) terms, added left to right (an
+  /// epilogue's product, bias and beta * acc, each only when it exists);
+  /// 0 when none is given.
+  Value sumGiven(ArrayRef<Value> terms);
   Value sub(Value a, Value c);
   Value mul(Value a, Value c);
   Value div(Value a, Value c);
