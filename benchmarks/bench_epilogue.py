@@ -53,7 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench_decode import copies_for, dequant, time_layers  # noqa: E402
+from bench_decode import CASES as DECODE_CASES, copies_for, dequant, time_layers  # noqa: E402
 
 # name: (tokens per group, N (gate and up rows interleaved), K)
 CASES = {
@@ -64,7 +64,7 @@ CASES = {
     "llama8b_gate_up_m2048": ([2048], 28672, 4096),
     # Qwen3-30B-A3B's experts (128, gate_up 2 x 768 rows, K 2048): decode
     # (4 tokens each) and a 2048-token prefill at top-8 (128 each).
-    "qwen3_gate_up_128x4": ([4] * 128, 1536, 2048),
+    "qwen3_gate_up_128x4": DECODE_CASES["qwen3_gate_up_128x4"],
     "qwen3_gate_up_128x128": ([128] * 128, 1536, 2048),
 }
 REPS = 30
