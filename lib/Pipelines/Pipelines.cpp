@@ -296,13 +296,16 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.tokens = options.tokens;
   sm90.bf16Mma = options.bf16Mma;
   sm90.fusedQuantizeMaxElements = options.fusedQuantizeMaxElements;
-  // The GEMM kernel quantizes the activations it consumes itself
-  // (nvfp4.fused): one kernel sequence instead of quantize + pre-pass + GEMM.
+  // The GEMM kernel's epilogue computes the activation and the quantize of
+  // its result, and it quantizes the activations it consumes itself
+  // (nvfp4.fused). The epilogue first: a quantize between two matmuls that
+  // both could take is the first one's output (its codes, not bf16 values,
+  // go through memory).
   return buildGPUPipeline(pm, options, needs, errorHandler,
                           createConvertNVFP4ToSM90(sm90), {},
                           [](OpPassManager &pm) {
-                            pm.addPass(createNVFP4FuseQuantizeMatmul());
                             pm.addPass(createNVFP4FuseMatmulEpilogue());
+                            pm.addPass(createNVFP4FuseQuantizeMatmul());
                           });
 }
 

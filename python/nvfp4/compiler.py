@@ -329,6 +329,14 @@ def _block(block):
     return pair
 
 
+class _Result:
+    """A value a program computes (not an input): its shape and element
+    type, what a quantize of it needs to know."""
+
+    def __init__(self, shape, element):
+        self.shape, self.element = tuple(shape), element
+
+
 class _QuantizeOp:
     """One nvfp4.quantize of a program: the inputs it takes after x, its
     arguments and its text. quantize() runs it alone; linear() and
@@ -338,10 +346,14 @@ class _QuantizeOp:
                  hadamard=False, scale_rule=None, error_metric=None, e4m3_max=None,
                  amax=None, swizzle=True, row_scaled=False, encode_scale=None,
                  decode_scale=None):
-        self.shape = shape = _shape(x)
+        if isinstance(x, _Result):
+            self.shape = shape = x.shape
+            self.element = x.element
+        else:
+            self.shape = shape = _shape(x)
+            self.element = element_type_of(x)
         if len(shape) not in (2, 3):
             raise ValueError("quantize expects [R, K] or [B, R, K]")
-        self.element = element_type_of(x)
         self.fmt, self.nv = fmt, fmt == "nvfp4"
         _scale_element(fmt)
         if rounding not in ("nearest_even", "stochastic"):
@@ -378,22 +390,23 @@ class _QuantizeOp:
                     error_metric, e4m3_max, self.amax is not None, self.given, swizzle,
                     row_scaled)
 
-    def build(self, names="%q, %s, %d"):
+    def build(self, names="%q, %s, %d", source="%x", prefix=""):
         """(args after x, result types, the op's line) with results `names`
-        (two for MXFP4)."""
+        (two for MXFP4), quantizing `source`; its own arguments are named
+        with `prefix`."""
         block, rounding, hadamard, scale_rule, error_metric, e4m3_max, swizzle, _ = self.options
         rows, k = self.shape[-2:]
         per_t = _tensor(self.per, "f32")
-        args, operands = [], "%x"
+        args, operands = [], source
         if self.amax is not None:
-            args.append(("amax", per_t))
-            operands += f" amax %amax : {per_t}"
+            args.append((f"{prefix}amax", per_t))
+            operands += f" amax %{prefix}amax : {per_t}"
         if self.given is not None:
-            args.append(("scale", per_t))
-            operands += f" {self.given} %scale : {per_t}"
+            args.append((f"{prefix}scale", per_t))
+            operands += f" {self.given} %{prefix}scale : {per_t}"
         if self.stochastic:
-            args.append(("seed", "i64"))
-            operands += " seed %seed"
+            args.append((f"{prefix}seed", "i64"))
+            operands += f" seed %{prefix}seed"
         attrs = []
         if block is not None:
             attrs.append(f"block = array<i64: {block[0]}, {block[1]}>")
@@ -478,8 +491,31 @@ def _epilogue(swiglu, intermediate_dtype, out_dtype):
     return params, attr, intermediate_dtype
 
 
+def _output_quantize(options, shape, element, kind):
+    """linear()'s `output_quantize=` (None or a dict of the result's
+    quantize options, a given encode_scale or decode_scale among them):
+    None or its _QuantizeOp."""
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise TypeError(f"{kind}: output_quantize must be a dict of quantize options, got "
+                        f"{type(options).__name__}")
+    unknown = set(options) - {"encode_scale", "decode_scale", "swizzle", "block"}
+    if unknown:
+        raise TypeError(f"{kind}: output_quantize: unexpected {sorted(unknown)} (it takes "
+                        "encode_scale or decode_scale, swizzle, block='1x16')")
+    if (options.get("encode_scale") is None) == (options.get("decode_scale") is None):
+        raise ValueError(f"{kind}: output_quantize needs one given scale, encode_scale or "
+                         "decode_scale (a computed amax needs the whole result first: "
+                         "quantize() it)")
+    if _block(options.get("block")) not in (None, (1, 16)):
+        raise ValueError(f"{kind}: output_quantize quantizes 1x16 blocks")
+    return _QuantizeOp(_Result(shape, element), "nvfp4", **options)
+
+
 def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_options,
-            weight_only, run_options, swiglu=None, intermediate_dtype="f32", bias=None):
+            weight_only, run_options, swiglu=None, intermediate_dtype="f32", bias=None,
+            output_quantize=None):
     """The program of linear() / grouped_linear(): the activations'
     nvfp4.quantize feeding the block-scaled matmul, and the nvfp4.swiglu of
     its output when asked, one program; or, weight only, the matmul on the
@@ -488,6 +524,9 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
     if weight_only and epilogue:
         raise ValueError(f"{kind}(weight_only=True) takes no swiglu= (the activation runs "
                          "only after a quantized-activation matmul so far)")
+    if weight_only and output_quantize is not None:
+        raise ValueError(f"{kind}(weight_only=True) takes no output_quantize= (it runs "
+                         "after a quantized-activation matmul so far)")
     if weight_only:
         if input_options:
             raise ValueError(f"{kind}(weight_only=True) quantizes no activations: "
@@ -524,8 +563,14 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
     bias, bias_type = _bias(bias, tuple(_shape(w_q)[:-1]), kind)
     if bias is not None:
         inputs.append(bias)
+    oq = _output_quantize(output_quantize, (q.shape[0], n // 2 if epilogue else n),
+                          out_dtype, kind)
+    if oq is not None:
+        if not nv:
+            raise ValueError(f"{kind}: output_quantize follows an nvfp4 matmul")
+        inputs += oq.inputs
     key = (kind, q.key, _sig(w_q), _sig(w_s), None if wd is None else _sig(wd), fmt,
-           out_dtype, epilogue, bias_type)
+           out_dtype, epilogue, bias_type, None if oq is None else oq.key)
 
     def build():
         qargs, qresults, line = q.build()
@@ -562,16 +607,24 @@ def _linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype, input_op
                          f"a_scales(%s : {qresults[1]}) b(%w : {_fp4_type(w_q)}) "
                          f"b_scales({vw} : {sww}) group_offsets(%off : "
                          f"{_tensor((groups + 1,), 'i32')}){clause} -> {result}")
+        value, value_type = "%y", result
         if epilogue:
             # The activation of the matmul's gate/up column pairs.
-            activated = _tensor((m, n // 2), out_dtype)
-            lines.append(f"  %h = nvfp4.swiglu %y{epilogue[1]} : {result} -> {activated}")
-            lines.append(f"  return %h : {activated}")
-            return args, [activated], "\n".join(lines)
-        lines.append(f"  return %y : {result}")
-        return args, [result], "\n".join(lines)
+            value, value_type = "%h", _tensor((m, n // 2), out_dtype)
+            lines.append(f"  %h = nvfp4.swiglu %y{epilogue[1]} : {result} -> {value_type}")
+        if oq is not None:
+            # The quantize of the result (a given scale): the next layer's
+            # FP4 activations.
+            oargs, oresults, oline = oq.build("%oq, %os, %od", value, "out_")
+            args += oargs
+            lines.append(oline)
+            lines.append(f"  return %oq, %os, %od : {', '.join(oresults)}")
+            return args, oresults, "\n".join(lines)
+        lines.append(f"  return {value} : {value_type}")
+        return args, [value_type], "\n".join(lines)
 
-    return _call(key, build, inputs, run_options, lambda o: o[0])
+    return _call(key, build, inputs, run_options,
+                 (lambda o: o[0]) if oq is None else tuple)
 
 
 def _weight_only_linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype,
@@ -594,7 +647,7 @@ def _weight_only_linear(kind, x, w_q, w_s, w_decode, group_offsets, fmt, out_dty
 
 def linear(x, w_q, w_s, w_decode=None, *, fmt="nvfp4", out_dtype=None, input_options=None,
            weight_only=False, swiglu=None, intermediate_dtype="f32", bias=None,
-           **run_options):
+           output_quantize=None, **run_options):
     """y = x W^T for high-precision activations x [M, K] (bf16, f16, f32)
     and FP4 weights (w_q [N, K/2], w_s their scales, swizzled or row-major,
     w_decode their decode scale): one program in which the activations'
@@ -613,14 +666,21 @@ def linear(x, w_q, w_s, w_decode=None, *, fmt="nvfp4", out_dtype=None, input_opt
     sm_90a pipeline computes it in the GEMM's epilogue
     (nvfp4-fuse-matmul-epilogue): the [M, N] product is never written.
     bias: [N] (bf16, f16, f32), added in the matmul's epilogue (before the
-    activation)."""
+    activation).
+    output_quantize: a dict with a calibrated encode_scale or decode_scale
+    (as quantize() takes them; swizzle=False for row-major scales): the
+    result, rounded to out_dtype, is quantized to NVFP4 in the same program
+    and (q, scales, s_dec) returned, bit for bit what quantize() of the
+    result gives; the sm_90a GEMM writes them from its epilogue (the
+    result itself is never stored)."""
     return _linear("linear", x, w_q, w_s, w_decode, None, fmt, out_dtype, input_options,
-                   weight_only, run_options, swiglu, intermediate_dtype, bias)
+                   weight_only, run_options, swiglu, intermediate_dtype, bias,
+                   output_quantize)
 
 
 def grouped_linear(x, w_q, w_s, w_decode, group_offsets, *, fmt="nvfp4", out_dtype=None,
                    input_options=None, weight_only=False, swiglu=None, intermediate_dtype="f32",
-                   bias=None, **run_options):
+                   bias=None, output_quantize=None, **run_options):
     """The experts of an MoE layer as one program: tokens x [S, K] sorted by
     expert, quantized together (one decode scale; `input_options` as for
     linear), then the contiguous grouped matmul with the experts' FP4
@@ -628,9 +688,11 @@ def grouped_linear(x, w_q, w_s, w_decode, group_offsets, *, fmt="nvfp4", out_dty
     Returns [S, N]. weight_only=True: W4A16 (x bf16/f16, not quantized).
     swiglu=, intermediate_dtype=: as for linear (the experts' gate_up
     projection and its activation: [S, N/2]). bias: [E, N], expert e's row
-    added to its tokens' outputs."""
+    added to its tokens' outputs. output_quantize: as for linear (the
+    down projection's FP4 activations, from gate_up's epilogue)."""
     return _linear("grouped_linear", x, w_q, w_s, w_decode, group_offsets, fmt, out_dtype,
-                   input_options, weight_only, run_options, swiglu, intermediate_dtype, bias)
+                   input_options, weight_only, run_options, swiglu, intermediate_dtype, bias,
+                   output_quantize)
 
 
 def dequantize(q, scales, s_dec=None, *, fmt="nvfp4", out_dtype="f32", **run_options):

@@ -1112,6 +1112,7 @@ def _check_fused_cases(rep, target, size, tag):
         _check_fused_masked(rep, target, tag, rng, max_m, np.array(masked, np.int32))
     _check_fused_swiglu(rep, target, tag, rng, n, k, wq, ws, wd, activations)
     _check_bias(rep, target, tag, rng, n, k, wq, ws, wd, activations)
+    _check_output_quantize(rep, target, tag, rng, k, activations)
     for max_m, masked in ((8, [5, 0, 8]), (40, [37, 0, 40])):
         _check_fused_masked(rep, target, tag, rng, max_m, np.array(masked, np.int32), True)
 
@@ -1162,6 +1163,71 @@ def _check_fused_swiglu(rep, target, tag, rng, n, k, wq, ws, wd, activations):
         rep.exact(f"{tag}grouped_linear+swiglu E={E} S={offsets[-1]} N={ne} K={ke} "
                   f"{opts or 'amax computed'} via {inter}: the unfused ops' bits",
                   [("H", np.asarray(got), np.asarray(unfused))])
+
+
+def _check_output_quantize(rep, target, tag, rng, k, activations):
+    """The NVFP4 quantize of a matmul's result (or of its swiglu's) with a
+    given scale (nvfp4.fused, F6: on sm_90a the GEMM epilogue writes the
+    codes and scales) against the matmul program and quantize() of its
+    result, byte for byte: codes, scales (padding included: outputs are
+    poisoned) and the decode scale. Results with all-zero blocks (zero
+    weight rows) and outliers; given scales that put block scales in
+    E4M3's normal range, among its subnormals and past 448 (saturated);
+    13 scale columns (padding columns) and row counts that leave padding
+    rows; encode and decode scales, swizzled and row-major scales."""
+    n = 208
+    w = (rng.standard_normal((2 * n, k)) / 8).astype(np.float32)
+    w[16:32] = 0.0
+    w[50] *= 1000.0
+    wq, ws, wd = compiler.quantize(w[:n], block="16x16", target=target)
+    wq2, ws2, wd2 = compiler.quantize(w, block="16x16", target=target)
+
+    def check(label, got, y, scale_kind, scale, swizzle):
+        want = compiler.quantize(y, target=target, swizzle=swizzle, **{scale_kind: scale})
+        rep.exact(f"{tag}{label}: quantize() of the unfused result",
+                  [(name, np.asarray(g), np.asarray(e))
+                   for name, g, e in zip(("Q", "S", "D"), got, want)])
+
+    cases = [(1, "bf16", "bf16", "encode_scale", 1.0, True, False, None),
+             (40, "bf16", "bf16", "encode_scale", 1.0, True, False, None),
+             (130, "f16", "f32", "decode_scale", 1.0, True, False, None),
+             (200, "bf16", "bf16", "encode_scale", 1e-3, False, False, None),
+             (64, "f32", "f16", "encode_scale", 300.0, True, False, "bf16"),
+             (72, "bf16", "bf16", "decode_scale", 1.0, True, True, None),
+             (150, "bf16", "bf16", "encode_scale", 1e-3, False, True, "f32")]
+    for m, dtype, out, kind, factor, swizzle, swiglu, bias_dtype in cases:
+        x = activations(m, dtype)
+        width = 2 * n if swiglu else n
+        weights = (wq2, ws2, wd2) if swiglu else (wq, ws, wd)
+        kw = dict(out_dtype=out, target=target)
+        if swiglu:
+            kw.update(swiglu=_GPT_OSS, intermediate_dtype="f32")
+        if bias_dtype:
+            kw["bias"] = _as_dtype(_bias_values(rng, (width,), bias_dtype), bias_dtype)
+        y = compiler.linear(x, *weights, **kw)
+        # The scale from the result's amax (2688 / amax encodes it at the
+        # top of the range), times `factor`.
+        amax = float(np.max(np.abs(ref.to_f32(np.asarray(y)))))
+        e = np.float32(2688.0 / amax * factor)
+        scale = e if kind == "encode_scale" else np.float32(1.0 / e)
+        got = compiler.linear(x, *weights, output_quantize={kind: scale, "swizzle": swizzle},
+                              **kw)
+        check(f"linear{'+swiglu' if swiglu else ''}{'+bias' if bias_dtype else ''}"
+              f"+quantize M={m} N={width} K={k} {dtype} -> {out} {kind}x{factor} "
+              f"{'swizzled' if swizzle else 'row-major'}", got, y, kind, scale, swizzle)
+    # MoE gate_up + swiglu + quantize: the down projection's FP4 tokens.
+    E, ke = 6, 256
+    offsets = np.array([0, 3, 3, 40, 41, 58, 70], np.int32)
+    x = high_precision((int(offsets[-1]), ke), 31, "bf16")[0]
+    We = (rng.standard_normal((E, 2 * n, ke)) / 16).astype(np.float32)
+    Wq, Ws, Wd = compiler.quantize(We, block="16x16", target=target)
+    kw = dict(out_dtype="bf16", swiglu=_GPT_OSS, intermediate_dtype="bf16", target=target)
+    h = compiler.grouped_linear(x, Wq, Ws, Wd, offsets, **kw)
+    e = np.float32(2688.0 / float(np.max(np.abs(ref.to_f32(np.asarray(h))))))
+    got = compiler.grouped_linear(x, Wq, Ws, Wd, offsets,
+                                  output_quantize=dict(encode_scale=e), **kw)
+    check(f"grouped_linear+swiglu+quantize E={E} S={offsets[-1]} N={2 * n} K={ke}", got, h,
+          "encode_scale", e, True)
 
 
 def _bias_values(rng, shape, dtype):
@@ -1485,6 +1551,27 @@ def _check_sanitize_epilogue(rep, target, rng):
         want = compiler.swiglu((y32 + bias).astype(np.float32), out_dtype="bf16",
                                target=target, **_GPT_OSS)
         rep.exact(f"epilogue bias + swiglu, {label}", [("H", np.asarray(got), np.asarray(want))])
+    # The output quantize (sm_90a: block amaxes through shared memory behind
+    # a named barrier per warpgroup): several tiles per CTA (the amaxes'
+    # buffer reused), and stream-K (the fixup's owner stores).
+    import os
+    sm90 = target == "gpu" and not os.environ.get("NVFP4_EMULATE_TCGEN05")
+    w = (rng.standard_normal((416, k)) / 16).astype(np.float32)
+    wq, ws, wd = compiler.quantize(w, block="16x16", target=target)
+    for label, m, options, swiglu in (("2 CTAs", 70, "ctas=2", None),
+                                      ("2 CTAs, swiglu", 70, "ctas=2", _GPT_OSS),
+                                      ("stream-K", 3, "gemv=off ctas=7 schedule=stream-k",
+                                       None)):
+        x = high_precision((m, k), 43, "bf16")[0]
+        with PipelineOptions(options if sm90 else ""):
+            y = compiler.linear(x, wq, ws, wd, out_dtype="bf16", swiglu=swiglu,
+                                target=target)
+            got = compiler.linear(x, wq, ws, wd, out_dtype="bf16", swiglu=swiglu,
+                                  output_quantize=dict(encode_scale=np.float32(40.0)),
+                                  target=target)
+        want = compiler.quantize(y, encode_scale=np.float32(40.0), target=target)
+        rep.exact(f"epilogue output quantize, {label}",
+                  [(n, np.asarray(g), np.asarray(e)) for n, g, e in zip("QSD", got, want)])
 
 
 def _check_sanitize_decode(rep, target, rng):

@@ -144,7 +144,8 @@ void GemmProblem::appendEpilogueArgs(OpBuilder &b, Location loc,
     args.push_back(deviceAddress(b, loc, o));
   for (Value a : accs)
     args.push_back(deviceAddress(b, loc, a));
-  for (Value v : {groupInfo, aDecode, bDecode, alpha, bias})
+  for (Value v : {groupInfo, aDecode, bDecode, alpha, bias, outScales,
+                  outScale, outDecode})
     if (v)
       args.push_back(deviceAddress(b, loc, v));
 }
@@ -152,7 +153,8 @@ void GemmProblem::appendEpilogueArgs(OpBuilder &b, Location loc,
 int64_t EpilogueArgs::count(const GemmShape &shape) {
   return shape.outputPointers() * (shape.hasAcc ? 2 : 1) +
          (shape.mode != Grouping::independent) + shape.aDecode + shape.bDecode +
-         shape.alpha + static_cast<bool>(shape.biasElement);
+         shape.alpha + static_cast<bool>(shape.biasElement) +
+         (shape.outputQuantize ? 3 : 0);
 }
 
 Value EpilogueArgs::biasRow(OpBuilder &b, Location loc, const GemmShape &shape,
@@ -206,5 +208,10 @@ EpilogueArgs EpilogueArgs::take(const GemmShape &shape,
     args.alpha = *it++;
   if (shape.biasElement)
     args.bias = *it++;
+  if (shape.outputQuantize) {
+    args.quantScales = *it++;
+    args.quantScale = *it++;
+    args.quantDecode = *it++;
+  }
   return args;
 }

@@ -14,6 +14,7 @@
 #include "nvfp4/Conversion/GPUCommon/DependentLaunch.h"
 
 #include "nvfp4/Conversion/GPUCommon/KernelArith.h"
+#include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 #include "nvfp4/Dialect/NVFP4Kernel/IR/NVFP4Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -141,6 +142,21 @@ private:
   }
   void emitEpilogue(Value acc, ValueRange tile, Value warpgroup, Value warp,
                     Value lane);
+  /// The global pointer of an i64 device address.
+  Value globalPointer(Value address) {
+    return LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx, 1),
+                                    address);
+  }
+  /// One thread's two outputs of an epilogue: the accumulators, their
+  /// token-matrix row (from the group's first), first column and alpha.
+  struct EpiloguePair {
+    Value values, row, column, alpha;
+  };
+  /// The epilogue of a fused output quantize: codes and scales of the
+  /// pairs' results.
+  void emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out, Value rows,
+                          Value bias, Value accIn, Value warpgroup, Value warp,
+                          Value lane);
 
   const SM90GemmConfig &cfg;
   MLIRContext *ctx;
@@ -781,6 +797,7 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
   Value width = arith::ConstantIntOp::create(b, b.getI32Type(), 32);
   Value four = arith::ConstantIntOp::create(b, b.getI32Type(), 4);
   auto pair = VectorType::get({2}, b.getF32Type());
+  SmallVector<EpiloguePair> quantized;
   for (int64_t j = 0; j < cfg.tokenTile / 8; ++j) {
     for (int64_t h = 0; h < 2; ++h) {
       Value x0 = vector::ExtractOp::create(b, acc, 4 * j + 2 * h);
@@ -803,14 +820,125 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
                 epilogue.alphaAt(b, b.getLoc(), cfg, g, row, rows,
                                  add(column, c(1)))});
       // (column, column + 1) is a gate/up pair of a fused swiglu.
+      Value values = vector::FromElementsOp::create(b, pair, ValueRange{lo, hi});
+      if (cfg.outputQuantize) {
+        quantized.push_back({values, row, column, pairAlpha});
+        continue;
+      }
       nvfp4k::StoreOp::create(
-          b, vector::FromElementsOp::create(b, pair, ValueRange{lo, hi}), out,
-          row, column, rows, c(cfg.n), pairAlpha, bias, accIn,
+          b, values, out, row, column, rows, c(cfg.n), pairAlpha, bias, accIn,
           TypeAttr::get(cfg.outElement), b.getI64IntegerAttr(cfg.n),
           b.getF32FloatAttr(cfg.beta), sm90EpilogueSwiglu(ctx, cfg),
           biasElementAttr(cfg));
     }
   }
+  if (cfg.outputQuantize)
+    emitOutputQuantize(quantized, out, rows, bias, accIn, warpgroup, warp,
+                       lane);
+}
+
+void KernelBuilder::emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out,
+                                       Value rows, Value bias, Value accIn,
+                                       Value warpgroup, Value warp,
+                                       Value lane) {
+  // Each pair's results (rounded to the quantize's input type), the amax
+  // of every 16-column block of a token's row, then its codes and scale.
+  // A block's columns lie in 4 lanes (8 apart) of each of two warps (of
+  // all four after a swiglu: each thread holds one result of a pair); the
+  // lanes reduce by shuffles, the warps through shared memory. Thread
+  // (lane l) holds token t8 = 2 (l % 4) + (l / 4) % 2 of each n8 step.
+  const GemmShape::OutputQuantize &oq = *cfg.outputQuantize;
+  bool swiglu = cfg.swiglu.has_value();
+  Type f32 = b.getF32Type();
+  nvfp4::NumericsBuilder numerics(b, b.getLoc(), f32);
+  Value given = LLVM::LoadOp::create(
+      b, f32, globalPointer(args.quantScale), /*alignment=*/4,
+      /*isVolatile=*/false, /*isNonTemporal=*/false, /*isInvariant=*/true);
+  Value sEnc, sDec;
+  std::tie(sEnc, sDec) = oq.encode ? numerics.givenEncodeScale(given)
+                                   : numerics.givenDecodeScale(given);
+  Value amaxes = memref::ViewOp::create(b, shared({cfg.amaxBytes() / 4}, f32),
+                                        smem, c(cfg.amaxOffset()),
+                                        ValueRange{});
+  Value t8 = add(mul(remu(lane, c(4)), c(2)), remu(divu(lane, c(4)), c(2)));
+  Value slot = add(mul(warpgroup, c(cfg.tokenTile * 8)), mul(t8, c(4)));
+  Value width = arith::ConstantIntOp::create(b, b.getI32Type(), 32);
+  auto shuffleXor = [&](Value v, int64_t mask) {
+    return gpu::ShuffleOp::create(
+               b, v, arith::ConstantIntOp::create(b, b.getI32Type(), mask),
+               width, gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  // A swiglu's pair of neighbouring results sits in lanes 8 apart: the
+  // lower one (lead) holds both and stores them.
+  Value lead = eq(remu(divu(lane, c(8)), c(2)), c(0));
+  auto resultType = VectorType::get({swiglu ? 1 : 2}, f32);
+  auto pairType = VectorType::get({2}, f32);
+  SmallVector<Value> xs, columns;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const EpiloguePair &p = pairs[i];
+    Value y = nvfp4k::EpilogueOp::create(
+        b, resultType, p.values, p.row, p.column, rows, c(cfg.n), p.alpha,
+        bias, accIn, TypeAttr::get(oq.element), b.getI64IntegerAttr(cfg.n),
+        b.getF32FloatAttr(cfg.beta), sm90EpilogueSwiglu(ctx, cfg),
+        biasElementAttr(cfg));
+    Value x = y, column = p.column;
+    if (swiglu) {
+      Value own = vector::ExtractOp::create(b, y, 0);
+      Value other = shuffleXor(own, 8);
+      x = vector::FromElementsOp::create(
+          b, pairType,
+          ValueRange{select(lead, own, other), select(lead, other, own)});
+      column = divu(p.column, c(2));
+    }
+    xs.push_back(x);
+    columns.push_back(column);
+    Value m = numerics.maxNum(
+        numerics.abs(vector::ExtractOp::create(b, x, 0)),
+        numerics.abs(vector::ExtractOp::create(b, x, 1)));
+    m = numerics.maxNum(m, shuffleXor(m, 8));
+    m = numerics.maxNum(m, shuffleXor(m, 16));
+    ifThen(cmp(arith::CmpIPredicate::ult, lane, c(8)), [&] {
+      memref::StoreOp::create(b, m, amaxes,
+                              ValueRange{add(add(slot, c(32 * i)), warp)});
+    });
+  }
+  Value barrier = add(c32(kSM90AmaxBarrier),
+                      arith::IndexCastOp::create(b, b.getI32Type(), warpgroup));
+  auto sync = [&] {
+    NVVM::BarrierOp::create(b, TypeRange{}, barrier, c32(128),
+                            NVVM::BarrierReductionAttr(), Value());
+  };
+  sync();
+  // The block's warps: all four after a swiglu, else this one and its
+  // neighbour; the scale's writer is the first warp's lane holding the
+  // token's first columns.
+  Value firstWarp = swiglu ? c(0) : mul(divu(warp, c(2)), c(2));
+  Value writes = arith::AndIOp::create(
+      b, cmp(arith::CmpIPredicate::ult, lane, c(8)), eq(warp, firstWarp));
+  Value totalRows = c(cfg.maxRows);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    Value x = xs[i];
+    Value at = add(slot, c(32 * i));
+    Value amax = memref::LoadOp::create(b, amaxes, ValueRange{add(at, firstWarp)});
+    for (int64_t w = 1; w < (swiglu ? 4 : 2); ++w)
+      amax = numerics.maxNum(
+          amax, memref::LoadOp::create(
+                    b, amaxes, ValueRange{add(add(at, firstWarp), c(w))}));
+    auto store = [&] {
+      nvfp4k::StoreFp4Op::create(
+          b, x, out, pairs[i].row, columns[i], rows,
+          b.getI64IntegerAttr(cfg.resultColumns()), args.quantScales, amax,
+          sEnc, sDec, writes, totalRows,
+          oq.swizzled ? b.getUnitAttr() : UnitAttr());
+    };
+    if (swiglu)
+      ifThen(lead, store);
+    else
+      store();
+  }
+  // The next tile's amaxes go where these were read.
+  sync();
 }
 
 gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
@@ -896,6 +1024,20 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     NVVM::ClusterArriveRelaxedOp::create(b, /*aligned=*/UnitAttr());
 
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  // A fused output quantize's decode scale: S_dec of the given scale,
+  // written once.
+  if (cfg.outputQuantize)
+    ifThen(arith::AndIOp::create(b, eq(bid, c(0)), eq(tid, c(0))), [&] {
+      Type f32 = b.getF32Type();
+      Value given = LLVM::LoadOp::create(
+          b, f32, globalPointer(args.quantScale), /*alignment=*/4);
+      nvfp4::NumericsBuilder numerics(b, b.getLoc(), f32);
+      Value sDec = cfg.outputQuantize->encode
+                       ? numerics.givenEncodeScale(given).second
+                       : given;
+      LLVM::StoreOp::create(b, sDec, globalPointer(args.quantDecode),
+                            /*alignment=*/4);
+    });
   Value warpgroup = divu(tid, c(128));
   scf::IfOp::create(
       b, eq(warpgroup, c(cfg.consumerWarpgroups())),

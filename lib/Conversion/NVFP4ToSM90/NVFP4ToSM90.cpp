@@ -740,6 +740,24 @@ bool kernelTakesQuantize(const SM90KernelOptions &options,
   return !(cfg.gemv && gemvReadsFp4(options, shape));
 }
 
+/// Whether the GEMM kernel's epilogue takes nvfp4.fused's output quantize
+/// (F6) of a matmul of `shape` (its swiglu included) whose tokens come from
+/// `source`: the wgmma kernel on one CTA per tile (no cluster split) and
+/// whole 16-column blocks of a dense or contiguous result; the
+/// narrow-token kernel leaves it to the quantize's own kernel.
+bool kernelTakesOutputQuantize(const SM90KernelOptions &options,
+                               GemmShape shape, SM90TokenSource source,
+                               Type quantizeElement = Type()) {
+  if (shape.n == 0 || shape.empty() || shape.k == 0 || shape.n % 2 ||
+      shape.k % 32 || shape.resultColumns() % 16 ||
+      shape.mode == Grouping::masked ||
+      (shape.mode == Grouping::independent && shape.groups != 1))
+    return false;
+  shape.outputQuantize = GemmShape::OutputQuantize{};
+  SM90GemmConfig cfg = configure(options, shape, source, quantizeElement);
+  return !cfg.gemv && cfg.cluster == 1;
+}
+
 /// The matmul of a verified nvfp4.fused as the kernels see it, from its
 /// `operands` (converted, or the op's own before the conversion).
 FailureOr<GemmProblem> fusedProblem(Operation *matmul, ValueRange operands) {
@@ -770,6 +788,7 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     QuantizeOp quantize = op.getQuantize();
     SwigluOp swiglu = op.getEpilogue();
+    QuantizeOp outQuantize = op.getOutputQuantize();
     Operation *consumer = op.getMatmul();
     // What comes from outside the region is converted already; the
     // intermediates inside are never read by the fused kernels.
@@ -790,7 +809,9 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
     FailureOr<SmallVector<Value>> operands = remapped(consumer);
     FailureOr<SmallVector<Value>> qOperands = remapped(quantize);
     FailureOr<SmallVector<Value>> sOperands = remapped(swiglu);
-    if (failed(operands) || failed(qOperands) || failed(sOperands))
+    FailureOr<SmallVector<Value>> oOperands = remapped(outQuantize);
+    if (failed(operands) || failed(qOperands) || failed(sOperands) ||
+        failed(oOperands))
       return rewriter.notifyMatchFailure(op, "operands not converted");
     FailureOr<GemmProblem> problem = fusedProblem(consumer, *operands);
     auto unfused = [&] {
@@ -810,10 +831,24 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
           cast<MemRefType>(s.getOut().getType()).getElementType();
       problem->outs = {s.getOut()};
     }
+    if (outQuantize) {
+      // The kernel writes the quantize's codes, scales and decode scale
+      // from its results rounded to the quantize's input type.
+      QuantizeOp::Adaptor o(*oOperands, outQuantize);
+      problem->shape.outputQuantize = GemmShape::OutputQuantize{
+          cast<ShapedType>(outQuantize.getInput().getType()).getElementType(),
+          outQuantize.hasGivenEncodeScale(), outQuantize.hasSwizzledScales()};
+      problem->outs = {o.getOuts()[0]};
+      problem->outScales = o.getOuts()[1];
+      problem->outDecode = o.getOuts()[2];
+      problem->outScale = outQuantize.hasGivenEncodeScale()
+                              ? o.getEncodeScale()
+                              : o.getDecodeScale();
+    }
     // The matmul and its epilogue without a quantize (a quantize the
     // kernel does not take was hoisted before the conversion).
     auto withoutQuantize = [&]() -> LogicalResult {
-      if (!swiglu || quantize)
+      if ((!swiglu && !outQuantize) || quantize)
         return unfused();
       const GemmShape &shape = problem->shape;
       if (shape.n == 0 || shape.empty() || shape.k == 0 ||
@@ -971,16 +1006,40 @@ struct ConvertNVFP4ToSM90Pass
     // A fused quantize the GEMM kernel does not take runs first, before a
     // matmul that keeps its fused epilogue: out of the op, on buffers the
     // conversion then treats as any other.
+    // An output quantize the kernel does not take runs after it; a group
+    // left with its matmul alone is the matmul.
     IRRewriter rewriter(&getContext());
     getOperation()->walk([&](FusedOp op) {
       QuantizeOp quantize = op.getQuantize();
-      if (!quantize || !op.getEpilogue())
-        return;
+      QuantizeOp outQuantize = op.getOutputQuantize();
+      bool epilogue = op.getEpilogue() || outQuantize;
       FailureOr<GemmProblem> problem =
           fusedProblem(op.getMatmul(), op.getMatmul()->getOperands());
-      if (failed(problem) ||
-          !kernelTakesQuantize(gemm, problem->shape, quantize))
+      if (quantize && epilogue &&
+          (failed(problem) ||
+           !kernelTakesQuantize(gemm, problem->shape, quantize))) {
         op.hoistQuantize(rewriter);
+        quantize = QuantizeOp();
+      }
+      if (outQuantize) {
+        bool takes = false;
+        if (succeeded(problem)) {
+          GemmShape shape = problem->shape;
+          if (op.getEpilogue())
+            shape.swiglu = op.getEpilogue().getParams();
+          takes = quantize
+                      ? kernelTakesOutputQuantize(
+                            gemm, shape, SM90TokenSource::quantize,
+                            cast<ShapedType>(quantize.getInput().getType())
+                                .getElementType())
+                      : kernelTakesOutputQuantize(gemm, shape,
+                                                  operandTokenSource(shape));
+        }
+        if (!takes)
+          op.hoistOutputQuantize(rewriter);
+      }
+      if (!op.getQuantize() && !op.getEpilogue() && !op.getOutputQuantize())
+        op.inlineBody(rewriter);
     });
     if (failed(applyGPUConversion(
             getOperation(),

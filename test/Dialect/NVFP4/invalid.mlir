@@ -701,7 +701,7 @@ func.func @f1_other_op(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, %ws
 // -----
 
 func.func @f1_no_matmul(%x: memref<16x256xbf16>) {
-  // expected-error @+1 {{'nvfp4.fused' op [F1] expected a matmul with an nvfp4.quantize before it or an nvfp4.swiglu after it}}
+  // expected-error @+1 {{'nvfp4.fused' op [F1] expected a matmul with an nvfp4.quantize before it, an nvfp4.swiglu or an nvfp4.quantize after it}}
   nvfp4.fused {
     %q = memref.alloc() : memref<16x256xf4E2M1FN>
     %s = memref.alloc() : memref<1x4x32x4x4xf8E4M3FN>
@@ -769,7 +769,7 @@ func.func @f4_tile_blocks(%x: memref<16x256xbf16>, %w: memref<64x256xf4E2M1FN>, 
 // -----
 
 func.func @f1_matmul_alone(%a: memref<16x256xf4E2M1FN>, %sa: memref<1x4x32x4x4xf8E4M3FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>) {
-  // expected-error @+1 {{'nvfp4.fused' op [F1] expected a matmul with an nvfp4.quantize before it or an nvfp4.swiglu after it}}
+  // expected-error @+1 {{'nvfp4.fused' op [F1] expected a matmul with an nvfp4.quantize before it, an nvfp4.swiglu or an nvfp4.quantize after it}}
   nvfp4.fused {
     nvfp4.matmul %a, %sa, %w, %ws outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
   }
@@ -986,5 +986,55 @@ func.func @w3_limit(%x: tensor<4x8xbf16>) {
 func.func @w3_scale(%x: tensor<4x8xbf16>) {
   // expected-error @+1 {{expected finite sigmoid_scale and up_offset}}
   %y = nvfp4.swiglu %x {sigmoid_scale = 0x7F800000 : f32} : tensor<4x8xbf16> -> tensor<4x4xbf16>
+  return
+}
+
+// -----
+
+func.func @f6_computed_amax(%a: memref<16x256xf4E2M1FN>, %sa: memref<1x4x32x4x4xf8E4M3FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %q: memref<16x64xf4E2M1FN>, %s: memref<1x1x32x4x4xf8E4M3FN>, %d: memref<f32>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F6] expected an output quantize of a 2-D tensor: nvfp4, 1x16 blocks, one given encode_scale or decode_scale, round to nearest even, no hadamard}}
+  nvfp4.fused {
+    %y = memref.alloc() : memref<16x64xbf16>
+    nvfp4.matmul %a, %sa, %w, %ws outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    nvfp4.quantize nvfp4 %y outs(%q, %s, %d : memref<16x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>, memref<f32>) : memref<16x64xbf16>
+    memref.dealloc %y : memref<16x64xbf16>
+  }
+  return
+}
+
+// -----
+
+func.func @f6_reads_other(%a: memref<16x256xf4E2M1FN>, %sa: memref<1x4x32x4x4xf8E4M3FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %x: memref<16x64xbf16>, %e: memref<f32>, %q: memref<16x64xf4E2M1FN>, %s: memref<1x1x32x4x4xf8E4M3FN>, %d: memref<f32>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F6] expected the output quantize to read the result of the matmul}}
+  nvfp4.fused {
+    %y = memref.alloc() : memref<16x64xbf16>
+    nvfp4.matmul %a, %sa, %w, %ws outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    nvfp4.quantize nvfp4 %x encode_scale %e : memref<f32> outs(%q, %s, %d : memref<16x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>, memref<f32>) : memref<16x64xbf16>
+    memref.dealloc %y : memref<16x64xbf16>
+  }
+  return
+}
+
+// -----
+
+func.func @f6_masked(%a: memref<2x16x256xf4E2M1FN>, %sa: memref<2x1x4x32x4x4xf8E4M3FN>, %w: memref<2x64x256xf4E2M1FN>, %ws: memref<2x1x4x32x4x4xf8E4M3FN>, %m: memref<2xi32>, %e: memref<f32>, %q: memref<2x16x64xf4E2M1FN>, %s: memref<2x1x1x32x4x4xf8E4M3FN>, %d: memref<2xf32>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F6] expected a dense or contiguous matmul before the output quantize}}
+  nvfp4.fused {
+    %y = memref.alloc() : memref<2x16x64xbf16>
+    nvfp4.grouped_matmul masked a(%a : memref<2x16x256xf4E2M1FN>) a_scales(%sa : memref<2x1x4x32x4x4xf8E4M3FN>) b(%w : memref<2x64x256xf4E2M1FN>) b_scales(%ws : memref<2x1x4x32x4x4xf8E4M3FN>) masked_m(%m : memref<2xi32>) outs(%y : memref<2x16x64xbf16>)
+    nvfp4.quantize nvfp4 %y encode_scale %e : memref<f32> outs(%q, %s, %d : memref<2x16x64xf4E2M1FN>, memref<2x1x1x32x4x4xf8E4M3FN>, memref<2xf32>) : memref<2x16x64xbf16>
+    memref.dealloc %y : memref<2x16x64xbf16>
+  }
+  return
+}
+
+// -----
+
+func.func @f3_output_quantize_outside(%a: memref<16x256xf4E2M1FN>, %sa: memref<1x4x32x4x4xf8E4M3FN>, %w: memref<64x256xf4E2M1FN>, %ws: memref<1x4x32x4x4xf8E4M3FN>, %y: memref<16x64xbf16>, %e: memref<f32>, %q: memref<16x64xf4E2M1FN>, %s: memref<1x1x32x4x4xf8E4M3FN>, %d: memref<f32>) {
+  // expected-error @+1 {{'nvfp4.fused' op [F3] expected the quantize's input to be allocated inside the region, written by its producer (not its acc) and read only by the quantize (and deallocated)}}
+  nvfp4.fused {
+    nvfp4.matmul %a, %sa, %w, %ws outs(%y : memref<16x64xbf16>) : memref<16x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<64x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>
+    nvfp4.quantize nvfp4 %y encode_scale %e : memref<f32> outs(%q, %s, %d : memref<16x64xf4E2M1FN>, memref<1x1x32x4x4xf8E4M3FN>, memref<f32>) : memref<16x64xbf16>
+  }
   return
 }

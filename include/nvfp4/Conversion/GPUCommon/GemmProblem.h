@@ -45,6 +45,20 @@ struct GemmShape {
   Type intermediateElement;
   /// The bias's element type (bf16, f16, f32; [N] or [G, N]), null without.
   Type biasElement;
+  /// An NVFP4 quantize of the result fused into the epilogue (nvfp4.fused,
+  /// spec F6): each result is rounded to `element` (the quantize's input
+  /// type) and quantized in 1x16 blocks along its row with the given
+  /// encode (`encode`) or decode scale; the kernel writes the codes
+  /// [rows, columns/2] bytes (the output), the scales (swizzled or
+  /// row-major) and the decode scale.
+  struct OutputQuantize {
+    Type element;
+    bool encode = true;
+    bool swizzled = true;
+  };
+  std::optional<OutputQuantize> outputQuantize;
+  /// Columns of the result: n, or n / 2 after a swiglu.
+  int64_t resultColumns() const { return swiglu ? n / 2 : n; }
   bool hasAcc = false;
   float beta = 1.0f;
   /// Which alpha factors exist, and whether each is per group, or per row
@@ -81,6 +95,9 @@ struct GemmProblem {
   /// group_offsets (contiguous), masked_m (masked), or null.
   Value groupInfo;
   Value aDecode, bDecode, alpha, bias;
+  /// The output quantize's scales, its given scale and its decode scale
+  /// (outs[0] holds its codes).
+  Value outScales, outScale, outDecode;
 
   /// From an op and its converted operands. Fails (with the reason) for
   /// independent groups of different N or K: one kernel has one shape.
@@ -91,7 +108,8 @@ struct GemmProblem {
 
   /// Appends the device addresses of the kernel arguments that follow the
   /// operands in every GEMM kernel: the outputs, the accumulators, the
-  /// group table, a_decode, b_decode, alpha, bias (those that exist).
+  /// group table, a_decode, b_decode, alpha, bias, and the output
+  /// quantize's scales, given scale and decode scale (those that exist).
   void appendEpilogueArgs(OpBuilder &b, Location loc,
                           SmallVectorImpl<Value> &args) const;
 };
@@ -100,6 +118,7 @@ struct GemmProblem {
 struct EpilogueArgs {
   SmallVector<Value> outputs, accs;
   Value groupInfo, aDecode, bDecode, alpha, bias;
+  Value quantScales, quantScale, quantDecode;
 
   /// The i64 address of group `group`'s bias row (the bias itself for a
   /// dense matmul), or null without a bias.

@@ -126,6 +126,9 @@ constexpr int64_t kSM90GemvMaxWarps = 16;
 /// The named barrier the 256 consumer threads synchronise on in the
 /// stream-K fixup (0 is the CTA's).
 constexpr int64_t kSM90FixupBarrier = 1;
+/// The named barriers of the output quantize's block amaxes, one per
+/// consumer warpgroup (its 128 threads): 4 and 5.
+constexpr int64_t kSM90AmaxBarrier = 4;
 /// Threads of the producer warpgroup that convert tokens (warps 1-3).
 constexpr int64_t kSM90ConverterThreads = 96;
 /// The widest token tile whose tokens the kernel converts itself.
@@ -321,18 +324,26 @@ struct SM90GemmConfig : GemmShape {
     return cluster > 1 ? (cluster - 1) * kSM90TileRows * tokenTile / cluster * 4
                        : 0;
   }
-  /// The stages, the split's hand-over, the cluster's receive buffer, then
-  /// (stream-K) the fixup's broadcast word.
+  /// The output quantize's block amaxes: per consumer warpgroup, each
+  /// warp's partial amax of each of its tokens' 16-column blocks (for
+  /// every n8 step and half of the token tile), f32.
+  int64_t amaxBytes() const {
+    return outputQuantize ? kSM90ConsumerWarpgroups * tokenTile * 8 * 4 : 0;
+  }
+  /// The stages, the split's hand-over, the cluster's receive buffer, the
+  /// output quantize's amaxes, then (stream-K) the fixup's broadcast word.
   int64_t splitOffset() const { return stages * stageBytes(); }
   int64_t clusterOffset() const { return splitOffset() + splitBytes(); }
-  int64_t flagOffset() const { return clusterOffset() + clusterBytes(); }
+  int64_t amaxOffset() const { return clusterOffset() + clusterBytes(); }
+  int64_t flagOffset() const { return amaxOffset() + amaxBytes(); }
   int64_t bufferBytes() const { return flagOffset() + (streamK ? 16 : 0); }
   /// The deepest ring (at most 8 stages) that fits.
   int64_t maxStages() const {
     int64_t shared =
         ctasPerSM == 2 ? kSM90PairMaxSharedBytes : kSM90MaxSharedBytes;
-    return std::min<int64_t>(8, (shared - 16 - splitBytes() - clusterBytes()) /
-                                    stageBytes());
+    return std::min<int64_t>(
+        8, (shared - 16 - splitBytes() - clusterBytes() - amaxBytes()) /
+               stageBytes());
   }
   int64_t consumerWarpgroups() const {
     return kSM90ConsumerWarpgroups * kSplit;

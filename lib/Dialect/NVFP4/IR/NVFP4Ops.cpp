@@ -1063,10 +1063,32 @@ LogicalResult GroupedMatmulOp::verify() {
 //===----------------------------------------------------------------------===//
 
 QuantizeOp FusedOp::getQuantize() {
-  for (Operation &op : getBody().front())
+  for (Operation &op : getBody().front()) {
+    if (isa<MatmulOp, GroupedMatmulOp>(op))
+      return QuantizeOp();
     if (auto quantize = dyn_cast<QuantizeOp>(op))
       return quantize;
+  }
   return QuantizeOp();
+}
+
+QuantizeOp FusedOp::getOutputQuantize() {
+  bool afterMatmul = false;
+  for (Operation &op : getBody().front()) {
+    afterMatmul |= isa<MatmulOp, GroupedMatmulOp>(op);
+    if (auto quantize = dyn_cast<QuantizeOp>(op); quantize && afterMatmul)
+      return quantize;
+  }
+  return QuantizeOp();
+}
+
+bool FusedOp::isOutputQuantize(QuantizeOp quantize) {
+  return quantize.getFormat() == Format::nvfp4 &&
+         quantize.getEffectiveBlock()[0] == 1 && !quantize.isRowScaled() &&
+         quantize.getGivenScale() &&
+         quantize.getRounding() == Rounding::nearest_even &&
+         !quantize.getHadamard() &&
+         cast<ShapedType>(quantize.getInput().getType()).getRank() == 2;
 }
 
 Operation *FusedOp::getMatmul() {
@@ -1099,6 +1121,19 @@ static bool isDeallocation(Operation *op) {
          hasSingleEffect<MemoryEffects::Free>(op);
 }
 
+void FusedOp::hoistOutputQuantize(RewriterBase &rewriter) {
+  QuantizeOp quantize = getOutputQuantize();
+  if (!quantize)
+    return;
+  Operation *fused = getOperation();
+  Value input = quantize.getInput();
+  rewriter.moveOpBefore(input.getDefiningOp(), fused);
+  rewriter.moveOpAfter(quantize, fused);
+  for (Operation *user : llvm::to_vector(input.getUsers()))
+    if (user->getParentOp() == fused && isDeallocation(user))
+      rewriter.moveOpAfter(user, quantize);
+}
+
 void FusedOp::hoistQuantize(RewriterBase &rewriter) {
   QuantizeOp quantize = getQuantize();
   if (!quantize)
@@ -1117,14 +1152,18 @@ LogicalResult FusedOp::verify() {
   // [F1] an optional quantize, one matmul, an optional swiglu (at least
   // one of the two), between the allocations and deallocations of their
   // intermediates; bufferized form.
-  QuantizeOp quantize;
+  QuantizeOp quantize, outputQuantize;
   Operation *matmul = nullptr;
   SwigluOp swiglu;
   for (Operation &op : getBody().front()) {
     if (auto q = dyn_cast<QuantizeOp>(op)) {
+      if (matmul && !outputQuantize) {
+        outputQuantize = q;
+        continue;
+      }
       if (quantize || matmul)
-        return emitOpError("[F1] expected at most one nvfp4.quantize, before "
-                           "the matmul that consumes it");
+        return emitOpError("[F1] expected at most one nvfp4.quantize before "
+                           "the matmul and one after it");
       quantize = q;
       continue;
     }
@@ -1135,7 +1174,7 @@ LogicalResult FusedOp::verify() {
       continue;
     }
     if (auto act = dyn_cast<SwigluOp>(op)) {
-      if (swiglu || !matmul)
+      if (swiglu || !matmul || outputQuantize)
         return emitOpError("[F1] expected at most one nvfp4.swiglu, after "
                            "the matmul it reads");
       swiglu = act;
@@ -1148,10 +1187,12 @@ LogicalResult FusedOp::verify() {
                        "deallocations of their intermediates, got ")
            << op.getName();
   }
-  if (!matmul || (!quantize && !swiglu))
+  if (!matmul || (!quantize && !swiglu && !outputQuantize))
     return emitOpError("[F1] expected a matmul with an nvfp4.quantize "
-                       "before it or an nvfp4.swiglu after it");
+                       "before it, an nvfp4.swiglu or an nvfp4.quantize "
+                       "after it");
   if ((quantize && !quantize.hasBufferSemantics()) ||
+      (outputQuantize && !outputQuantize.hasBufferSemantics()) ||
       (swiglu && !swiglu.hasBufferSemantics()) || matmul->getNumResults() != 0)
     return emitOpError("[F1] expected the bufferized form (outs, no "
                        "results)");
@@ -1224,6 +1265,38 @@ LogicalResult FusedOp::verify() {
                          "inside the region, written by the matmul (not its "
                          "acc) and read only by the swiglu (and "
                          "deallocated)");
+  }
+  if (outputQuantize) {
+    // [F6] the quantize reads the last result (the swiglu's, else the
+    // matmul's one output), an intermediate, with a given scale.
+    Operation *producer = swiglu ? swiglu.getOperation() : matmul;
+    Value out = swiglu ? swiglu.getOut() : Value();
+    if (!swiglu) {
+      if (auto dense = dyn_cast<MatmulOp>(matmul))
+        out = dense.getOut();
+      else if (grouped.getGrouping() == Grouping::contiguous)
+        out = grouped.getOuts().front();
+      else
+        return emitOpError("[F6] expected a dense or contiguous matmul "
+                           "before the output quantize");
+    } else if (grouped && grouped.getGrouping() != Grouping::contiguous) {
+      return emitOpError("[F6] expected a dense or contiguous matmul "
+                         "before the output quantize");
+    }
+    if (outputQuantize.getInput() != out)
+      return emitOpError("[F6] expected the output quantize to read the "
+                         "result of the ")
+             << (swiglu ? "swiglu" : "matmul");
+    if (!isIntermediate(out, producer, outputQuantize) ||
+        llvm::count(producer->getOperands(), out) != 1)
+      return emitOpError("[F3] expected the quantize's input to be "
+                         "allocated inside the region, written by its "
+                         "producer (not its acc) and read only by the "
+                         "quantize (and deallocated)");
+    if (!isOutputQuantize(outputQuantize))
+      return emitOpError("[F6] expected an output quantize of a 2-D tensor: "
+                         "nvfp4, 1x16 blocks, one given encode_scale or "
+                         "decode_scale, round to nearest even, no hadamard");
   }
   return success();
 }

@@ -103,8 +103,17 @@ Operation *mlir::nvfp4::getFusibleConsumer(QuantizeOp quantize) {
       return nullptr;
     consumer = user;
   }
-  if (!consumer || consumer->getBlock() != block ||
-      !quantize->isBeforeInBlock(consumer))
+  if (!consumer)
+    return nullptr;
+  // A matmul already grouped with its epilogue takes the quantize into
+  // the same op.
+  Operation *unit = consumer;
+  if (auto fused = dyn_cast<FusedOp>(consumer->getParentOp())) {
+    if (fused.getQuantize())
+      return nullptr;
+    unit = fused;
+  }
+  if (unit->getBlock() != block || !quantize->isBeforeInBlock(unit))
     return nullptr;
   auto [a, aScales, aDecode] = consumedA(consumer);
   if (a != values || aScales != scales || aDecode != decode)
@@ -118,12 +127,12 @@ Operation *mlir::nvfp4::getFusibleConsumer(QuantizeOp quantize) {
     for (Operation *user : buffer.getUsers())
       if (user != quantize.getOperation() && user != consumer &&
           !(isDeallocation(user) && user->getBlock() == block &&
-            consumer->isBeforeInBlock(user)))
+            unit->isBeforeInBlock(user)))
         return nullptr;
   }
   // The quantize moves down to the consumer: nothing in between may write
   // what it reads.
-  for (Operation *op = quantize->getNextNode(); op != consumer;
+  for (Operation *op = quantize->getNextNode(); op != unit;
        op = op->getNextNode())
     if (mayWriteWhatItReads(op, quantize))
       return nullptr;
@@ -143,13 +152,24 @@ FailureOr<FusedOp> mlir::nvfp4::fuseQuantizeMatmul(RewriterBase &rewriter,
         deallocations.push_back(user);
   }
   OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(consumer);
-  auto fused = FusedOp::create(rewriter, quantize.getLoc());
-  Block *body = rewriter.createBlock(&fused.getBody());
-  for (Operation *op : allocations)
-    rewriter.moveOpBefore(op, body, body->end());
-  rewriter.moveOpBefore(quantize, body, body->end());
-  rewriter.moveOpBefore(consumer, body, body->end());
+  auto fused = dyn_cast<FusedOp>(consumer->getParentOp());
+  Block *body;
+  if (fused) {
+    // Joins the group: the quantize and its buffers' allocations first.
+    body = &fused.getBody().front();
+    Operation *first = &body->front();
+    for (Operation *op : allocations)
+      rewriter.moveOpBefore(op, first);
+    rewriter.moveOpBefore(quantize, consumer);
+  } else {
+    rewriter.setInsertionPoint(consumer);
+    fused = FusedOp::create(rewriter, quantize.getLoc());
+    body = rewriter.createBlock(&fused.getBody());
+    for (Operation *op : allocations)
+      rewriter.moveOpBefore(op, body, body->end());
+    rewriter.moveOpBefore(quantize, body, body->end());
+    rewriter.moveOpBefore(consumer, body, body->end());
+  }
   for (Operation *op : deallocations)
     rewriter.moveOpBefore(op, body, body->end());
   return fused;
@@ -178,49 +198,127 @@ static Value matmulOutput(Operation *op) {
   return Value();
 }
 
-Operation *mlir::nvfp4::getFusibleProducer(SwigluOp swiglu) {
-  if (!swiglu.hasBufferSemantics())
-    return nullptr;
-  // F3: the intermediate is the function's own buffer, in this block,
-  // written by one matmul, read by the swiglu, then deallocated.
-  Value input = swiglu.getInput();
+/// The matmul, or the nvfp4.fused holding it, whose last result is all of
+/// `input`, a buffer this block allocates that nothing but it, `consumer`
+/// and deallocations after `consumer` use; `stage` the op that writes it
+/// (the matmul, or a grouped swiglu). Null if none.
+static Operation *producerUnit(Value input, Operation *consumer,
+                               Operation *&stage) {
   Operation *alloc = input.getDefiningOp();
-  Block *block = swiglu->getBlock();
+  Block *block = consumer->getBlock();
   if (!isAllocation(alloc) || alloc->getBlock() != block)
     return nullptr;
-  Operation *matmul = nullptr;
+  stage = nullptr;
   for (Operation *user : input.getUsers()) {
-    if (user == swiglu.getOperation())
+    if (user == consumer)
       continue;
     if (isDeallocation(user)) {
-      if (user->getBlock() != block || !swiglu->isBeforeInBlock(user))
+      if (user->getBlock() != block || !consumer->isBeforeInBlock(user))
         return nullptr;
       continue;
     }
-    if (matmul && matmul != user)
+    if (stage && stage != user)
       return nullptr;
-    matmul = user;
+    stage = user;
   }
-  // F5: all of the matmul's one output, which it does not also read.
-  if (!matmul || matmulOutput(matmul) != input ||
-      llvm::count(matmul->getOperands(), input) != 1)
+  if (!stage || llvm::count(stage->getOperands(), input) != 1)
     return nullptr;
-  // A matmul grouped with its quantize moves with it.
-  Operation *unit = matmul;
-  if (auto fused = dyn_cast<FusedOp>(matmul->getParentOp())) {
-    if (fused.getEpilogue())
+  Operation *unit = stage;
+  if (auto fused = dyn_cast<FusedOp>(stage->getParentOp())) {
+    // The group's last stage, which nothing follows yet.
+    if (fused.getOutputQuantize() ||
+        stage != (fused.getEpilogue() ? fused.getEpilogue().getOperation()
+                                      : fused.getMatmul()))
       return nullptr;
     unit = fused;
   }
-  if (unit->getBlock() != block || !unit->isBeforeInBlock(swiglu))
+  if (unit->getBlock() != block || !unit->isBeforeInBlock(consumer))
     return nullptr;
-  // The matmul moves down to the swiglu: nothing in between may write what
+  // The unit moves down to the consumer: nothing in between may write what
   // it reads, but for deallocations of its operands (which move after it).
-  for (Operation *op = unit->getNextNode(); op != swiglu.getOperation();
+  for (Operation *op = unit->getNextNode(); op != consumer;
        op = op->getNextNode())
     if (!isDeallocationOfOperand(op, unit) && mayWriteWhatItReads(op, unit))
       return nullptr;
   return unit;
+}
+
+Operation *mlir::nvfp4::getFusibleProducer(SwigluOp swiglu) {
+  if (!swiglu.hasBufferSemantics())
+    return nullptr;
+  // F3, F5: all of one matmul's one output, an intermediate, which the
+  // matmul does not also read.
+  Operation *stage;
+  Operation *unit = producerUnit(swiglu.getInput(), swiglu, stage);
+  if (!unit || !isa<MatmulOp, GroupedMatmulOp>(stage) ||
+      matmulOutput(stage) != swiglu.getInput())
+    return nullptr;
+  return unit;
+}
+
+Operation *mlir::nvfp4::getFusibleProducer(QuantizeOp quantize) {
+  if (!quantize.hasBufferSemantics() || !FusedOp::isOutputQuantize(quantize))
+    return nullptr;
+  // F3, F6: all of a dense or contiguous matmul's output, or of the swiglu
+  // grouped with one.
+  Operation *stage;
+  Operation *unit = producerUnit(quantize.getInput(), quantize, stage);
+  if (!unit)
+    return nullptr;
+  Operation *matmul = stage;
+  if (auto swiglu = dyn_cast<SwigluOp>(stage)) {
+    auto fused = dyn_cast<FusedOp>(unit);
+    if (!fused || swiglu.getOut() != quantize.getInput())
+      return nullptr;
+    matmul = fused.getMatmul();
+  } else if (matmulOutput(stage) != quantize.getInput()) {
+    return nullptr;
+  }
+  if (auto grouped = dyn_cast<GroupedMatmulOp>(matmul);
+      grouped && grouped.getGrouping() != Grouping::contiguous)
+    return nullptr;
+  return unit;
+}
+
+/// Moves `unit` (a matmul, or an nvfp4.fused holding one) down to
+/// `consumer`, which reads its last result `input`, and groups them: into
+/// a new nvfp4.fused, or at the end of `unit`'s.
+static FusedOp fuseIntoEpilogue(RewriterBase &rewriter, Operation *unit,
+                                Operation *consumer, Value input) {
+  Operation *allocation = input.getDefiningOp();
+  SmallVector<Operation *> deallocations;
+  for (Operation *user : input.getUsers())
+    if (isDeallocation(user))
+      deallocations.push_back(user);
+  // Deallocations of the unit's operands between the two go after it.
+  SmallVector<Operation *> later;
+  for (Operation *op = unit->getNextNode(); op != consumer;
+       op = op->getNextNode())
+    if (isDeallocationOfOperand(op, unit))
+      later.push_back(op);
+  for (Operation *op : llvm::reverse(later))
+    rewriter.moveOpAfter(op, consumer);
+  OpBuilder::InsertionGuard guard(rewriter);
+  auto fused = dyn_cast<FusedOp>(unit);
+  Block *body;
+  if (fused) {
+    Operation *last = fused.getEpilogue() ? fused.getEpilogue().getOperation()
+                                          : fused.getMatmul();
+    rewriter.moveOpBefore(fused, consumer);
+    body = &fused.getBody().front();
+    rewriter.moveOpBefore(allocation, body, body->begin());
+    rewriter.moveOpAfter(consumer, last);
+  } else {
+    rewriter.setInsertionPoint(consumer);
+    fused = FusedOp::create(rewriter, consumer->getLoc());
+    body = rewriter.createBlock(&fused.getBody());
+    rewriter.moveOpBefore(allocation, body, body->end());
+    rewriter.moveOpBefore(unit, body, body->end());
+    rewriter.moveOpBefore(consumer, body, body->end());
+  }
+  for (Operation *op : deallocations)
+    rewriter.moveOpBefore(op, body, body->end());
+  return fused;
 }
 
 FailureOr<FusedOp> mlir::nvfp4::fuseMatmulEpilogue(RewriterBase &rewriter,
@@ -228,39 +326,15 @@ FailureOr<FusedOp> mlir::nvfp4::fuseMatmulEpilogue(RewriterBase &rewriter,
   Operation *unit = getFusibleProducer(swiglu);
   if (!unit)
     return failure();
-  Value input = swiglu.getInput();
-  Operation *allocation = input.getDefiningOp();
-  SmallVector<Operation *> deallocations;
-  for (Operation *user : input.getUsers())
-    if (isDeallocation(user))
-      deallocations.push_back(user);
-  // Deallocations of the matmul's operands between the two go after it.
-  SmallVector<Operation *> later;
-  for (Operation *op = unit->getNextNode(); op != swiglu.getOperation();
-       op = op->getNextNode())
-    if (isDeallocationOfOperand(op, unit))
-      later.push_back(op);
-  for (Operation *op : llvm::reverse(later))
-    rewriter.moveOpAfter(op, swiglu);
-  OpBuilder::InsertionGuard guard(rewriter);
-  auto fused = dyn_cast<FusedOp>(unit);
-  Block *body;
-  if (fused) {
-    rewriter.moveOpBefore(fused, swiglu);
-    body = &fused.getBody().front();
-    rewriter.moveOpBefore(allocation, body, body->begin());
-    rewriter.moveOpAfter(swiglu, fused.getMatmul());
-  } else {
-    rewriter.setInsertionPoint(swiglu);
-    fused = FusedOp::create(rewriter, swiglu.getLoc());
-    body = rewriter.createBlock(&fused.getBody());
-    rewriter.moveOpBefore(allocation, body, body->end());
-    rewriter.moveOpBefore(unit, body, body->end());
-    rewriter.moveOpBefore(swiglu, body, body->end());
-  }
-  for (Operation *op : deallocations)
-    rewriter.moveOpBefore(op, body, body->end());
-  return fused;
+  return fuseIntoEpilogue(rewriter, unit, swiglu, swiglu.getInput());
+}
+
+FailureOr<FusedOp> mlir::nvfp4::fuseMatmulOutputQuantize(RewriterBase &rewriter,
+                                                         QuantizeOp quantize) {
+  Operation *unit = getFusibleProducer(quantize);
+  if (!unit)
+    return failure();
+  return fuseIntoEpilogue(rewriter, unit, quantize, quantize.getInput());
 }
 
 namespace {
@@ -269,6 +343,8 @@ struct NVFP4FuseMatmulEpiloguePass
     : public nvfp4::impl::NVFP4FuseMatmulEpilogueBase<
           NVFP4FuseMatmulEpiloguePass> {
   void runOnOperation() override {
+    // The activations first, then the quantize of a matmul's (or its
+    // activation's) result.
     SmallVector<SwigluOp> consumers;
     getOperation()->walk([&](SwigluOp op) {
       if (!op->getParentOfType<FusedOp>())
@@ -277,6 +353,13 @@ struct NVFP4FuseMatmulEpiloguePass
     IRRewriter rewriter(&getContext());
     for (SwigluOp swiglu : consumers)
       (void)fuseMatmulEpilogue(rewriter, swiglu);
+    SmallVector<QuantizeOp> quantizes;
+    getOperation()->walk([&](QuantizeOp op) {
+      if (!op->getParentOfType<FusedOp>())
+        quantizes.push_back(op);
+    });
+    for (QuantizeOp quantize : quantizes)
+      (void)fuseMatmulOutputQuantize(rewriter, quantize);
   }
 };
 

@@ -462,10 +462,8 @@ void QuantizeCodegen::emitTile(Value batch, Value tileRow, Value blockCol,
 std::pair<Value, Value> QuantizeCodegen::chooseBlockScale(
     Value amax, const TensorScales &ts,
     function_ref<std::pair<Value, Value>(Value, Value, Value, Value)> errors) {
-  if (spec.isNVFP4() && !spec.isFourOverSix()) {
-    Value sf = nb.e4m3EncodeSatFinite(nb.blockScaleInput(amax, ts.sEnc));
-    return {sf, nb.blockEncodeScale(nb.e4m3Decode(sf), ts.sDec)};
-  }
+  if (spec.isNVFP4() && !spec.isFourOverSix())
+    return nb.blockScale(amax, ts.sEnc, ts.sDec);
   if (spec.isFourOverSix()) {
     // TransformerEngine's 4over6 (spec 2.5): the map-to-6 scale and the
     // map-to-4 one, 1.5 times its input.

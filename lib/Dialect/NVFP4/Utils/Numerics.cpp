@@ -376,6 +376,12 @@ Value NumericsBuilder::blockEncodeScale(Value sfValue, Value sDec) {
   return minNum(div(f32(1.0), mul(sfValue, sDec)), f32(FLT_MAX));
 }
 
+std::pair<Value, Value> NumericsBuilder::blockScale(Value blockAmax,
+                                                    Value sEnc, Value sDec) {
+  Value sf = e4m3EncodeSatFinite(blockScaleInput(blockAmax, sEnc));
+  return {sf, blockEncodeScale(e4m3Decode(sf), sDec)};
+}
+
 Value NumericsBuilder::mxScaleCodeRceil(Value blockAmax) {
   // TransformerEngine's float_to_e8m0 of fp32(amax_b * fp32(1/6)).
   Value bits = bitsOf(mul(blockAmax, f32(kOneSixth)));

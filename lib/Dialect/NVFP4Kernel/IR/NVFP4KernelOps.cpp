@@ -408,37 +408,39 @@ LogicalResult AlphaOp::verify() {
                                getBDecodePerRow(), getColumn(), "column")));
 }
 
-LogicalResult StoreOp::verify() {
-  if (auto alpha = dyn_cast<VectorType>(getAlpha().getType());
-      alpha && alpha != getValues().getType())
-    return emitOpError("expected alpha of type f32 or ")
-           << getValues().getType() << ", got " << alpha;
-  Type element = getElement();
+/// What nvfp4k.store and nvfp4k.epilogue share: the epilogue's operands.
+template <typename EpilogueLike>
+static LogicalResult verifyEpilogue(EpilogueLike op) {
+  if (auto alpha = dyn_cast<VectorType>(op.getAlpha().getType());
+      alpha && alpha != op.getValues().getType())
+    return op.emitOpError("expected alpha of type f32 or ")
+           << op.getValues().getType() << ", got " << alpha;
+  Type element = op.getElement();
   if (!element.isBF16() && !element.isF16() && !element.isF32())
-    return emitOpError("expected a bf16, f16 or f32 output, got ") << element;
-  if (getRowStride() < 1)
-    return emitOpError("expected a positive row stride, got ")
-           << getRowStride();
-  if (!getAcc() && getBeta().convertToFloat() != 1.0f)
-    return emitOpError("expected beta only with an accumulator");
-  if (static_cast<bool>(getBias()) != static_cast<bool>(getBiasElement()))
-    return emitOpError("expected bias_element exactly with a bias");
-  if (std::optional<Type> bias = getBiasElement();
+    return op.emitOpError("expected a bf16, f16 or f32 output, got ") << element;
+  if (op.getRowStride() < 1)
+    return op.emitOpError("expected a positive row stride, got ")
+           << op.getRowStride();
+  if (!op.getAcc() && op.getBeta().convertToFloat() != 1.0f)
+    return op.emitOpError("expected beta only with an accumulator");
+  if (static_cast<bool>(op.getBias()) != static_cast<bool>(op.getBiasElement()))
+    return op.emitOpError("expected bias_element exactly with a bias");
+  if (std::optional<Type> bias = op.getBiasElement();
       bias && !bias->isBF16() && !bias->isF16() && !bias->isF32())
-    return emitOpError("expected a bf16, f16 or f32 bias, got ") << *bias;
-  if (SwigluAttr swiglu = getSwigluAttr()) {
-    if (getValues().getType().getDimSize(0) % 2)
-      return emitOpError("expected gate/up pairs (an even number of values) "
+    return op.emitOpError("expected a bf16, f16 or f32 bias, got ") << *bias;
+  if (SwigluAttr swiglu = op.getSwigluAttr()) {
+    if (op.getValues().getType().getDimSize(0) % 2)
+      return op.emitOpError("expected gate/up pairs (an even number of values) "
                          "with swiglu");
     Type intermediate = swiglu.getIntermediate();
     if (!intermediate.isBF16() && !intermediate.isF16() &&
         !intermediate.isF32())
-      return emitOpError("expected a bf16, f16 or f32 swiglu intermediate, "
+      return op.emitOpError("expected a bf16, f16 or f32 swiglu intermediate, "
                          "got ")
              << intermediate;
-    if (getRowStride() % 2)
-      return emitOpError("expected an even row stride with swiglu, got ")
-             << getRowStride();
+    if (op.getRowStride() % 2)
+      return op.emitOpError("expected an even row stride with swiglu, got ")
+             << op.getRowStride();
     auto f32 = [](FloatAttr attr) {
       return attr && attr.getType().isF32() &&
              std::isfinite(attr.getValueAsDouble());
@@ -446,8 +448,33 @@ LogicalResult StoreOp::verify() {
     if (!f32(swiglu.getSigmoidScale()) || !f32(swiglu.getUpOffset()) ||
         (swiglu.getLimit() && (!f32(swiglu.getLimit()) ||
                                swiglu.getLimit().getValueAsDouble() <= 0)))
-      return emitOpError("expected finite f32 swiglu parameters and a "
+      return op.emitOpError("expected finite f32 swiglu parameters and a "
                          "positive limit");
   }
+  return success();
+}
+
+LogicalResult StoreOp::verify() { return verifyEpilogue(*this); }
+
+LogicalResult EpilogueOp::verify() {
+  if (failed(verifyEpilogue(*this)))
+    return failure();
+  int64_t p = getValues().getType().getDimSize(0);
+  if (getResult().getType().getDimSize(0) != (getSwiglu() ? p / 2 : p))
+    return emitOpError("expected ")
+           << (getSwiglu() ? p / 2 : p) << " results, one per output";
+  return success();
+}
+
+LogicalResult StoreFp4Op::verify() {
+  int64_t p = getValues().getType().getDimSize(0);
+  if (p % 2)
+    return emitOpError("expected an even number of values (whole bytes), "
+                       "got ")
+           << p;
+  if (getColumns() < 16 || getColumns() % 16)
+    return emitOpError("expected columns a positive multiple of 16 (whole "
+                       "blocks), got ")
+           << getColumns();
   return success();
 }

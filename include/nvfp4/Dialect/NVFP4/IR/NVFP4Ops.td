@@ -545,7 +545,9 @@ def NVFP4_FusedOp : NVFP4_Op<"fused", [NoTerminator, SingleBlock,
     one kernel sequence: an `nvfp4.matmul` or `nvfp4.grouped_matmul`
     (`contiguous` or `masked`), with the `nvfp4.quantize` whose values,
     scales and decode scale it reads as its A operand, with the
-    `nvfp4.swiglu` that reads its output, or with both. The intermediate
+    `nvfp4.swiglu` that reads its output, with the `nvfp4.quantize` (a
+    given scale) of its result or of the swiglu's, or with several of
+    these (docs/spec.md F1-F6). The intermediate
     buffers are allocated (and freed) inside the region, so no op outside
     sees them; a lowering that fuses never writes them. The semantics are
     those of the ops inside, in order (docs/spec.md 2.2, 2.7, 2.10): a fused
@@ -580,11 +582,17 @@ def NVFP4_FusedOp : NVFP4_Op<"fused", [NoTerminator, SingleBlock,
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The producer (null if none), the matmul (an nvfp4.matmul or a
-    /// contiguous or masked nvfp4.grouped_matmul) and the epilogue (null if
-    /// none) of a verified op.
+    /// contiguous or masked nvfp4.grouped_matmul), the epilogue (null if
+    /// none) and the quantize of the result (null if none) of a verified
+    /// op.
     QuantizeOp getQuantize();
     ::mlir::Operation *getMatmul();
     SwigluOp getEpilogue();
+    QuantizeOp getOutputQuantize();
+    /// Whether `quantize` is of the kind that F6 lets quantize a fused
+    /// matmul's result: NVFP4 1x16 blocks of a 2-D tensor, a given scale,
+    /// round to nearest even, no Hadamard transform.
+    static bool isOutputQuantize(QuantizeOp quantize);
     /// Moves the body's ops before this op and erases it (the unfused
     /// program).
     void inlineBody(::mlir::RewriterBase &rewriter);
@@ -592,6 +600,10 @@ def NVFP4_FusedOp : NVFP4_Op<"fused", [NoTerminator, SingleBlock,
     /// their deallocations after it: the matmul then reads buffers of the
     /// enclosing block (for a lowering that fuses the epilogue only).
     void hoistQuantize(::mlir::RewriterBase &rewriter);
+    /// Moves the output quantize after this op, the allocation of its
+    /// input before it and that input's deallocations after the quantize
+    /// (for a lowering that fuses the rest only).
+    void hoistOutputQuantize(::mlir::RewriterBase &rewriter);
   }];
 }
 

@@ -67,6 +67,15 @@ def NVFP4FuseMatmulEpilogue : Pass<"nvfp4-fuse-matmul-epilogue"> {
     The matmul moves down to the swiglu: nothing between them may write
     what it reads. Everything else is left as it is.
 
+    Then an `nvfp4.quantize` with a given scale (F6: NVFP4, 1x16 blocks,
+    `encode_scale` or `decode_scale`, round to nearest even, no Hadamard)
+    of all of such a matmul's result (a dense or contiguous matmul), or of
+    the swiglu grouped with it, joins the group the same way: the sm_90a
+    GEMM then writes E2M1 codes and block scales instead of the bf16 (or
+    f32) result. The sm_90a pipeline runs this pass before
+    `nvfp4-fuse-quantize-matmul`, so that a quantize between two matmuls
+    is the first one's output quantize.
+
     Example: the bufferized
 
     ```mlir

@@ -120,6 +120,9 @@ public:
                          double globalMax);
   /// enc_b = fminf(fp32(1 / fp32(fp32(sf) * S_dec)), FLT_MAX).
   Value blockEncodeScale(Value sfValue, Value sDec);
+  /// max6's block scale from the block amax: (the E4M3 byte sf_b, i32;
+  /// enc_b), spec 2.2 steps 3-4.
+  std::pair<Value, Value> blockScale(Value blockAmax, Value sEnc, Value sDec);
   /// MXFP4 scale codes.
   Value mxScaleCodeRceil(Value blockAmax);
   Value mxScaleCodeFloor(Value blockAmax);

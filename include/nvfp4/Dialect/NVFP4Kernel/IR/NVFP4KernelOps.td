@@ -939,9 +939,9 @@ def NVFP4K_StoreOp : NVFP4K_Op<"store", [AttrSizedOperandSegments,
     out[row, column/2 + j] = round_out(swiglu(y[2j], y[2j + 1]))
     ```
 
-    for j < P/2 (docs/spec.md 2.10), with `row_stride` (and `acc`) that of
-    the intermediate `[rows, columns]` and `out` holding `columns/2` elements
-    per row.
+    for j < P/2 (docs/spec.md 2.10), with `row_stride` (and `acc`, an
+    array of the `intermediate` type) that of the intermediate
+    `[rows, columns]` and `out` holding `columns/2` elements per row.
 
     Example:
 
@@ -962,6 +962,85 @@ def NVFP4K_StoreOp : NVFP4K_Op<"store", [AttrSizedOperandSegments,
     $columns `)` `alpha` `(` $alpha `` custom<AlphaType>(type($alpha)) `)`
     (`bias` `(` $bias^ `)`)? (`acc` `(` $acc^ `)`)? attr-dict `:`
     type($values)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4K_EpilogueOp : NVFP4K_Op<"epilogue", [AttrSizedOperandSegments,
+                                               MemoryEffects<[MemRead]>]> {
+  let summary = "the epilogue's values of a few outputs of one row, kept";
+  let description = [{
+    The values `nvfp4k.store` with the same operands and attributes would
+    store (P of them, or P/2 with `swiglu`), rounded to `element` and
+    widened back to f32, as a vector instead of a store: what a kernel
+    quantizes further (`nvfp4k.store_fp4`). Where `row >= rows` or
+    `column >= columns` the result is 0 and nothing is read. `row_stride`
+    is that of `acc`.
+
+    Example:
+
+    ```mlir
+    %y = nvfp4k.epilogue %v[%row, %col] bounds(%rows, %cols) alpha(%alpha) {element = bf16, row_stride = 4096 : i64} : vector<2xf32> -> vector<2xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$values,
+      Index:$row, Index:$column, Index:$rows, Index:$columns,
+      AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$alpha,
+      Optional<I64>:$bias, Optional<I64>:$acc, TypeAttr:$element,
+      I64Attr:$row_stride, DefaultValuedAttr<F32Attr, "1.0">:$beta,
+      OptionalAttr<NVFP4K_SwigluAttr>:$swiglu,
+      OptionalAttr<TypeAttr>:$bias_element);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
+  let assemblyFormat = [{
+    $values `[` $row `,` $column `]` `bounds` `(` $rows `,` $columns `)`
+    `alpha` `(` $alpha `` custom<AlphaType>(type($alpha)) `)`
+    (`bias` `(` $bias^ `)`)? (`acc` `(` $acc^ `)`)? attr-dict `:`
+    type($values) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4K_StoreFp4Op : NVFP4K_Op<"store_fp4",
+                                  [MemoryEffects<[MemWrite]>]> {
+  let summary = "NVFP4 codes of a few outputs of one row, and their scale";
+  let description = [{
+    The NVFP4 quantize (docs/spec.md 2.2, steps 3-5, 1x16 blocks) of P
+    values `x[j]` at `[row, column + j]` of a `[total_rows, columns]`
+    matrix, given the amax of their block (`block_amax`: max |x| over the
+    block's 16 values, NaN ignored, which the kernel reduced across the
+    threads holding them) and the tensor's `s_enc`, `s_dec`. When
+    `row < rows` and `column < columns`:
+
+    ```
+    sf  = e4m3_satfinite(fl(block_amax * fl(s_enc * fl(1/6))))
+    enc = fl(min(fl(1 / fl(fp32(sf) * s_dec)), FLT_MAX))
+    codes[row, (column + j) / 2] nibble (column + j) % 2 = e2m1(fl(x[j] * enc))
+    ```
+
+    (one store of P/2 bytes; P even, `column` even, `columns` a multiple of
+    16), and where `writes_scale` is true, `sf` at `[row, column / 16]` of
+    `scales` (row-major `[total_rows, columns/16]`, or with `swizzled` the
+    128x4 layout, spec section 1). The thread that writes a swizzled scale
+    of the last block column also zeroes that row's padding columns, and
+    the one of the last row the padding rows of its column (and their
+    padding columns): every padding byte is written by one thread, zero.
+    `codes` and `scales` are i64 device addresses.
+
+    Example:
+
+    ```mlir
+    nvfp4k.store_fp4 %x, %codes[%row, %col] bounds(%rows, %cols) scales(%scales) block_amax(%amax) global(%s_enc, %s_dec) writes_scale(%w) total_rows(%m) {swizzled} : vector<2xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$values, I64:$codes,
+      Index:$row, Index:$column, Index:$rows, I64Attr:$columns, I64:$scales,
+      F32:$block_amax, F32:$s_enc, F32:$s_dec, I1:$writes_scale,
+      Index:$total_rows, UnitAttr:$swizzled);
+  let assemblyFormat = [{
+    $values `,` $codes `[` $row `,` $column `]` `bounds` `(` $rows `,`
+    $columns `)` `scales` `(` $scales `)` `block_amax` `(` $block_amax `)`
+    `global` `(` $s_enc `,` $s_dec `)` `writes_scale` `(` $writes_scale `)`
+    `total_rows` `(` $total_rows `)` attr-dict `:` type($values)
   }];
   let hasVerifier = 1;
 }
