@@ -435,6 +435,30 @@ class GroupedExperts(torch.nn.Module):
             d if nv else None, w_decode, None, self.fmt, _out_dtype(x.dtype),
             self.check_tables), bias, group_offsets)
 
+    def fp4_input_scale(self) -> Optional[dict]:
+        """The one calibrated activation scale ({"encode_scale": t} or
+        {"decode_scale": t}, t [] f32) of an NVFP4 layer whose activations
+        are quantized with nothing else set, else None: the layer can then
+        take FP4 tokens that an earlier matmul's epilogue quantized
+        (forward_fp4), bit for bit what its own quantize would give."""
+        if self.fmt != "nvfp4" or self.weight_only or self.input_options:
+            return None
+        options = _static_input_options(self)
+        if len(options) != 1 or next(iter(options.values())).dim() != 0:
+            return None
+        return options
+
+    def forward_fp4(self, q: torch.Tensor, s: torch.Tensor, d: torch.Tensor,
+                    group_offsets: torch.Tensor, out_dtype: torch.dtype,
+                    bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """The experts on tokens already quantized (values [S, K/2], their
+        swizzled scales, decode scale []): the contiguous grouped matmul,
+        bias [E, N] in its epilogue, the result in out_dtype."""
+        return torch.ops.nvfp4.grouped_matmul_contiguous(
+            q, s, self.weight_values, self.weight_scales, group_offsets, d,
+            self.weight_decode.view(torch.float32), None, self.fmt, _out_dtype(out_dtype),
+            self.check_tables, bias)
+
     def _per_expert_scales(self, x, group_offsets, options, w_decode):
         """Each expert's tokens quantized with that expert's static scale:
         the sorted tokens go into an [E, maxM, K] buffer (row r of expert e
@@ -596,6 +620,13 @@ class MoEExperts(torch.nn.Module):
         elif self.gate_up is not None:
             # The biases are added in the matmuls' epilogues (fp32, before
             # the activation and the rounding to x's type).
+            fp4 = self._fp4_intermediate(x, offsets)
+            if fp4 is not None:
+                # One calibrated scale for the down projection's inputs: the
+                # gate_up GEMM's epilogue quantizes the activation itself
+                # (the [S, I] activation is never stored).
+                y = self.down.forward_fp4(*fp4, offsets, x.dtype, bias=self.down_bias)
+                return self._combine(y, order, weights, keep, tokens, k, hidden_states)
             h = self.gate_up(x, offsets, swiglu=self._swiglu(), bias=self.gate_up_bias)
         else:
             h = self._act(self.gate(x, offsets), self.up(x, offsets))
@@ -605,6 +636,31 @@ class MoEExperts(torch.nn.Module):
                 y = y + self.down_bias[expert].to(y.dtype)
         else:
             y = self.down(h.contiguous(), offsets, bias=self.down_bias)
+        return self._combine(y, order, weights, keep, tokens, k, hidden_states)
+
+    def _fp4_intermediate(self, x, offsets):
+        """gate_up, its swiglu and the down projection's activation quantize
+        as one program, (values, scales, decode scale), where the down
+        projection has one calibrated input scale and gate_up quantizes its
+        own inputs with one scale (nvfp4.fused: on sm_90a the GEMM epilogue
+        writes the FP4 activations); else None."""
+        scale = self.down.fp4_input_scale()
+        options = _static_input_options(self.gate_up)
+        if (scale is None or self.gate_up.fmt != "nvfp4" or self.gate_up.weight_only or
+                not _fused_input(options) or
+                any(isinstance(v, torch.Tensor) and v.dim() == 1 for v in options.values())):
+            return None
+        (name, value), = scale.items()
+        return torch.ops.nvfp4.grouped_linear_quantized(
+            x.contiguous(), self.gate_up.weight_values, self.gate_up.weight_scales,
+            self.gate_up.weight_decode.view(torch.float32), offsets,
+            output_encode_scale=value if name == "encode_scale" else None,
+            output_decode_scale=value if name == "decode_scale" else None,
+            out_dtype=_out_dtype(x.dtype), check_tables=self.gate_up.check_tables,
+            activation="swiglu", intermediate_dtype=_out_dtype(x.dtype),
+            bias=self.gate_up_bias, **self._swiglu(), **options)
+
+    def _combine(self, y, order, weights, keep, tokens, k, hidden_states):
         # In the routing weights' precision where it is wider (DeepSeek-V3's
         # fp32 weights), as transformers' experts multiply.
         y = y.to(torch.promote_types(y.dtype, weights.dtype)) * weights

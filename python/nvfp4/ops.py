@@ -167,20 +167,21 @@ def grouped_matmul_contiguous(a: torch.Tensor, a_scales: torch.Tensor, b: torch.
                               a_decode: Optional[torch.Tensor] = None,
                               b_decode: Optional[torch.Tensor] = None,
                               alpha: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
-                              out_dtype: str = "bf16",
-                              check_tables: bool = True) -> torch.Tensor:
+                              out_dtype: str = "bf16", check_tables: bool = True,
+                              bias: Optional[torch.Tensor] = None) -> torch.Tensor:
     """MoE grouping: tokens a [S, K/2] sorted by expert, experts b [G, N,
-    K/2], group_offsets [G+1] int32 -> C [S, N]."""
+    K/2], group_offsets [G+1] int32 -> C [S, N]. bias [G, N]: expert g's
+    row added in the epilogue."""
     _decodes(fmt, a_decode, b_decode)
     return compiler.grouped_matmul(
         "contiguous", a, a_scales, b, b_scales, fmt=fmt, group_offsets=group_offsets,
-        a_decode=a_decode, b_decode=b_decode, alpha=alpha, out_dtype=out_dtype,
+        a_decode=a_decode, b_decode=b_decode, alpha=alpha, out_dtype=out_dtype, bias=bias,
         check_tables=_check_tables_now(check_tables, group_offsets))
 
 
 @grouped_matmul_contiguous.register_fake
 def _(a, a_scales, b, b_scales, group_offsets, a_decode=None, b_decode=None, alpha=None,
-      fmt="nvfp4", out_dtype="bf16", check_tables=True):
+      fmt="nvfp4", out_dtype="bf16", check_tables=True, bias=None):
     return a.new_empty((a.shape[0], b.shape[1]), dtype=_out_dtype(out_dtype))
 
 
@@ -348,6 +349,65 @@ def _(x, w_q, w_s, w_decode, group_offsets, fmt="nvfp4", out_dtype=None, amax=No
     _activation(activation, sigmoid_scale, limit, up_offset)
     return x.new_empty((x.shape[0], _linear_width(w_q.shape[1], activation)),
                        dtype=_linear_out(x, out_dtype))
+
+
+def _output_quantize(encode_scale, decode_scale):
+    """compiler.linear's output_quantize= from the ops' output scale."""
+    if (encode_scale is None) == (decode_scale is None):
+        raise ValueError("the output's quantize needs one calibrated scale: "
+                         "output_encode_scale or output_decode_scale")
+    return ({"encode_scale": encode_scale} if encode_scale is not None
+            else {"decode_scale": decode_scale})
+
+
+def _fp4_result_fake(x, rows, width):
+    """(values, swizzled scales, decode scale) of an [rows, width] NVFP4
+    quantize, as fakes."""
+    q = x.new_empty((rows, width // 2), dtype=_fp4_dtype())
+    s = x.new_empty(compiler.swizzled_shape((), rows, width // 16),
+                    dtype=_scale_dtype("nvfp4"))
+    return q, s, x.new_empty((), dtype=torch.float32)
+
+
+@torch.library.custom_op("nvfp4::grouped_linear_quantized", mutates_args=())
+def grouped_linear_quantized(
+        x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
+        w_decode: Optional[torch.Tensor], group_offsets: torch.Tensor,
+        output_encode_scale: Optional[torch.Tensor] = None,
+        output_decode_scale: Optional[torch.Tensor] = None,
+        out_dtype: Optional[str] = None, amax: Optional[torch.Tensor] = None,
+        encode_scale: Optional[torch.Tensor] = None,
+        decode_scale: Optional[torch.Tensor] = None, check_tables: bool = True,
+        activation: Optional[str] = None, sigmoid_scale: float = 1.0,
+        limit: Optional[float] = None, up_offset: float = 0.0,
+        intermediate_dtype: str = "f32", bias: Optional[torch.Tensor] = None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """grouped_linear (NVFP4) whose result, rounded to out_dtype, is
+    quantized to NVFP4 with a calibrated scale (output_encode_scale or
+    output_decode_scale, [] f32): (values [S, N'/2], swizzled scales,
+    decode scale []), the next matmul's FP4 tokens; N' = N, or N/2 with
+    activation="swiglu". One program: on sm_90a the GEMM's epilogue writes
+    them (compiler.grouped_linear(output_quantize=...))."""
+    return tuple(compiler.grouped_linear(
+        x, w_q, w_s, w_decode, group_offsets,
+        out_dtype=out_dtype or _TORCH_OUT[x.dtype],
+        input_options=_linear_options(amax, encode_scale, decode_scale, "nearest_even", 0,
+                                      False, None, None),
+        swiglu=_activation(activation, sigmoid_scale, limit, up_offset),
+        intermediate_dtype=intermediate_dtype, bias=bias,
+        output_quantize=_output_quantize(output_encode_scale, output_decode_scale),
+        check_tables=_check_tables_now(check_tables, group_offsets)))
+
+
+@grouped_linear_quantized.register_fake
+def _(x, w_q, w_s, w_decode, group_offsets, output_encode_scale=None,
+      output_decode_scale=None, out_dtype=None, amax=None, encode_scale=None,
+      decode_scale=None, check_tables=True, activation=None, sigmoid_scale=1.0, limit=None,
+      up_offset=0.0, intermediate_dtype="f32", bias=None):
+    compiler._check_given_scale("nvfp4", amax, encode_scale, decode_scale, None, False)
+    _activation(activation, sigmoid_scale, limit, up_offset)
+    _output_quantize(output_encode_scale, output_decode_scale)
+    return _fp4_result_fake(x, x.shape[0], _linear_width(w_q.shape[1], activation))
 
 
 @torch.library.custom_op("nvfp4::swiglu", mutates_args=())

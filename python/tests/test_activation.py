@@ -230,3 +230,103 @@ def test_cuda_bias_at_an_odd_offset_is_refused():
         compiler.linear(xt, wq, ws, wd, bias=full[1:])
     got = compiler.linear(xt, wq, ws, wd, bias=full[1:].clone())
     assert got.shape == (6, 48)
+
+
+@pytest.mark.parametrize("target", _targets())
+@pytest.mark.parametrize("activation", ["silu", "gpt-oss"])
+def test_moe_block_quantizes_down_inputs_in_gate_up(target, activation):
+    """With one calibrated scale for the down projection's inputs (a
+    checkpoint's input_global_scale), nvfp4.nn.MoEExperts quantizes the
+    activation in gate_up's program (nvfp4.fused's output quantize: on
+    sm_90a the GEMM epilogue writes the FP4 tokens) and the down projection
+    reads them: the block's bits equal those of quantizing in the down
+    projection, with biases; a per-expert scale keeps the old path."""
+    torch = pytest.importorskip("torch")
+    import nvfp4.nn as nvnn
+    dev = "cuda" if target == "gpu" else "cpu"
+    E, H, I, T, K = 6, 128, 96, 37, 2
+    g = torch.Generator().manual_seed(17)
+    w1 = (torch.randn(E, 2 * I, H, generator=g) / 8).to(torch.bfloat16).to(dev)
+    w2 = (torch.randn(E, H, I, generator=g) / 7).to(torch.bfloat16).to(dev)
+    b1 = torch.randn(E, 2 * I, generator=g).to(torch.bfloat16).to(dev)
+    b2 = torch.randn(E, H, generator=g).to(torch.bfloat16).to(dev)
+    x = torch.randn(T, H, generator=g).to(torch.bfloat16).to(dev)
+    wts, idx = torch.topk(torch.softmax(torch.randn(T, E, generator=g), -1), K)
+    wts, idx = wts.to(torch.bfloat16).to(dev), idx.to(dev)
+    q2, s2, d2 = torch.ops.nvfp4.quantize(w2, block="16x16")
+    kw = dict(activation="swiglu", limit=7.0, alpha=1.702) if activation == "gpt-oss" else {}
+
+    def block(scale):
+        down = nvnn.GroupedExperts.from_quantized(q2, s2, d2, input_encode_scale=scale)
+        return nvnn.MoEExperts(down, gate_up=nvnn.GroupedExperts.from_weight(w1),
+                               gate_up_bias=b1, down_bias=b2, **kw)
+
+    fused = block(torch.tensor(700.0, device=dev))
+    assert fused.down.fp4_input_scale() is not None
+    unfused = block(torch.tensor(700.0, device=dev))
+    unfused._fp4_intermediate = lambda *args: None
+    got = fused(x, idx, wts)
+    assert torch.equal(got.view(torch.int16), unfused(x, idx, wts).view(torch.int16))
+    per_expert = block(torch.full((E,), 700.0, device=dev))
+    assert per_expert.down.fp4_input_scale() is None
+    assert per_expert._fp4_intermediate(x, None) is None
+
+
+def test_linear_output_quantize():
+    """compiler.linear(output_quantize=...): the quantize of the result
+    (after the swiglu, if any) with a given scale, in the same program:
+    byte for byte quantize() of the unfused result; options it cannot take
+    are refused before anything compiles."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((24, 128)).astype(np.float32)
+    w = (rng.standard_normal((96, 128)) / 8).astype(np.float32)
+    wq, ws, wd = compiler.quantize(w, block="16x16")
+    for swiglu, scale in ((None, dict(encode_scale=np.float32(500.0))),
+                          (True, dict(decode_scale=np.float32(0.004), swizzle=False))):
+        got = compiler.linear(x, wq, ws, wd, out_dtype="bf16", swiglu=swiglu,
+                              output_quantize=scale)
+        y = compiler.linear(x, wq, ws, wd, out_dtype="bf16", swiglu=swiglu)
+        want = compiler.quantize(y, **scale)
+        for g, e in zip(got, want):
+            assert np.array_equal(np.asarray(g), np.asarray(e))
+    for bad, err, match in (({}, ValueError, "one given scale"),
+                            (dict(encode_scale=1.0, decode_scale=1.0), ValueError,
+                             "one given scale"),
+                            (dict(amax=1.0), TypeError, "unexpected"),
+                            (dict(encode_scale=1.0, block="16x16"), ValueError, "1x16"),
+                            ([1.0], TypeError, "dict")):
+        with pytest.raises(err, match=match):
+            compiler.linear(x, wq, ws, wd, output_quantize=bad)
+    with pytest.raises(ValueError, match="weight_only"):
+        compiler.linear(x.astype(np.float16), wq, ws, wd, weight_only=True,
+                        output_quantize=dict(encode_scale=1.0))
+
+
+def test_torch_grouped_linear_quantized():
+    """torch.ops.nvfp4.grouped_linear_quantized: the experts' gate_up, its
+    swiglu and the quantize of the activation (a calibrated scale) as one
+    op, the same bytes as grouped_linear then quantize; its fake gives the
+    same shapes and dtypes."""
+    torch = pytest.importorskip("torch")
+    import nvfp4.ops  # noqa: F401
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(20, 64, generator=g).to(torch.bfloat16)
+    w = torch.randn(3, 64, 64, generator=g) / 8
+    wq, ws, wd = torch.ops.nvfp4.quantize(w, block="16x16")
+    off = torch.tensor([0, 5, 5, 20], dtype=torch.int32)
+    e = torch.tensor(300.0)
+    got = torch.ops.nvfp4.grouped_linear_quantized(x, wq, ws, wd, off, output_encode_scale=e,
+                                                   activation="swiglu")
+    h = torch.ops.nvfp4.grouped_linear(x, wq, ws, wd, off, activation="swiglu")
+    want = torch.ops.nvfp4.quantize(h, encode_scale=e)
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        fake = torch.ops.nvfp4.grouped_linear_quantized(x, wq, ws, wd, off,
+                                                        output_encode_scale=e,
+                                                        activation="swiglu")
+    assert [(t.shape, t.dtype) for t in fake] == [(t.shape, t.dtype) for t in got]
+    with pytest.raises(ValueError, match="one calibrated scale"):
+        torch.ops.nvfp4.grouped_linear_quantized(x, wq, ws, wd, off)
