@@ -287,6 +287,7 @@ mlir::nvfp4::buildLowerToSM90Pipeline(OpPassManager &pm,
   sm90.kSplit = options.kSplit;
   sm90.cluster = options.cluster;
   sm90.quantizeInPrepass = options.quantizeInPrepass;
+  sm90.quantizeInEpilogue = options.quantizeInEpilogue;
   sm90.granule = options.granule;
   sm90.gemv = options.gemv;
   sm90.gemvWarps = options.gemvWarps;

@@ -25,7 +25,7 @@ from typing import Callable, Optional, Sequence
 
 import torch
 
-from . import compiler
+from . import compiler, runtime
 from . import ops  # registers torch.ops.nvfp4
 
 __all__ = ["Linear", "GroupedExperts", "MoEExperts", "convert"]
@@ -136,6 +136,17 @@ def _register_input_scales(layer, encode, decode, device, experts):
         layer.register_buffer("input_" + name,
                               (v.reshape(()) if v.numel() == 1 else v.reshape(experts))
                               .view(torch.int32))
+
+
+def _quantize_in_epilogue() -> bool:
+    """Whether programs compile with the sm_90a pipeline option
+    quantize-in-epilogue (in $NVFP4_PIPELINE_OPTIONS): a fused output
+    quantize then runs in the GEMM's epilogue, else as its own kernel."""
+    for option in runtime.compile_settings("gpu")[1].split():
+        name, _, value = option.partition("=")
+        if name == "quantize-in-epilogue":
+            return value in ("", "1", "true")
+    return False
 
 
 def _static_input_options(layer):
@@ -641,13 +652,19 @@ class MoEExperts(torch.nn.Module):
     def _fp4_intermediate(self, x, offsets):
         """gate_up, its swiglu and the down projection's activation quantize
         as one program, (values, scales, decode scale), where the down
-        projection has one calibrated input scale and gate_up quantizes its
-        own inputs with one scale (nvfp4.fused: on sm_90a the GEMM epilogue
-        writes the FP4 activations); else None."""
+        projection has one calibrated input scale, gate_up quantizes its own
+        inputs with one scale, and the pipeline computes the quantize in the
+        GEMM's epilogue (its option quantize-in-epilogue: then the GEMM
+        writes the FP4 activations; by default the down projection's own
+        quantize measured faster); else None."""
+        if not _quantize_in_epilogue():
+            return None
         scale = self.down.fp4_input_scale()
+        if (scale is None or not isinstance(self.gate_up, GroupedExperts) or
+                self.gate_up.fmt != "nvfp4" or self.gate_up.weight_only):
+            return None
         options = _static_input_options(self.gate_up)
-        if (scale is None or self.gate_up.fmt != "nvfp4" or self.gate_up.weight_only or
-                not _fused_input(options) or
+        if (not _fused_input(options) or
                 any(isinstance(v, torch.Tensor) and v.dim() == 1 for v in options.values())):
             return None
         (name, value), = scale.items()

@@ -1042,6 +1042,15 @@ def check_fused(target, size):
     for config in (["", "tokens=in-kernel", "gemv=off"] if target != "cpu" else [""]):
         with PipelineOptions(config):
             _check_fused_cases(rep, target, size, f"[{config or 'default'}] ")
+    # The output quantize in the GEMM's epilogue (by default its own kernel).
+    if target != "cpu":
+        config = "quantize-in-epilogue=1"
+        with PipelineOptions(config):
+            rng = np.random.default_rng(12)
+            k = 4000 if size == "full" else 480
+            _check_output_quantize(
+                rep, target, f"[{config}] ", rng, k,
+                lambda m, dtype: high_precision((m, k), int(rng.integers(1 << 30)), dtype)[0])
     rep.summary()
     return rep
 
@@ -1558,10 +1567,10 @@ def _check_sanitize_epilogue(rep, target, rng):
     sm90 = target == "gpu" and not os.environ.get("NVFP4_EMULATE_TCGEN05")
     w = (rng.standard_normal((416, k)) / 16).astype(np.float32)
     wq, ws, wd = compiler.quantize(w, block="16x16", target=target)
-    for label, m, options, swiglu in (("2 CTAs", 70, "ctas=2", None),
-                                      ("2 CTAs, swiglu", 70, "ctas=2", _GPT_OSS),
-                                      ("stream-K", 3, "gemv=off ctas=7 schedule=stream-k",
-                                       None)):
+    for label, m, options, swiglu in (
+            ("2 CTAs", 70, "ctas=2 quantize-in-epilogue=1", None),
+            ("2 CTAs, swiglu", 70, "ctas=2 quantize-in-epilogue=1", _GPT_OSS),
+            ("stream-K", 3, "gemv=off ctas=7 schedule=stream-k quantize-in-epilogue=1", None)):
         x = high_precision((m, k), 43, "bf16")[0]
         with PipelineOptions(options if sm90 else ""):
             y = compiler.linear(x, wq, ws, wd, out_dtype="bf16", swiglu=swiglu,

@@ -234,15 +234,22 @@ def test_cuda_bias_at_an_odd_offset_is_refused():
 
 @pytest.mark.parametrize("target", _targets())
 @pytest.mark.parametrize("activation", ["silu", "gpt-oss"])
-def test_moe_block_quantizes_down_inputs_in_gate_up(target, activation):
+def test_moe_block_quantizes_down_inputs_in_gate_up(target, activation, monkeypatch):
     """With one calibrated scale for the down projection's inputs (a
-    checkpoint's input_global_scale), nvfp4.nn.MoEExperts quantizes the
-    activation in gate_up's program (nvfp4.fused's output quantize: on
-    sm_90a the GEMM epilogue writes the FP4 tokens) and the down projection
-    reads them: the block's bits equal those of quantizing in the down
-    projection, with biases; a per-expert scale keeps the old path."""
+    checkpoint's input_global_scale) and the pipeline option
+    quantize-in-epilogue, nvfp4.nn.MoEExperts quantizes the activation in
+    gate_up's program (nvfp4.fused's output quantize: on sm_90a the GEMM
+    epilogue writes the FP4 tokens) and the down projection reads them: the
+    block's bits equal those of quantizing in the down projection, with
+    biases; without the option, or with a per-expert scale, the block
+    keeps the down projection's own quantize."""
     torch = pytest.importorskip("torch")
     import nvfp4.nn as nvnn
+    monkeypatch.setenv("NVFP4_PIPELINE_OPTIONS", "quantize-in-epilogue=1")
+    assert nvnn._quantize_in_epilogue()
+    if target == "cpu":  # the CPU pipeline takes no options (and inlines the op)
+        monkeypatch.setenv("NVFP4_PIPELINE_OPTIONS", "")
+        monkeypatch.setattr(nvnn, "_quantize_in_epilogue", lambda: True)
     dev = "cuda" if target == "gpu" else "cpu"
     E, H, I, T, K = 6, 128, 96, 37, 2
     g = torch.Generator().manual_seed(17)
@@ -270,6 +277,9 @@ def test_moe_block_quantizes_down_inputs_in_gate_up(target, activation):
     per_expert = block(torch.full((E,), 700.0, device=dev))
     assert per_expert.down.fp4_input_scale() is None
     assert per_expert._fp4_intermediate(x, None) is None
+    monkeypatch.setenv("NVFP4_PIPELINE_OPTIONS", "")
+    monkeypatch.setattr(nvnn, "_quantize_in_epilogue", lambda: False)
+    assert fused._fp4_intermediate(x, None) is None
 
 
 def test_linear_output_quantize():

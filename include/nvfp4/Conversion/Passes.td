@@ -194,6 +194,17 @@ def ConvertNVFP4ToSM90 : Pass<"convert-nvfp4-to-sm90", "ModuleOp"> {
            "per group) quantizes in the pre-pass: one kernel where the "
            "unfused ops run two (the quantize, the FP4 -> f16 pre-pass), the "
            "FP4 codes never written; off: the ops run unfused">,
+       Option<
+           "quantizeInEpilogue", "quantize-in-epilogue", "bool",
+           /*default=*/"false",
+           "An output quantize fused with its matmul (nvfp4.fused, spec "
+           "F6) is computed in the wgmma GEMM's epilogue: codes and block "
+           "scales written instead of the result. Off (the default): it "
+           "runs as its own kernel after the matmul, which measured faster "
+           "(H200, 2026-11-29, Qwen3-30B-A3B's experts, static scales: a "
+           "2048-token block 966 us against 1051, the epilogue's amax "
+           "reduction and encoding serialised with the MMAs; 64 tokens 302 "
+           "against 304)">,
        Option<"gemv", "gemv", "std::string", /*default=*/"\"auto\"",
               "Dense matmuls of 1 to 16 tokens with NVFP4 weights and an f16 "
               "MMA on the narrow-token kernel (no ring: 16 weight rows per "

@@ -97,6 +97,11 @@ struct LowerToSM90Options : public GPUTargetOptions<LowerToSM90Options> {
       llvm::cl::desc("GEMM pre-pass quantizing a fused activation quantize "
                      "(wide token tiles; off: the ops unfused)"),
       llvm::cl::init(ConvertNVFP4ToSM90Options().quantizeInPrepass)};
+  Option<bool> quantizeInEpilogue{
+      *this, "quantize-in-epilogue",
+      llvm::cl::desc("GEMM epilogue computing a fused output quantize "
+                     "(off: the quantize's own kernel after the matmul)"),
+      llvm::cl::init(ConvertNVFP4ToSM90Options().quantizeInEpilogue)};
   Option<int64_t> granule{
       *this, "granule",
       llvm::cl::desc("GEMM step of the tile widths (8, 16, 32; 0 chooses)"),

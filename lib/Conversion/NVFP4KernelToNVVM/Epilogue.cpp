@@ -223,25 +223,24 @@ struct StoreFp4Lowering : OpConversionPattern<StoreFp4Op> {
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     int64_t p = op.getValues().getType().getDimSize(0);
-    int64_t columns = op.getColumns(), blocks = columns / 16;
+    int64_t columns = op.getColumns();
     Value row = adaptor.getRow(), column = adaptor.getColumn();
     Value inside =
         insideBounds(b, row, adaptor.getRows(), column, cIndex(b, columns));
     scf::IfOp::create(b, inside, [&](OpBuilder &nested, Location loc) {
       ImplicitLocOpBuilder nb(loc, nested);
       nvfp4::NumericsBuilder numerics(nb, loc, nb.getF32Type());
-      auto [sf, enc] = numerics.blockScale(
-          adaptor.getBlockAmax(), adaptor.getSEnc(), adaptor.getSDec());
       // Codes of x[2i] (low nibble) and x[2i+1] (high) in byte i.
+      auto code = [&](int64_t j) {
+        return numerics.e2m1EncodeRNE(numerics.mul(
+            vector::ExtractOp::create(nb, adaptor.getValues(), j),
+            adaptor.getEncode()));
+      };
       SmallVector<Value> bytes;
       for (int64_t i = 0; i < p / 2; ++i) {
-        auto code = [&](int64_t j) {
-          return numerics.e2m1EncodeRNE(numerics.mul(
-              vector::ExtractOp::create(nb, adaptor.getValues(), j), enc));
-        };
-        Value lo = code(2 * i), hi = code(2 * i + 1);
         Value byte = arith::OrIOp::create(
-            nb, lo, arith::ShLIOp::create(nb, hi, numerics.i32(4)));
+            nb, code(2 * i),
+            arith::ShLIOp::create(nb, code(2 * i + 1), numerics.i32(4)));
         bytes.push_back(arith::TruncIOp::create(nb, nb.getI8Type(), byte));
       }
       Value packed = vector::FromElementsOp::create(
@@ -252,75 +251,88 @@ struct StoreFp4Lowering : OpConversionPattern<StoreFp4Op> {
       LLVM::StoreOp::create(nb, packed,
                             globalAddress(nb, adaptor.getCodes(), offset),
                             p / 2);
-      // The scale byte, and the padding its writer owns.
-      Value blockColumn = arith::DivUIOp::create(nb, column, cIndex(nb, 16));
-      auto storeScale = [&](OpBuilder &sb, Location sloc, Value r, Value c,
-                            Value byte) {
-        ImplicitLocOpBuilder ib(sloc, sb);
-        Value at =
-            op.getSwizzled()
-                ? nvfp4::Swizzled128x4Attr::buildOffset(ib, sloc, r, c, blocks)
-                : arith::AddIOp::create(
-                      ib, arith::MulIOp::create(ib, r, cIndex(ib, blocks)), c)
-                      .getResult();
-        LLVM::StoreOp::create(ib, byte,
-                              globalAddress(ib, adaptor.getScales(), at), 1);
-      };
-      int64_t paddedBlocks = nvfp4::Swizzled128x4Attr::colTiles(blocks) *
-                             nvfp4::Swizzled128x4Attr::kTileCols;
-      Value zero = arith::ConstantIntOp::create(nb, nb.getI8Type(), 0);
-      auto eq = [&](OpBuilder &eb, Location eloc, Value x, Value y) {
-        return arith::CmpIOp::create(eb, eloc, arith::CmpIPredicate::eq, x, y)
-            .getResult();
-      };
-      scf::IfOp::create(
-          nb, adaptor.getWritesScale(), [&](OpBuilder &wb, Location wloc) {
-            ImplicitLocOpBuilder w(wloc, wb);
-            storeScale(w, wloc, row, blockColumn,
-                       arith::TruncIOp::create(w, w.getI8Type(), sf));
-            if (op.getSwizzled()) {
-              // Row r's padding columns, with the last block column.
-              auto padColumns = [&](OpBuilder &pb, Location ploc, Value r) {
-                if (paddedBlocks == blocks)
-                  return;
-                scf::IfOp::create(
-                    pb, ploc,
-                    eq(pb, ploc, blockColumn,
-                       arith::ConstantIndexOp::create(pb, ploc, blocks - 1)),
-                    [&](OpBuilder &cb, Location cloc) {
-                      for (int64_t c = blocks; c < paddedBlocks; ++c)
-                        storeScale(cb, cloc, r,
-                                   arith::ConstantIndexOp::create(cb, cloc, c),
-                                   zero);
-                      scf::YieldOp::create(cb, cloc);
-                    });
-              };
-              padColumns(w, wloc, row);
-              // The padding rows of the last row's 128-row tile.
-              Value total = adaptor.getTotalRows();
-              Value last = arith::SubIOp::create(w, total, cIndex(w, 1));
-              scf::IfOp::create(
-                  w, eq(w, wloc, row, last), [&](OpBuilder &lb, Location lloc) {
-                    ImplicitLocOpBuilder l(lloc, lb);
-                    Value end = arith::MulIOp::create(
-                        l,
-                        arith::DivUIOp::create(
-                            l, arith::AddIOp::create(l, total, cIndex(l, 127)),
-                            cIndex(l, 128)),
-                        cIndex(l, 128));
-                    scf::ForOp::create(
-                        l, total, end, cIndex(l, 1), ValueRange{},
-                        [&](OpBuilder &fb, Location floc, Value r, ValueRange) {
-                          storeScale(fb, floc, r, blockColumn, zero);
-                          padColumns(fb, floc, r);
-                          scf::YieldOp::create(fb, floc);
-                        });
-                    scf::YieldOp::create(l);
-                  });
-            }
-            scf::YieldOp::create(w);
-          });
       scf::YieldOp::create(nb);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct StoreScaleLowering : OpConversionPattern<StoreScaleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    int64_t blocks = op.getBlocks();
+    bool swizzled = op.getSwizzled();
+    Value row = adaptor.getRow(), block = adaptor.getBlock();
+    auto store = [&](OpBuilder &sb, Location sloc, Value r, Value c,
+                     Value byte) {
+      ImplicitLocOpBuilder ib(sloc, sb);
+      Value at =
+          swizzled
+              ? nvfp4::Swizzled128x4Attr::buildOffset(ib, sloc, r, c, blocks)
+              : arith::AddIOp::create(
+                    ib, arith::MulIOp::create(ib, r, cIndex(ib, blocks)), c)
+                    .getResult();
+      LLVM::StoreOp::create(ib, byte,
+                            globalAddress(ib, adaptor.getScales(), at), 1);
+    };
+    auto eq = [&](OpBuilder &eb, Location eloc, Value x, int64_t y) {
+      return arith::CmpIOp::create(eb, eloc, arith::CmpIPredicate::eq, x,
+                                   arith::ConstantIndexOp::create(eb, eloc, y))
+          .getResult();
+    };
+    int64_t paddedBlocks = nvfp4::Swizzled128x4Attr::colTiles(blocks) *
+                           nvfp4::Swizzled128x4Attr::kTileCols;
+    Value inside = insideBounds(b, row, adaptor.getRows(), block,
+                                cIndex(b, blocks));
+    scf::IfOp::create(b, inside, [&](OpBuilder &nested, Location loc) {
+      ImplicitLocOpBuilder w(loc, nested);
+      Value zero = arith::ConstantIntOp::create(w, w.getI8Type(), 0);
+      store(w, loc, row, block,
+            arith::TruncIOp::create(w, w.getI8Type(), adaptor.getScale()));
+      if (swizzled) {
+        // Row r's padding columns, with the last block column.
+        auto padColumns = [&](OpBuilder &pb, Location ploc, Value r) {
+          if (paddedBlocks == blocks)
+            return;
+          scf::IfOp::create(pb, ploc, eq(pb, ploc, block, blocks - 1),
+                            [&](OpBuilder &cb, Location cloc) {
+                              for (int64_t c = blocks; c < paddedBlocks; ++c)
+                                store(cb, cloc, r,
+                                      arith::ConstantIndexOp::create(cb, cloc,
+                                                                     c),
+                                      zero);
+                              scf::YieldOp::create(cb, cloc);
+                            });
+        };
+        padColumns(w, loc, row);
+        // The padding rows of the last row's 128-row tile.
+        Value total = adaptor.getTotalRows();
+        Value last = arith::SubIOp::create(w, total, cIndex(w, 1));
+        Value isLast =
+            arith::CmpIOp::create(w, arith::CmpIPredicate::eq, row, last);
+        scf::IfOp::create(w, isLast, [&](OpBuilder &lb, Location lloc) {
+          ImplicitLocOpBuilder l(lloc, lb);
+          Value end = arith::MulIOp::create(
+              l,
+              arith::DivUIOp::create(
+                  l, arith::AddIOp::create(l, total, cIndex(l, 127)),
+                  cIndex(l, 128)),
+              cIndex(l, 128));
+          scf::ForOp::create(
+              l, total, end, cIndex(l, 1), ValueRange{},
+              [&](OpBuilder &fb, Location floc, Value r, ValueRange) {
+                store(fb, floc, r, block, zero);
+                padColumns(fb, floc, r);
+                scf::YieldOp::create(fb, floc);
+              });
+          scf::YieldOp::create(l);
+        });
+      }
+      scf::YieldOp::create(w);
     });
     rewriter.eraseOp(op);
     return success();
@@ -332,5 +344,6 @@ struct StoreFp4Lowering : OpConversionPattern<StoreFp4Op> {
 void mlir::nvfp4k::lowering::populateEpiloguePatterns(const TypeConverter &converter,
     RewritePatternSet &patterns) {
   patterns.add<AlphaLowering, StoreLowering, EpilogueLowering,
-               StoreFp4Lowering>(converter, patterns.getContext());
+               StoreFp4Lowering, StoreScaleLowering>(converter,
+                                                     patterns.getContext());
 }

@@ -156,7 +156,8 @@ private:
   /// pairs' results.
   void emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out, Value rows,
                           Value bias, Value accIn, Value warpgroup, Value warp,
-                          Value lane);
+                          Value lane, Value rowStart, Value rowBase,
+                          Value weightTile);
 
   const SM90GemmConfig &cfg;
   MLIRContext *ctx;
@@ -834,21 +835,31 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
   }
   if (cfg.outputQuantize)
     emitOutputQuantize(quantized, out, rows, bias, accIn, warpgroup, warp,
-                       lane);
+                       lane, rowStart, rowBase, weightTile);
 }
 
 void KernelBuilder::emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out,
                                        Value rows, Value bias, Value accIn,
-                                       Value warpgroup, Value warp,
-                                       Value lane) {
-  // Each pair's results (rounded to the quantize's input type), the amax
-  // of every 16-column block of a token's row, then its codes and scale.
-  // A block's columns lie in 4 lanes (8 apart) of each of two warps (of
-  // all four after a swiglu: each thread holds one result of a pair); the
-  // lanes reduce by shuffles, the warps through shared memory. Thread
-  // (lane l) holds token t8 = 2 (l % 4) + (l / 4) % 2 of each n8 step.
+                                       Value warpgroup, Value warp, Value lane,
+                                       Value rowStart, Value rowBase,
+                                       Value weightTile) {
+  // Each pair's results (rounded to the quantize's input type), then per
+  // 16-column block of a token's row its amax, scale and enc_b, then the
+  // codes. Pair i = 2j + h of thread (lane l) is token
+  // rowStart + 8j + t8, t8 = 2 (l % 4) + (l / 4) % 2. A block's columns lie
+  // in 4 lanes (8 apart) of two warps (2bg, 2bg + 1: block bg of the
+  // pair's 32 columns; of all four warps after a swiglu, each thread
+  // holding one result of a pair). Three steps behind the warpgroup's
+  // named barrier: (1) each warp's partial amax per (pair, token) to
+  // shared memory, reduced over its lanes by shuffles; (2) each (pair,
+  // token, block) once, spread over the warpgroup's threads: the block's
+  // amax over its warps, its E4M3 scale (stored, with the padding it
+  // owns) and enc_b (to shared memory); (3) every thread's codes.
   const GemmShape::OutputQuantize &oq = *cfg.outputQuantize;
   bool swiglu = cfg.swiglu.has_value();
+  int64_t perPair = swiglu ? 1 : 2; // blocks in a pair's 32 columns
+  int64_t warpsPerBlock = swiglu ? 4 : 2;
+  int64_t npairs = pairs.size(), entries = npairs * 8 * perPair;
   Type f32 = b.getF32Type();
   nvfp4::NumericsBuilder numerics(b, b.getLoc(), f32);
   Value given = LLVM::LoadOp::create(
@@ -857,11 +868,14 @@ void KernelBuilder::emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out,
   Value sEnc, sDec;
   std::tie(sEnc, sDec) = oq.encode ? numerics.givenEncodeScale(given)
                                    : numerics.givenDecodeScale(given);
-  Value amaxes = memref::ViewOp::create(b, shared({cfg.amaxBytes() / 4}, f32),
-                                        smem, c(cfg.amaxOffset()),
-                                        ValueRange{});
+  Value amaxes = memref::ViewOp::create(
+      b, shared({cfg.amaxBytes() / 4}, f32), smem, c(cfg.amaxOffset()),
+      ValueRange{});
+  // This warpgroup's partial amaxes [pair][t8][warp], then its enc_b
+  // [pair][t8][block].
+  Value partials = mul(warpgroup, c(cfg.amaxFloatsPerWarpgroup()));
+  Value encs = add(partials, c(npairs * 8 * 4));
   Value t8 = add(mul(remu(lane, c(4)), c(2)), remu(divu(lane, c(4)), c(2)));
-  Value slot = add(mul(warpgroup, c(cfg.tokenTile * 8)), mul(t8, c(4)));
   Value width = arith::ConstantIntOp::create(b, b.getI32Type(), 32);
   auto shuffleXor = [&](Value v, int64_t mask) {
     return gpu::ShuffleOp::create(
@@ -869,13 +883,19 @@ void KernelBuilder::emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out,
                width, gpu::ShuffleMode::XOR)
         .getShuffleResult();
   };
-  // A swiglu's pair of neighbouring results sits in lanes 8 apart: the
-  // lower one (lead) holds both and stores them.
+  Value barrier = add(c32(kSM90AmaxBarrier),
+                      arith::IndexCastOp::create(b, b.getI32Type(), warpgroup));
+  auto sync = [&] {
+    NVVM::BarrierOp::create(b, TypeRange{}, barrier, c32(128),
+                            NVVM::BarrierReductionAttr(), Value());
+  };
+  // A swiglu's neighbouring results sit in lanes 8 apart: the lower one
+  // (lead) holds both and stores their codes.
   Value lead = eq(remu(divu(lane, c(8)), c(2)), c(0));
   auto resultType = VectorType::get({swiglu ? 1 : 2}, f32);
   auto pairType = VectorType::get({2}, f32);
   SmallVector<Value> xs, columns;
-  for (size_t i = 0; i < pairs.size(); ++i) {
+  for (int64_t i = 0; i < npairs; ++i) {
     const EpiloguePair &p = pairs[i];
     Value y = nvfp4k::EpilogueOp::create(
         b, resultType, p.values, p.row, p.column, rows, c(cfg.n), p.alpha,
@@ -893,44 +913,65 @@ void KernelBuilder::emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out,
     }
     xs.push_back(x);
     columns.push_back(column);
-    Value m = numerics.maxNum(
-        numerics.abs(vector::ExtractOp::create(b, x, 0)),
-        numerics.abs(vector::ExtractOp::create(b, x, 1)));
+    Value m = numerics.maxNum(numerics.abs(vector::ExtractOp::create(b, x, 0)),
+                              numerics.abs(vector::ExtractOp::create(b, x, 1)));
     m = numerics.maxNum(m, shuffleXor(m, 8));
     m = numerics.maxNum(m, shuffleXor(m, 16));
     ifThen(cmp(arith::CmpIPredicate::ult, lane, c(8)), [&] {
-      memref::StoreOp::create(b, m, amaxes,
-                              ValueRange{add(add(slot, c(32 * i)), warp)});
+      memref::StoreOp::create(
+          b, m, amaxes,
+          ValueRange{add(partials, add(mul(add(c(8 * i), t8), c(4)), warp))});
     });
   }
-  Value barrier = add(c32(kSM90AmaxBarrier),
-                      arith::IndexCastOp::create(b, b.getI32Type(), warpgroup));
-  auto sync = [&] {
-    NVVM::BarrierOp::create(b, TypeRange{}, barrier, c32(128),
-                            NVVM::BarrierReductionAttr(), Value());
-  };
   sync();
-  // The block's warps: all four after a swiglu, else this one and its
-  // neighbour; the scale's writer is the first warp's lane holding the
-  // token's first columns.
-  Value firstWarp = swiglu ? c(0) : mul(divu(warp, c(2)), c(2));
-  Value writes = arith::AndIOp::create(
-      b, cmp(arith::CmpIPredicate::ult, lane, c(8)), eq(warp, firstWarp));
+  // (2) Entry e = (i * 8 + t8) * perPair + bg, thread t of the warpgroup
+  // taking e = t, t + 128, ...
+  Value t128 = add(mul(warp, c(32)), lane);
+  int64_t blocks = cfg.resultColumns() / 16;
   Value totalRows = c(cfg.maxRows);
-  for (size_t i = 0; i < xs.size(); ++i) {
-    Value x = xs[i];
-    Value at = add(slot, c(32 * i));
-    Value amax = memref::LoadOp::create(b, amaxes, ValueRange{add(at, firstWarp)});
-    for (int64_t w = 1; w < (swiglu ? 4 : 2); ++w)
-      amax = numerics.maxNum(
-          amax, memref::LoadOp::create(
-                    b, amaxes, ValueRange{add(add(at, firstWarp), c(w))}));
+  // The tile's first block column: its 128 weight rows are 128 results
+  // (8 blocks), 64 after a swiglu; a warpgroup's half of them.
+  Value tileBlock = add(mul(weightTile, c(swiglu ? 4 : 8)),
+                        mul(warpgroup, c(swiglu ? 2 : 4)));
+  for (int64_t r = 0; r < ceilDiv(entries, 128); ++r) {
+    Value e = add(t128, c(128 * r));
+    auto body = [&] {
+      Value i = divu(e, c(8 * perPair));
+      Value token8 = remu(divu(e, c(perPair)), c(8));
+      Value bg = remu(e, c(perPair));
+      Value at = add(partials, add(mul(add(mul(i, c(8)), token8), c(4)),
+                                   mul(bg, c(warpsPerBlock))));
+      Value amax = memref::LoadOp::create(b, amaxes, ValueRange{at});
+      for (int64_t w = 1; w < warpsPerBlock; ++w)
+        amax = numerics.maxNum(
+            amax, memref::LoadOp::create(b, amaxes, ValueRange{add(at, c(w))}));
+      auto [sf, enc] = numerics.blockScale(amax, sEnc, sDec);
+      memref::StoreOp::create(b, enc, amaxes, ValueRange{add(encs, e)});
+      // Pair i = 2j + h: token rowStart + 8j + token8; block column
+      // tileBlock + h * perPair + bg.
+      Value j = divu(i, c(2)), h = remu(i, c(2));
+      Value row = sub(add(add(rowStart, mul(j, c(8))), token8), rowBase);
+      Value block = add(tileBlock, add(mul(h, c(perPair)), bg));
+      nvfp4k::StoreScaleOp::create(b, sf, args.quantScales, row, block, rows,
+                                   b.getI64IntegerAttr(blocks), totalRows,
+                                   oq.swizzled ? b.getUnitAttr() : UnitAttr());
+    };
+    if (128 * (r + 1) <= entries)
+      body();
+    else
+      ifThen(cmp(arith::CmpIPredicate::ult, e, c(entries)), body);
+  }
+  sync();
+  // (3) The codes.
+  Value bg = swiglu ? c(0) : remu(divu(warp, c(2)), c(2));
+  for (int64_t i = 0; i < npairs; ++i) {
+    Value enc = memref::LoadOp::create(
+        b, amaxes,
+        ValueRange{add(encs, add(mul(add(c(8 * i), t8), c(perPair)), bg))});
     auto store = [&] {
-      nvfp4k::StoreFp4Op::create(
-          b, x, out, pairs[i].row, columns[i], rows,
-          b.getI64IntegerAttr(cfg.resultColumns()), args.quantScales, amax,
-          sEnc, sDec, writes, totalRows,
-          oq.swizzled ? b.getUnitAttr() : UnitAttr());
+      nvfp4k::StoreFp4Op::create(b, xs[i], out, pairs[i].row, columns[i], rows,
+                                 b.getI64IntegerAttr(cfg.resultColumns()),
+                                 enc);
     };
     if (swiglu)
       ifThen(lead, store);

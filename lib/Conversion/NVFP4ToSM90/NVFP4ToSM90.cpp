@@ -742,13 +742,14 @@ bool kernelTakesQuantize(const SM90KernelOptions &options,
 
 /// Whether the GEMM kernel's epilogue takes nvfp4.fused's output quantize
 /// (F6) of a matmul of `shape` (its swiglu included) whose tokens come from
-/// `source`: the wgmma kernel on one CTA per tile (no cluster split) and
-/// whole 16-column blocks of a dense or contiguous result; the
+/// `source`: when quantize-in-epilogue asks for it (the option says why
+/// not by default), in the wgmma kernel on one CTA per tile (no cluster
+/// split), whole 16-column blocks of a dense or contiguous result; the
 /// narrow-token kernel leaves it to the quantize's own kernel.
 bool kernelTakesOutputQuantize(const SM90KernelOptions &options,
                                GemmShape shape, SM90TokenSource source,
                                Type quantizeElement = Type()) {
-  if (shape.n == 0 || shape.empty() || shape.k == 0 || shape.n % 2 ||
+  if (!options.quantizeInEpilogue || shape.n == 0 || shape.empty() || shape.k == 0 || shape.n % 2 ||
       shape.k % 32 || shape.resultColumns() % 16 ||
       shape.mode == Grouping::masked ||
       (shape.mode == Grouping::independent && shape.groups != 1))
@@ -994,6 +995,7 @@ struct ConvertNVFP4ToSM90Pass
     gemm.kSplit = kSplit;
     gemm.cluster = cluster;
     gemm.quantizeInPrepass = quantizeInPrepass;
+    gemm.quantizeInEpilogue = quantizeInEpilogue;
     gemm.schedule = schedule;
     gemm.tokens = tokens;
     gemm.bf16Mma = bf16Mma;

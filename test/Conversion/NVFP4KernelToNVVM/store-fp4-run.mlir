@@ -1,18 +1,19 @@
-// nvfp4k.epilogue and nvfp4k.store_fp4 executed on the CPU (raw loads and
+// nvfp4k.epilogue, nvfp4k.store_fp4 and nvfp4k.store_scale executed on
+// the CPU (raw loads and
 // stores of device addresses are plain ones here), values by hand:
 // - epilogue: alpha fl(1/3) times (1, 3) is (0.33333334, 1), rounded to
 //   bf16: (0.333984375, 1); outside the bounds: (0, 0); a swiglu with an
 //   f32 accumulator (the intermediate's type, not the bf16 output's):
 //   g = 30 + 1, u = 2 + 0.5, 31 * sigmoid(31) * 2.5 = 77.5.
-// - store_fp4 into a 2 x 32 matrix (two 16-blocks a row), S_enc = S_dec = 1:
-//   row 0, block 0, amax 6: sf = e4m3(1) = 0x38, x = (6, -0.5) -> codes 7,
-//   9: byte 0x97 = 151; row 1 (the last), block 1 (the last), amax 3:
-//   sf = e4m3(0.5) = 0x30 = 48, enc 2, x = (3, 1) -> codes 7, 4: 0x47 = 71.
-//   Swizzled scales: S[0,0] at 0, S[1,1] at 17; the last block column's
-//   writer zeroes its row's padding columns 2, 3 (18, 19); the last row's
-//   writer of column 1 zeroes rows 2-127 of column 1 and their columns 2, 3
-//   (33, 34, 35, 509, 510, 511: row 127 is at 31*16 + 3*4); the rest keeps
-//   its poison 0xAA = 170. A store past the rows writes nothing.
+// - a 2 x 32 matrix (two 16-blocks a row): codes of x = (6, -0.5) at enc 1
+//   (7 and 9: byte 0x97 = 151) at row 0, column 0; of x = (3, 1) at enc 2
+//   (7 and 4: 0x47 = 71) at row 1, column 16. Scales: 0x38 = 56 at row 0,
+//   block 0, 0x30 = 48 at row 1 (the last), block 1 (the last), swizzled:
+//   S[0,0] at 0, S[1,1] at 17; the last block column's scale zeroes its
+//   row's padding columns 2, 3 (18, 19); the last row's of column 1 zeroes
+//   rows 2-127 of column 1 and their columns 2, 3 (33, 34, 35, 509, 510,
+//   511: row 127 is at 31*16 + 3*4); the rest keeps its poison 0xAA = 170.
+//   Stores past the rows (or past the blocks) write nothing.
 // REQUIRES: mlir-runner
 // RUN: nvfp4-opt %s --convert-nvfp4k-to-nvvm | mlir-opt --convert-vector-to-scf --convert-scf-to-cf --convert-vector-to-llvm --finalize-memref-to-llvm --convert-arith-to-llvm --convert-index-to-llvm --convert-cf-to-llvm --convert-func-to-llvm --reconcile-unrealized-casts | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils | FileCheck %s
 
@@ -72,14 +73,18 @@ func.func @main() {
   %pc = func.call @addr8(%dc) : (memref<?xi8>) -> i64
   %ds = memref.cast %scales : memref<512xi8> to memref<?xi8>
   %ps = func.call @addr8(%ds) : (memref<?xi8>) -> i64
-  %true = arith.constant true
   %x0 = arith.constant dense<[6.0, -0.5]> : vector<2xf32>
-  %six = arith.constant 6.0 : f32
-  nvfp4k.store_fp4 %x0, %pc[%c0, %c0] bounds(%c2, 32) scales(%ps) block_amax(%six) global(%one, %one) writes_scale(%true) total_rows(%c2) {swizzled} : vector<2xf32>
+  nvfp4k.store_fp4 %x0, %pc[%c0, %c0] bounds(%c2, 32) encode(%one) : vector<2xf32>
   %x1 = arith.constant dense<[3.0, 1.0]> : vector<2xf32>
-  %three = arith.constant 3.0 : f32
-  nvfp4k.store_fp4 %x1, %pc[%c1, %c16] bounds(%c2, 32) scales(%ps) block_amax(%three) global(%one, %one) writes_scale(%true) total_rows(%c2) {swizzled} : vector<2xf32>
-  nvfp4k.store_fp4 %x1, %pc[%c2, %c0] bounds(%c2, 32) scales(%ps) block_amax(%three) global(%one, %one) writes_scale(%true) total_rows(%c2) {swizzled} : vector<2xf32>
+  %two = arith.constant 2.0 : f32
+  nvfp4k.store_fp4 %x1, %pc[%c1, %c16] bounds(%c2, 32) encode(%two) : vector<2xf32>
+  nvfp4k.store_fp4 %x1, %pc[%c2, %c0] bounds(%c2, 32) encode(%two) : vector<2xf32>
+  %sf0 = arith.constant 56 : i32
+  %sf1 = arith.constant 48 : i32
+  nvfp4k.store_scale %sf0, %ps[%c0, %c0] bounds(%c2, 2) total_rows(%c2) {swizzled} : i32
+  nvfp4k.store_scale %sf1, %ps[%c1, %c1] bounds(%c2, 2) total_rows(%c2) {swizzled} : i32
+  nvfp4k.store_scale %sf1, %ps[%c2, %c0] bounds(%c2, 2) total_rows(%c2) {swizzled} : i32
+  nvfp4k.store_scale %sf1, %ps[%c0, %c2] bounds(%c2, 2) total_rows(%c2) {swizzled} : i32
   %r0 = vector.load %codes[%c0] : memref<32xi8>, vector<16xi8>
   %r1 = vector.load %codes[%c16] : memref<32xi8>, vector<16xi8>
   %u0 = arith.extui %r0 : vector<16xi8> to vector<16xi32>

@@ -21,7 +21,7 @@
 // PTX:       tcgen05.ld.sync.aligned
 // PTX:       ld.global.nc.b16 %[[B:rs[0-9]+]]
 // PTX-NEXT:  add.rn.f32.bf16 %[[V:r[0-9]+]], %[[B]], %r{{[0-9]+}};
-// PTX-NEXT:  cvt.rn.bf16.f32 %{{rs[0-9]+}}, %[[V]];
+// PTX:       cvt.rn.bf16.f32 %{{rs[0-9]+}}, %[[V]];
 
 // DECODE: kernel checks: OK
 

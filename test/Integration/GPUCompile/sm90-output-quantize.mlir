@@ -1,6 +1,6 @@
 // The MoE experts' gate_up matmul, its swiglu and the quantize of the
 // activation with a calibrated scale (the down projection's FP4 tokens),
-// through the sm_90a pipeline: one GEMM kernel whose epilogue writes the E2M1 codes, the swizzled E4M3 block scales
+// through the sm_90a pipeline with quantize-in-epilogue: one GEMM kernel whose epilogue writes the E2M1 codes, the swizzled E4M3 block scales
 // and the decode scale, assembled by ptxas without spills; the block
 // amaxes meet through shared memory behind named barriers 4 and 5 (one per
 // consumer warpgroup). No quantize or swiglu kernel exists, and no
@@ -9,7 +9,7 @@
 // Compile-only: runs in CI; what the kernel computes is checked on the GPU
 // (the selfcheck's `fused` family, test/Integration/GPU).
 // REQUIRES: ptxas
-// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa" -o %t.isa.mlir
+// RUN: env CUDA_ROOT=%cuda_root nvfp4-opt %s --nvfp4-lower-to-sm90="format=isa quantize-in-epilogue=1" -o %t.isa.mlir
 // RUN: FileCheck %s --check-prefix=HOST < %t.isa.mlir
 // RUN: %PYTHON -m nvfp4_testing.gpu_binary %t.isa.mlir --name nvfp4_sm90_gemm_0 -o %t.0.ptx
 // RUN: %ptxas -arch=sm_90a -O3 -v %t.0.ptx -o %t.0.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS

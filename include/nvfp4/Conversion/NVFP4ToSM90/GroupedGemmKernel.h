@@ -324,11 +324,18 @@ struct SM90GemmConfig : GemmShape {
     return cluster > 1 ? (cluster - 1) * kSM90TileRows * tokenTile / cluster * 4
                        : 0;
   }
-  /// The output quantize's block amaxes: per consumer warpgroup, each
-  /// warp's partial amax of each of its tokens' 16-column blocks (for
-  /// every n8 step and half of the token tile), f32.
+  /// The output quantize's shared memory per consumer warpgroup (f32):
+  /// each warp's partial amax of each of its tokens' 16-column blocks for
+  /// each of the tokenTile / 4 (n8 step, half) pairs of a thread, then
+  /// every (pair, token, block)'s enc_b.
+  int64_t amaxFloatsPerWarpgroup() const {
+    int64_t pairs = tokenTile / 4;
+    return pairs * 8 * 4 + pairs * 8 * (swiglu ? 1 : 2);
+  }
   int64_t amaxBytes() const {
-    return outputQuantize ? kSM90ConsumerWarpgroups * tokenTile * 8 * 4 : 0;
+    return outputQuantize
+               ? kSM90ConsumerWarpgroups * amaxFloatsPerWarpgroup() * 4
+               : 0;
   }
   /// The stages, the split's hand-over, the cluster's receive buffer, the
   /// output quantize's amaxes, then (stream-K) the fixup's broadcast word.

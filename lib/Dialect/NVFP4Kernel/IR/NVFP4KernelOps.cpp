@@ -472,9 +472,16 @@ LogicalResult StoreFp4Op::verify() {
     return emitOpError("expected an even number of values (whole bytes), "
                        "got ")
            << p;
-  if (getColumns() < 16 || getColumns() % 16)
-    return emitOpError("expected columns a positive multiple of 16 (whole "
-                       "blocks), got ")
+  if (getColumns() < 2 || getColumns() % 2)
+    return emitOpError("expected a positive even number of columns (whole "
+                       "bytes), got ")
            << getColumns();
+  return success();
+}
+
+LogicalResult StoreScaleOp::verify() {
+  if (getBlocks() < 1)
+    return emitOpError("expected a positive number of blocks, got ")
+           << getBlocks();
   return success();
 }

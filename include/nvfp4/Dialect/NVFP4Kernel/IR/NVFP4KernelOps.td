@@ -1002,45 +1002,59 @@ def NVFP4K_EpilogueOp : NVFP4K_Op<"epilogue", [AttrSizedOperandSegments,
 
 def NVFP4K_StoreFp4Op : NVFP4K_Op<"store_fp4",
                                   [MemoryEffects<[MemWrite]>]> {
-  let summary = "NVFP4 codes of a few outputs of one row, and their scale";
+  let summary = "E2M1 codes of a few outputs of one row";
   let description = [{
-    The NVFP4 quantize (docs/spec.md 2.2, steps 3-5, 1x16 blocks) of P
-    values `x[j]` at `[row, column + j]` of a `[total_rows, columns]`
-    matrix, given the amax of their block (`block_amax`: max |x| over the
-    block's 16 values, NaN ignored, which the kernel reduced across the
-    threads holding them) and the tensor's `s_enc`, `s_dec`. When
-    `row < rows` and `column < columns`:
+    The codes of the NVFP4 quantize (docs/spec.md 2.2, step 5) of P values
+    `x[j]` at `[row, column + j]` of a `[rows, columns]` matrix, given
+    their block's `enc_b` (`encode`, NumericsBuilder::blockScale's): when
+    `row < rows` and `column < columns`,
 
     ```
-    sf  = e4m3_satfinite(fl(block_amax * fl(s_enc * fl(1/6))))
-    enc = fl(min(fl(1 / fl(fp32(sf) * s_dec)), FLT_MAX))
     codes[row, (column + j) / 2] nibble (column + j) % 2 = e2m1(fl(x[j] * enc))
     ```
 
-    (one store of P/2 bytes; P even, `column` even, `columns` a multiple of
-    16), and where `writes_scale` is true, `sf` at `[row, column / 16]` of
-    `scales` (row-major `[total_rows, columns/16]`, or with `swizzled` the
-    128x4 layout, spec section 1). The thread that writes a swizzled scale
-    of the last block column also zeroes that row's padding columns, and
-    the one of the last row the padding rows of its column (and their
-    padding columns): every padding byte is written by one thread, zero.
-    `codes` and `scales` are i64 device addresses.
+    one store of P/2 bytes (P even, `column` even); `codes` is an i64
+    device address.
 
     Example:
 
     ```mlir
-    nvfp4k.store_fp4 %x, %codes[%row, %col] bounds(%rows, %cols) scales(%scales) block_amax(%amax) global(%s_enc, %s_dec) writes_scale(%w) total_rows(%m) {swizzled} : vector<2xf32>
+    nvfp4k.store_fp4 %x, %codes[%row, %col] bounds(%rows, 4096) encode(%enc) : vector<2xf32>
     ```
   }];
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$values, I64:$codes,
-      Index:$row, Index:$column, Index:$rows, I64Attr:$columns, I64:$scales,
-      F32:$block_amax, F32:$s_enc, F32:$s_dec, I1:$writes_scale,
-      Index:$total_rows, UnitAttr:$swizzled);
+      Index:$row, Index:$column, Index:$rows, I64Attr:$columns, F32:$encode);
   let assemblyFormat = [{
     $values `,` $codes `[` $row `,` $column `]` `bounds` `(` $rows `,`
-    $columns `)` `scales` `(` $scales `)` `block_amax` `(` $block_amax `)`
-    `global` `(` $s_enc `,` $s_dec `)` `writes_scale` `(` $writes_scale `)`
-    `total_rows` `(` $total_rows `)` attr-dict `:` type($values)
+    $columns `)` `encode` `(` $encode `)` attr-dict `:` type($values)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4K_StoreScaleOp : NVFP4K_Op<"store_scale",
+                                    [MemoryEffects<[MemWrite]>]> {
+  let summary = "one NVFP4 block scale, and the padding it owns";
+  let description = [{
+    When `row < rows` and `block < blocks`, stores the E4M3 byte `scale`
+    (the low 8 bits of the i32) at `[row, block]` of the block scales of a
+    `[total_rows, 16 * blocks]` matrix: row-major `[total_rows, blocks]`,
+    or with `swizzled` the 128x4 layout (docs/spec.md section 1), at the
+    i64 device address `scales`. A swizzled scale of the last block column
+    also zeroes its row's padding columns, and one of the last row the
+    padding rows of its column (and their padding columns): with one op
+    per scale, every padding byte is written once, zero.
+
+    Example:
+
+    ```mlir
+    nvfp4k.store_scale %sf, %scales[%row, %block] bounds(%rows, 256) total_rows(%m) {swizzled} : i32
+    ```
+  }];
+  let arguments = (ins I32:$scale, I64:$scales, Index:$row, Index:$block,
+      Index:$rows, I64Attr:$blocks, Index:$total_rows, UnitAttr:$swizzled);
+  let assemblyFormat = [{
+    $scale `,` $scales `[` $row `,` $block `]` `bounds` `(` $rows `,` $blocks
+    `)` `total_rows` `(` $total_rows `)` attr-dict `:` type($scale)
   }];
   let hasVerifier = 1;
 }
