@@ -144,8 +144,8 @@ void GemmProblem::appendEpilogueArgs(OpBuilder &b, Location loc,
     args.push_back(deviceAddress(b, loc, o));
   for (Value a : accs)
     args.push_back(deviceAddress(b, loc, a));
-  for (Value v : {groupInfo, aDecode, bDecode, alpha, bias, outScales,
-                  outScale, outDecode})
+  for (Value v : {groupInfo, aDecode, bDecode, alpha, bias, outScales, outScale,
+                  outDecode})
     if (v)
       args.push_back(deviceAddress(b, loc, v));
 }

@@ -172,7 +172,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
       Value offset = arith::MulIOp::create(
           nb,
           arith::AddIOp::create(
-              nb, arith::MulIOp::create(nb, adaptor.getRow(), cIndex(nb, stride)),
+              nb,
+              arith::MulIOp::create(nb, adaptor.getRow(), cIndex(nb, stride)),
               at),
           cIndex(nb, bytes));
       if (!element.isF32())
@@ -199,16 +200,16 @@ struct EpilogueLowering : OpConversionPattern<EpilogueOp> {
         b, inside,
         [&](OpBuilder &nested, Location loc) {
           ImplicitLocOpBuilder nb(loc, nested);
-          Value v = nvfp4::NumericsBuilder(nb, loc, type)
-                        .roundTo(epilogueValues(nb, op, adaptor),
-                                 op.getElement());
+          Value v =
+              nvfp4::NumericsBuilder(nb, loc, type)
+                  .roundTo(epilogueValues(nb, op, adaptor), op.getElement());
           scf::YieldOp::create(nb, v);
         },
         [&](OpBuilder &nested, Location loc) {
           scf::YieldOp::create(
               nested, loc,
-              arith::ConstantOp::create(
-                  nested, loc, DenseElementsAttr::get(type, 0.0f))
+              arith::ConstantOp::create(nested, loc,
+                                        DenseElementsAttr::get(type, 0.0f))
                   .getResult());
         });
     rewriter.replaceOp(op, branch.getResult(0));
@@ -232,9 +233,9 @@ struct StoreFp4Lowering : OpConversionPattern<StoreFp4Op> {
       nvfp4::NumericsBuilder numerics(nb, loc, nb.getF32Type());
       // Codes of x[2i] (low nibble) and x[2i+1] (high) in byte i.
       auto code = [&](int64_t j) {
-        return numerics.e2m1EncodeRNE(numerics.mul(
-            vector::ExtractOp::create(nb, adaptor.getValues(), j),
-            adaptor.getEncode()));
+        return numerics.e2m1EncodeRNE(
+            numerics.mul(vector::ExtractOp::create(nb, adaptor.getValues(), j),
+                         adaptor.getEncode()));
       };
       SmallVector<Value> bytes;
       for (int64_t i = 0; i < p / 2; ++i) {
@@ -248,9 +249,8 @@ struct StoreFp4Lowering : OpConversionPattern<StoreFp4Op> {
       Value offset = arith::AddIOp::create(
           nb, arith::MulIOp::create(nb, row, cIndex(nb, columns / 2)),
           arith::DivUIOp::create(nb, column, cIndex(nb, 2)));
-      LLVM::StoreOp::create(nb, packed,
-                            globalAddress(nb, adaptor.getCodes(), offset),
-                            p / 2);
+      LLVM::StoreOp::create(
+          nb, packed, globalAddress(nb, adaptor.getCodes(), offset), p / 2);
       scf::YieldOp::create(nb);
     });
     rewriter.eraseOp(op);
@@ -286,8 +286,8 @@ struct StoreScaleLowering : OpConversionPattern<StoreScaleOp> {
     };
     int64_t paddedBlocks = nvfp4::Swizzled128x4Attr::colTiles(blocks) *
                            nvfp4::Swizzled128x4Attr::kTileCols;
-    Value inside = insideBounds(b, row, adaptor.getRows(), block,
-                                cIndex(b, blocks));
+    Value inside =
+        insideBounds(b, row, adaptor.getRows(), block, cIndex(b, blocks));
     scf::IfOp::create(b, inside, [&](OpBuilder &nested, Location loc) {
       ImplicitLocOpBuilder w(loc, nested);
       Value zero = arith::ConstantIntOp::create(w, w.getI8Type(), 0);
@@ -298,15 +298,14 @@ struct StoreScaleLowering : OpConversionPattern<StoreScaleOp> {
         auto padColumns = [&](OpBuilder &pb, Location ploc, Value r) {
           if (paddedBlocks == blocks)
             return;
-          scf::IfOp::create(pb, ploc, eq(pb, ploc, block, blocks - 1),
-                            [&](OpBuilder &cb, Location cloc) {
-                              for (int64_t c = blocks; c < paddedBlocks; ++c)
-                                store(cb, cloc, r,
-                                      arith::ConstantIndexOp::create(cb, cloc,
-                                                                     c),
-                                      zero);
-                              scf::YieldOp::create(cb, cloc);
-                            });
+          scf::IfOp::create(
+              pb, ploc, eq(pb, ploc, block, blocks - 1),
+              [&](OpBuilder &cb, Location cloc) {
+                for (int64_t c = blocks; c < paddedBlocks; ++c)
+                  store(cb, cloc, r,
+                        arith::ConstantIndexOp::create(cb, cloc, c), zero);
+                scf::YieldOp::create(cb, cloc);
+              });
         };
         padColumns(w, loc, row);
         // The padding rows of the last row's 128-row tile.
@@ -343,7 +342,6 @@ struct StoreScaleLowering : OpConversionPattern<StoreScaleOp> {
 
 void mlir::nvfp4k::lowering::populateEpiloguePatterns(const TypeConverter &converter,
     RewritePatternSet &patterns) {
-  patterns.add<AlphaLowering, StoreLowering, EpilogueLowering,
-               StoreFp4Lowering, StoreScaleLowering>(converter,
-                                                     patterns.getContext());
+  patterns.add<AlphaLowering, StoreLowering, EpilogueLowering, StoreFp4Lowering,
+               StoreScaleLowering>(converter, patterns.getContext());
 }

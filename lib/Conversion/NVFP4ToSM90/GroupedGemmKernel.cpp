@@ -821,7 +821,8 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
                 epilogue.alphaAt(b, b.getLoc(), cfg, g, row, rows,
                                  add(column, c(1)))});
       // (column, column + 1) is a gate/up pair of a fused swiglu.
-      Value values = vector::FromElementsOp::create(b, pair, ValueRange{lo, hi});
+      Value values =
+          vector::FromElementsOp::create(b, pair, ValueRange{lo, hi});
       if (cfg.outputQuantize) {
         quantized.push_back({values, row, column, pairAlpha});
         continue;
@@ -834,8 +835,8 @@ void KernelBuilder::emitEpilogue(Value acc, ValueRange tile, Value warpgroup,
     }
   }
   if (cfg.outputQuantize)
-    emitOutputQuantize(quantized, out, rows, bias, accIn, warpgroup, warp,
-                       lane, rowStart, rowBase, weightTile);
+    emitOutputQuantize(quantized, out, rows, bias, accIn, warpgroup, warp, lane,
+                       rowStart, rowBase, weightTile);
 }
 
 void KernelBuilder::emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out,
@@ -868,9 +869,9 @@ void KernelBuilder::emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out,
   Value sEnc, sDec;
   std::tie(sEnc, sDec) = oq.encode ? numerics.givenEncodeScale(given)
                                    : numerics.givenDecodeScale(given);
-  Value amaxes = memref::ViewOp::create(
-      b, shared({cfg.amaxBytes() / 4}, f32), smem, c(cfg.amaxOffset()),
-      ValueRange{});
+  Value amaxes =
+      memref::ViewOp::create(b, shared({cfg.amaxBytes() / 4}, f32), smem,
+                             c(cfg.amaxOffset()), ValueRange{});
   // This warpgroup's partial amaxes [pair][t8][warp], then its enc_b
   // [pair][t8][block].
   Value partials = mul(warpgroup, c(cfg.amaxFloatsPerWarpgroup()));
@@ -898,8 +899,8 @@ void KernelBuilder::emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out,
   for (int64_t i = 0; i < npairs; ++i) {
     const EpiloguePair &p = pairs[i];
     Value y = nvfp4k::EpilogueOp::create(
-        b, resultType, p.values, p.row, p.column, rows, c(cfg.n), p.alpha,
-        bias, accIn, TypeAttr::get(oq.element), b.getI64IntegerAttr(cfg.n),
+        b, resultType, p.values, p.row, p.column, rows, c(cfg.n), p.alpha, bias,
+        accIn, TypeAttr::get(oq.element), b.getI64IntegerAttr(cfg.n),
         b.getF32FloatAttr(cfg.beta), sm90EpilogueSwiglu(ctx, cfg),
         biasElementAttr(cfg));
     Value x = y, column = p.column;
@@ -970,8 +971,7 @@ void KernelBuilder::emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out,
         ValueRange{add(encs, add(mul(add(c(8 * i), t8), c(perPair)), bg))});
     auto store = [&] {
       nvfp4k::StoreFp4Op::create(b, xs[i], out, pairs[i].row, columns[i], rows,
-                                 b.getI64IntegerAttr(cfg.resultColumns()),
-                                 enc);
+                                 b.getI64IntegerAttr(cfg.resultColumns()), enc);
     };
     if (swiglu)
       ifThen(lead, store);
@@ -1070,8 +1070,8 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   if (cfg.outputQuantize)
     ifThen(arith::AndIOp::create(b, eq(bid, c(0)), eq(tid, c(0))), [&] {
       Type f32 = b.getF32Type();
-      Value given = LLVM::LoadOp::create(
-          b, f32, globalPointer(args.quantScale), /*alignment=*/4);
+      Value given = LLVM::LoadOp::create(b, f32, globalPointer(args.quantScale),
+                                         /*alignment=*/4);
       nvfp4::NumericsBuilder numerics(b, b.getLoc(), f32);
       Value sDec = cfg.outputQuantize->encode
                        ? numerics.givenEncodeScale(given).second

@@ -749,9 +749,9 @@ bool kernelTakesQuantize(const SM90KernelOptions &options,
 bool kernelTakesOutputQuantize(const SM90KernelOptions &options,
                                GemmShape shape, SM90TokenSource source,
                                Type quantizeElement = Type()) {
-  if (!options.quantizeInEpilogue || shape.n == 0 || shape.empty() || shape.k == 0 || shape.n % 2 ||
-      shape.k % 32 || shape.resultColumns() % 16 ||
-      shape.mode == Grouping::masked ||
+  if (!options.quantizeInEpilogue || shape.n == 0 || shape.empty() ||
+      shape.k == 0 || shape.n % 2 || shape.k % 32 ||
+      shape.resultColumns() % 16 || shape.mode == Grouping::masked ||
       (shape.mode == Grouping::independent && shape.groups != 1))
     return false;
   shape.outputQuantize = GemmShape::OutputQuantize{};
@@ -1029,13 +1029,12 @@ struct ConvertNVFP4ToSM90Pass
           GemmShape shape = problem->shape;
           if (op.getEpilogue())
             shape.swiglu = op.getEpilogue().getParams();
-          takes = quantize
-                      ? kernelTakesOutputQuantize(
-                            gemm, shape, SM90TokenSource::quantize,
-                            cast<ShapedType>(quantize.getInput().getType())
-                                .getElementType())
-                      : kernelTakesOutputQuantize(gemm, shape,
-                                                  operandTokenSource(shape));
+          takes = quantize ? kernelTakesOutputQuantize(
+                                 gemm, shape, SM90TokenSource::quantize,
+                                 cast<ShapedType>(quantize.getInput().getType())
+                                     .getElementType())
+                           : kernelTakesOutputQuantize(
+                                 gemm, shape, operandTokenSource(shape));
         }
         if (!takes)
           op.hoistOutputQuantize(rewriter);

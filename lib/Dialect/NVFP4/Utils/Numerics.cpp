@@ -376,8 +376,8 @@ Value NumericsBuilder::blockEncodeScale(Value sfValue, Value sDec) {
   return minNum(div(f32(1.0), mul(sfValue, sDec)), f32(FLT_MAX));
 }
 
-std::pair<Value, Value> NumericsBuilder::blockScale(Value blockAmax,
-                                                    Value sEnc, Value sDec) {
+std::pair<Value, Value> NumericsBuilder::blockScale(Value blockAmax, Value sEnc,
+                                                    Value sDec) {
   Value sf = e4m3EncodeSatFinite(blockScaleInput(blockAmax, sEnc));
   return {sf, blockEncodeScale(e4m3Decode(sf), sDec)};
 }

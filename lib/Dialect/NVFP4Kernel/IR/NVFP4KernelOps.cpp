@@ -417,7 +417,8 @@ static LogicalResult verifyEpilogue(EpilogueLike op) {
            << op.getValues().getType() << ", got " << alpha;
   Type element = op.getElement();
   if (!element.isBF16() && !element.isF16() && !element.isF32())
-    return op.emitOpError("expected a bf16, f16 or f32 output, got ") << element;
+    return op.emitOpError("expected a bf16, f16 or f32 output, got ")
+           << element;
   if (op.getRowStride() < 1)
     return op.emitOpError("expected a positive row stride, got ")
            << op.getRowStride();
@@ -431,12 +432,12 @@ static LogicalResult verifyEpilogue(EpilogueLike op) {
   if (SwigluAttr swiglu = op.getSwigluAttr()) {
     if (op.getValues().getType().getDimSize(0) % 2)
       return op.emitOpError("expected gate/up pairs (an even number of values) "
-                         "with swiglu");
+                            "with swiglu");
     Type intermediate = swiglu.getIntermediate();
     if (!intermediate.isBF16() && !intermediate.isF16() &&
         !intermediate.isF32())
       return op.emitOpError("expected a bf16, f16 or f32 swiglu intermediate, "
-                         "got ")
+                            "got ")
              << intermediate;
     if (op.getRowStride() % 2)
       return op.emitOpError("expected an even row stride with swiglu, got ")
@@ -449,7 +450,7 @@ static LogicalResult verifyEpilogue(EpilogueLike op) {
         (swiglu.getLimit() && (!f32(swiglu.getLimit()) ||
                                swiglu.getLimit().getValueAsDouble() <= 0)))
       return op.emitOpError("expected finite f32 swiglu parameters and a "
-                         "positive limit");
+                            "positive limit");
   }
   return success();
 }
