@@ -663,8 +663,10 @@ class MoEExperts(torch.nn.Module):
         if (scale is None or not isinstance(self.gate_up, GroupedExperts) or
                 self.gate_up.fmt != "nvfp4" or self.gate_up.weight_only):
             return None
+        # gate_up's own quantize as the op takes it: a computed amax, or one
+        # caller amax or calibrated scale.
         options = _static_input_options(self.gate_up)
-        if (not _fused_input(options) or
+        if (not set(options) <= {"amax", "encode_scale", "decode_scale"} or
                 any(isinstance(v, torch.Tensor) and v.dim() == 1 for v in options.values())):
             return None
         (name, value), = scale.items()
