@@ -15,7 +15,11 @@
 // (nvfp4-fuse-quantize-matmul, nvfp4-fuse-matmul-epilogue): the swiglu and
 // both biases run in the GEMM epilogues, and neither [S, 2I] nor its
 // activation before quantization leaves a kernel except as the next
-// GEMM's input.
+// GEMM's input. With a calibrated scale for the activation's quantize (an
+// `encode_scale` operand: a checkpoint's input_global_scale) that
+// quantize is gate_up's output quantize instead (docs/spec.md F6), which
+// the GEMM's epilogue computes under the pipeline option
+// quantize-in-epilogue (by default its own kernel runs after the GEMM).
 //
 //   nvfp4-runner --target=gpu --compile-only --dump-lowered docs/examples/moe_experts.mlir
 //   (python/tests/test_activation.py runs it on the CPU against its ops)
