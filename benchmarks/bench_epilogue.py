@@ -59,6 +59,7 @@ from pathlib import Path
 import numpy as np
 
 from bench_decode import CASES as DECODE_CASES, copies_for, dequant, time_layers  # noqa: E402
+from nvfp4_testing.selfcheck import PipelineOptions  # noqa: E402
 
 # name: (tokens per group, N (gate and up rows interleaved), K)
 CASES = {
@@ -319,19 +320,9 @@ def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
                                        interleaved=True)
     static_unfused._fp4_intermediate = lambda *args: None
 
-    def epilogue_quantize(fn):
-        """fn() compiled with the pipeline option quantize-in-epilogue."""
-        saved = os.environ.get("NVFP4_PIPELINE_OPTIONS")
-        os.environ["NVFP4_PIPELINE_OPTIONS"] = "quantize-in-epilogue=1"
-        try:
-            return fn()
-        finally:
-            if saved is None:
-                os.environ.pop("NVFP4_PIPELINE_OPTIONS")
-            else:
-                os.environ["NVFP4_PIPELINE_OPTIONS"] = saved
-
-    sa = epilogue_quantize(lambda: static(x, top_i, top_w))
+    epilogue_quantize = PipelineOptions("quantize-in-epilogue=1")
+    with epilogue_quantize:
+        sa = static(x, top_i, top_w)
     row["static_same_bits"] = bool(torch.equal(
         sa.view(torch.int16), static_unfused(x, top_i, top_w).view(torch.int16)))
     p = bf16_block(x, top_i, top_w).float()
@@ -343,8 +334,9 @@ def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
     row["unfused_us"] = time_layers(torch, lambda c: unfused(x, top_i, top_w), 1, reps)
     row["bf16_us"] = time_layers(torch, lambda c: bf16_block(x, top_i, top_w), 1, reps)
     row["fp8_us"] = time_layers(torch, lambda c: fp8_block(x, top_i, top_w), 1, reps)
-    row["static_fused_us"] = epilogue_quantize(
-        lambda: time_layers(torch, lambda c: static(x, top_i, top_w), 1, reps))
+    with epilogue_quantize:
+        row["static_fused_us"] = time_layers(torch, lambda c: static(x, top_i, top_w), 1,
+                                             reps)
     row["static_us"] = time_layers(torch, lambda c: static_unfused(x, top_i, top_w), 1, reps)
     row["copies_fp4"] = row["copies_bf16"] = 1  # 302 MB of FP4 experts: > 4x the L2
     del deq, w1t, w2t, block, unfused, static, static_unfused

@@ -105,13 +105,18 @@ def _(x, fmt="nvfp4", block=None, rounding="nearest_even", seed=0, hadamard=Fals
     # The eager op's argument errors, raised while tracing too.
     compiler._check_given_scale(fmt, amax, encode_scale, decode_scale, scale_rule,
                                 row_scaled)
-    batch, (rows, k) = x.shape[:-2], x.shape[-2:]
+    return _quantized_fake(x, tuple(x.shape[:-2]), *x.shape[-2:], fmt, swizzle, row_scaled)
+
+
+def _quantized_fake(x, batch, rows, k, fmt="nvfp4", swizzle=True, row_scaled=False):
+    """(values, scales, decode scale) of a quantize of [*batch, rows, k], as
+    fakes on x's device."""
     cols = k // compiler.block_width(fmt)
-    q = x.new_empty(tuple(batch) + (rows, k // 2), dtype=_fp4_dtype())
+    q = x.new_empty(batch + (rows, k // 2), dtype=_fp4_dtype())
     sshape = (compiler.swizzled_shape(batch, rows, cols) if swizzle
-              else tuple(batch) + (rows, cols))
+              else batch + (rows, cols))
     s = x.new_empty(sshape, dtype=_scale_dtype(fmt))
-    decode = tuple(batch) + ((rows,) if row_scaled else ())
+    decode = batch + ((rows,) if row_scaled else ())
     return q, s, x.new_empty(decode, dtype=torch.float32)
 
 
@@ -360,15 +365,6 @@ def _output_quantize(encode_scale, decode_scale):
             else {"decode_scale": decode_scale})
 
 
-def _fp4_result_fake(x, rows, width):
-    """(values, swizzled scales, decode scale) of an [rows, width] NVFP4
-    quantize, as fakes."""
-    q = x.new_empty((rows, width // 2), dtype=_fp4_dtype())
-    s = x.new_empty(compiler.swizzled_shape((), rows, width // 16),
-                    dtype=_scale_dtype("nvfp4"))
-    return q, s, x.new_empty((), dtype=torch.float32)
-
-
 @torch.library.custom_op("nvfp4::grouped_linear_quantized", mutates_args=())
 def grouped_linear_quantized(
         x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
@@ -407,7 +403,7 @@ def _(x, w_q, w_s, w_decode, group_offsets, output_encode_scale=None,
     compiler._check_given_scale("nvfp4", amax, encode_scale, decode_scale, None, False)
     _activation(activation, sigmoid_scale, limit, up_offset)
     _output_quantize(output_encode_scale, output_decode_scale)
-    return _fp4_result_fake(x, x.shape[0], _linear_width(w_q.shape[1], activation))
+    return _quantized_fake(x, (), x.shape[0], _linear_width(w_q.shape[1], activation))
 
 
 @torch.library.custom_op("nvfp4::swiglu", mutates_args=())

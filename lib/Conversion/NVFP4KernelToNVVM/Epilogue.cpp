@@ -231,21 +231,12 @@ struct StoreFp4Lowering : OpConversionPattern<StoreFp4Op> {
     scf::IfOp::create(b, inside, [&](OpBuilder &nested, Location loc) {
       ImplicitLocOpBuilder nb(loc, nested);
       nvfp4::NumericsBuilder numerics(nb, loc, nb.getF32Type());
-      // Codes of x[2i] (low nibble) and x[2i+1] (high) in byte i.
-      auto code = [&](int64_t j) {
-        return numerics.e2m1EncodeRNE(
+      SmallVector<Value> codes;
+      for (int64_t j = 0; j < p; ++j)
+        codes.push_back(numerics.e2m1EncodeRNE(
             numerics.mul(vector::ExtractOp::create(nb, adaptor.getValues(), j),
-                         adaptor.getEncode()));
-      };
-      SmallVector<Value> bytes;
-      for (int64_t i = 0; i < p / 2; ++i) {
-        Value byte = arith::OrIOp::create(
-            nb, code(2 * i),
-            arith::ShLIOp::create(nb, code(2 * i + 1), numerics.i32(4)));
-        bytes.push_back(arith::TruncIOp::create(nb, nb.getI8Type(), byte));
-      }
-      Value packed = vector::FromElementsOp::create(
-          nb, VectorType::get({p / 2}, nb.getI8Type()), bytes);
+                         adaptor.getEncode())));
+      Value packed = numerics.packE2M1(codes);
       Value offset = arith::AddIOp::create(
           nb, arith::MulIOp::create(nb, row, cIndex(nb, columns / 2)),
           arith::DivUIOp::create(nb, column, cIndex(nb, 2)));
@@ -315,12 +306,13 @@ struct StoreScaleLowering : OpConversionPattern<StoreScaleOp> {
             arith::CmpIOp::create(w, arith::CmpIPredicate::eq, row, last);
         scf::IfOp::create(w, isLast, [&](OpBuilder &lb, Location lloc) {
           ImplicitLocOpBuilder l(lloc, lb);
+          int64_t tileRows = nvfp4::Swizzled128x4Attr::kTileRows;
           Value end = arith::MulIOp::create(
               l,
               arith::DivUIOp::create(
-                  l, arith::AddIOp::create(l, total, cIndex(l, 127)),
-                  cIndex(l, 128)),
-              cIndex(l, 128));
+                  l, arith::AddIOp::create(l, total, cIndex(l, tileRows - 1)),
+                  cIndex(l, tileRows)),
+              cIndex(l, tileRows));
           scf::ForOp::create(
               l, total, end, cIndex(l, 1), ValueRange{},
               [&](OpBuilder &fb, Location floc, Value r, ValueRange) {

@@ -147,6 +147,16 @@ private:
     return LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx, 1),
                                     address);
   }
+  /// A fused output quantize's S_enc and S_dec, from its given encode or
+  /// decode scale (written before the launch: an invariant load).
+  std::pair<Value, Value> outputGlobalScales() {
+    Value given = LLVM::LoadOp::create(
+        b, b.getF32Type(), globalPointer(args.quantScale), /*alignment=*/4,
+        /*isVolatile=*/false, /*isNonTemporal=*/false, /*isInvariant=*/true);
+    nvfp4::NumericsBuilder numerics(b, b.getLoc(), b.getF32Type());
+    return cfg.outputQuantize->encode ? numerics.givenEncodeScale(given)
+                                      : numerics.givenDecodeScale(given);
+  }
   /// One thread's two outputs of an epilogue: the accumulators, their
   /// token-matrix row (from the group's first), first column and alpha.
   struct EpiloguePair {
@@ -863,12 +873,8 @@ void KernelBuilder::emitOutputQuantize(ArrayRef<EpiloguePair> pairs, Value out,
   int64_t npairs = pairs.size(), entries = npairs * 8 * perPair;
   Type f32 = b.getF32Type();
   nvfp4::NumericsBuilder numerics(b, b.getLoc(), f32);
-  Value given = LLVM::LoadOp::create(
-      b, f32, globalPointer(args.quantScale), /*alignment=*/4,
-      /*isVolatile=*/false, /*isNonTemporal=*/false, /*isInvariant=*/true);
   Value sEnc, sDec;
-  std::tie(sEnc, sDec) = oq.encode ? numerics.givenEncodeScale(given)
-                                   : numerics.givenDecodeScale(given);
+  std::tie(sEnc, sDec) = outputGlobalScales();
   Value amaxes =
       memref::ViewOp::create(b, shared({cfg.amaxBytes() / 4}, f32), smem,
                              c(cfg.amaxOffset()), ValueRange{});
@@ -1069,15 +1075,8 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   // written once.
   if (cfg.outputQuantize)
     ifThen(arith::AndIOp::create(b, eq(bid, c(0)), eq(tid, c(0))), [&] {
-      Type f32 = b.getF32Type();
-      Value given = LLVM::LoadOp::create(b, f32, globalPointer(args.quantScale),
-                                         /*alignment=*/4);
-      nvfp4::NumericsBuilder numerics(b, b.getLoc(), f32);
-      Value sDec = cfg.outputQuantize->encode
-                       ? numerics.givenEncodeScale(given).second
-                       : given;
-      LLVM::StoreOp::create(b, sDec, globalPointer(args.quantDecode),
-                            /*alignment=*/4);
+      LLVM::StoreOp::create(b, outputGlobalScales().second,
+                            globalPointer(args.quantDecode), /*alignment=*/4);
     });
   Value warpgroup = divu(tid, c(128));
   scf::IfOp::create(

@@ -1245,17 +1245,18 @@ LogicalResult FusedOp::verify() {
       return emitOpError("[F4] expected an nvfp4 quantize with 1x16 blocks "
                          "and one decode scale per tensor (batch entry)");
   }
+  // The matmul's one output (null for independent groups: one per group).
+  Value matmulOut;
+  if (auto dense = dyn_cast<MatmulOp>(matmul))
+    matmulOut = dense.getOut();
+  else if (grouped.getGrouping() != Grouping::independent)
+    matmulOut = grouped.getOuts().front();
   if (swiglu) {
     // [F5] the swiglu reads the matmul's one output, an intermediate.
-    Value out;
-    if (auto dense = dyn_cast<MatmulOp>(matmul)) {
-      out = dense.getOut();
-    } else {
-      if (grouped.getGrouping() == Grouping::independent)
-        return emitOpError("[F5] expected a dense, contiguous or masked "
-                           "matmul before the swiglu (one output)");
-      out = grouped.getOuts().front();
-    }
+    Value out = matmulOut;
+    if (!out)
+      return emitOpError("[F5] expected a dense, contiguous or masked "
+                         "matmul before the swiglu (one output)");
     if (swiglu.getInput() != out)
       return emitOpError("[F5] expected the swiglu to read the matmul's "
                          "output");
@@ -1269,20 +1270,11 @@ LogicalResult FusedOp::verify() {
   if (outputQuantize) {
     // [F6] the quantize reads the last result (the swiglu's, else the
     // matmul's one output), an intermediate, with a given scale.
-    Operation *producer = swiglu ? swiglu.getOperation() : matmul;
-    Value out = swiglu ? swiglu.getOut() : Value();
-    if (!swiglu) {
-      if (auto dense = dyn_cast<MatmulOp>(matmul))
-        out = dense.getOut();
-      else if (grouped.getGrouping() == Grouping::contiguous)
-        out = grouped.getOuts().front();
-      else
-        return emitOpError("[F6] expected a dense or contiguous matmul "
-                           "before the output quantize");
-    } else if (grouped && grouped.getGrouping() != Grouping::contiguous) {
+    if (grouped && grouped.getGrouping() != Grouping::contiguous)
       return emitOpError("[F6] expected a dense or contiguous matmul "
                          "before the output quantize");
-    }
+    Operation *producer = swiglu ? swiglu.getOperation() : matmul;
+    Value out = swiglu ? swiglu.getOut() : matmulOut;
     if (outputQuantize.getInput() != out)
       return emitOpError("[F6] expected the output quantize to read the "
                          "result of the ")

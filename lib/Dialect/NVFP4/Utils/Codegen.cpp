@@ -277,25 +277,7 @@ SmallVector<Value> QuantizeCodegen::encodeChunk(ArrayRef<Value> chunk,
 
 void QuantizeCodegen::storeCodes(Value batch, Value row, Value k0,
                                  ArrayRef<Value> codes) {
-  // Element i in nibble i%8 of 32-bit word i/8 (little-endian: element 2p in
-  // the low nibble of byte p). Codes are 0..15, so shifts and ors suffice.
-  SmallVector<Value> words;
-  for (int64_t w = 0; w < kChunk / 8; ++w) {
-    Value word;
-    for (int64_t i = 0; i < 8; ++i) {
-      Value code = codes[8 * w + i];
-      Value nibble =
-          i == 0 ? code
-                 : arith::ShLIOp::create(b, loc, code, nb.i32(4 * i)).getResult();
-      word = word ? arith::OrIOp::create(b, loc, word, nibble).getResult()
-                  : nibble;
-    }
-    words.push_back(word);
-  }
-  Value packed = vector::BitCastOp::create(
-      b, loc, VectorType::get({kChunk / 2}, b.getI8Type()),
-      vector::FromElementsOp::create(
-          b, loc, VectorType::get({kChunk / 8}, b.getI32Type()), words));
+  Value packed = nb.packE2M1(codes);
   Value byteIndex =
       arith::DivUIOp::create(b, loc, k0, indexConst(b, loc, 2));
   vector::StoreOp::create(b, loc, packed, values,

@@ -7,6 +7,7 @@
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/bit.h"
@@ -214,6 +215,36 @@ Value NumericsBuilder::e2m1EncodeRNE(Value x) {
       b, loc, arith::ShRUIOp::create(b, loc, bitsOf(clamped), i32(31)),
       i32(3));
   return arith::OrIOp::create(b, loc, magnitude, sign);
+}
+
+Value NumericsBuilder::packE2M1(ArrayRef<Value> codes) {
+  // Codes are 0..15, so shifts and ors suffice: 8 to a 32-bit word
+  // (little-endian: code 2p in the low nibble of byte p) where they fill
+  // words, else 2 to a byte.
+  int64_t n = codes.size();
+  int64_t perWord = n % 8 == 0 ? 8 : 2;
+  Type word = perWord == 8 ? b.getI32Type() : b.getI8Type();
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < n / perWord; ++w) {
+    Value packed;
+    for (int64_t i = 0; i < perWord; ++i) {
+      Value code = codes[perWord * w + i];
+      Value nibble =
+          i == 0 ? code
+                 : arith::ShLIOp::create(b, loc, code, i32(4 * i)).getResult();
+      packed = packed ? arith::OrIOp::create(b, loc, packed, nibble).getResult()
+                      : nibble;
+    }
+    if (perWord == 2)
+      packed = arith::TruncIOp::create(b, loc, word, packed);
+    words.push_back(packed);
+  }
+  Value vector = vector::FromElementsOp::create(
+      b, loc, VectorType::get({n / perWord}, word), words);
+  if (perWord == 2)
+    return vector;
+  return vector::BitCastOp::create(
+      b, loc, VectorType::get({n / 2}, b.getI8Type()), vector);
 }
 
 Value NumericsBuilder::e2m1EncodeStochastic(Value x, Value r) {

@@ -87,6 +87,9 @@ public:
   Value e2m1EncodeStochastic(Value x, Value r);
   /// E2M1 code -> f32 (code 8 -> -0.0).
   Value e2m1Decode(Value code);
+  /// An even number of E2M1 codes (i32, 0..15) in their storage: a
+  /// vector<n/2 x i8>, code 2p in the low nibble of byte p (spec section 1).
+  Value packE2M1(ArrayRef<Value> codes);
   /// f8E4M3FN byte: clamp to +-448, RNE, subnormals kept, NaN -> 0x7F.
   Value e4m3EncodeSatFinite(Value x);
   /// f8E4M3FN byte -> f32.
