@@ -24,10 +24,12 @@ that together they exceed 2.5x the L2, one CUDA graph over all of them, the
 time per call the median replay over the copies.
 
 And whole MoE expert blocks (BLOCKS: nvfp4.models.MoEExperts, routing,
-gate_up + SwiGLU, down and the weighted combine, bf16 in and out): fused
-(the SwiGLU in gate_up's epilogue), unfused (the activation as its own
-kernel) and bf16 torch (torch._grouped_mm, F.silu(gate) * up, the same
-routing and combine), and FP8 rowwise torch (torch._scaled_grouped_mm on the
+gate_up + SwiGLU, down and the weighted combine, bf16 in and out; ours
+routes and combines with nvfp4.moe_route / moe_dispatch / moe_combine):
+fused (the SwiGLU in gate_up's epilogue), unfused (the activation as its
+own kernel) and bf16 torch (torch._grouped_mm, F.silu(gate) * up, routing
+by a stable argsort, the combine a gather by the inverse permutation and
+one batched [1, k] x [k, H] product per token), and FP8 rowwise torch (torch._scaled_grouped_mm on the
 same weights in e4m3 with per-row scales, the activations quantized per
 row in torch before each GEMM). With calibrated activation scales (a
 checkpoint's input_global_scale): static fused (the down projection's FP4
@@ -211,6 +213,28 @@ BLOCKS = {
 }
 
 
+def torch_route(torch, top_k_index, num_experts):
+    """The torch peers' routing: a stable sort of the (token, slot) pairs by
+    expert (the permutation) and group_offsets [E + 1] (int32)."""
+    flat = top_k_index.reshape(-1)
+    order = torch.argsort(flat, stable=True)
+    counts = torch.zeros(num_experts, dtype=torch.int64, device=flat.device)
+    counts.scatter_add_(0, flat, torch.ones_like(flat))
+    offsets = torch.zeros(num_experts + 1, dtype=torch.int32, device=flat.device)
+    offsets[1:] = torch.cumsum(counts, 0).to(torch.int32)
+    return order, offsets
+
+
+def torch_combine(torch, y, order, wts, tokens, top_k):
+    """The torch peers' combine: the rows back in (token, slot) order (a
+    gather by the inverse permutation), then each token's weighted sum as
+    one batched product [T, 1, k] x [T, k, H] (fp32 accumulation)."""
+    inverse = torch.empty_like(order)
+    inverse[order] = torch.arange(order.numel(), device=order.device)
+    rows = y[inverse].view(tokens, top_k, y.shape[-1])
+    return torch.bmm(wts.view(tokens, 1, top_k).to(y.dtype), rows).view(tokens, -1)
+
+
 def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
     """The whole expert block (routing, gate_up + SwiGLU, down, weighted
     combine; bf16 in and out) as nvfp4.models.MoEExperts runs it (fused:
@@ -258,17 +282,12 @@ def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
     w1t, w2t = deq[0].transpose(1, 2), deq[1].transpose(1, 2)
 
     def bf16_block(hs, idx, wts):
-        order, expert, offsets = models._route(idx, experts)
+        order, offsets = torch_route(torch, idx, experts)
         xs = hs[order // top_k]
         gu = torch._grouped_mm(xs, w1t, offs=offsets[1:], out_dtype=torch.bfloat16)
         h = F.silu(gu[:, :inter]) * gu[:, inter:]
         y = torch._grouped_mm(h, w2t, offs=offsets[1:], out_dtype=torch.bfloat16)
-        y = y * wts.reshape(-1)[order, None]
-        # The combine as MoEExperts does it (a gather by the inverse
-        # permutation, then the sum over the k slots).
-        inverse = torch.empty_like(order)
-        inverse[order] = torch.arange(order.numel(), device=order.device)
-        return y[inverse].view(tokens, top_k, hidden).sum(1)
+        return torch_combine(torch, y, order, wts, tokens, top_k)
 
     a = block(x, top_i, top_w)
     b = unfused(x, top_i, top_w)
@@ -283,7 +302,7 @@ def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
     w8t = [(q.transpose(1, 2), s.reshape(s.shape[0], -1)) for q, s in w8]
 
     def fp8_block(hs, idx, wts):
-        order, expert, offsets = models._route(idx, experts)
+        order, offsets = torch_route(torch, idx, experts)
         xs = hs[order // top_k]
 
         def gemm(a, which):
@@ -293,17 +312,14 @@ def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
                                             out_dtype=torch.bfloat16, use_fast_accum=False)
         gu = gemm(xs, 0)
         y = gemm(F.silu(gu[:, :inter]) * gu[:, inter:], 1)
-        y = y * wts.reshape(-1)[order, None]
-        inverse = torch.empty_like(order)
-        inverse[order] = torch.arange(order.numel(), device=order.device)
-        return y[inverse].view(tokens, top_k, hidden).sum(1)
+        return torch_combine(torch, y, order, wts, tokens, top_k)
 
     # Calibrated activation scales (a checkpoint's input_global_scale,
     # here 2688 over this batch's amax): gate_up's tokens quantized with
     # one, and the down projection's inputs with another, which gate_up's
     # epilogue applies (static_fused: the FP4 activations written by the
     # GEMM) or the down projection's own quantize (static).
-    order, _, offsets = models._route(top_i, experts)
+    order, offsets = torch_route(torch, top_i, experts)
     xs = x[order // top_k]
     h = block.gate_up(xs, offsets, swiglu=block._swiglu())
     scales = [torch.tensor(2688.0, device=dev) / t.float().abs().max() for t in (xs, h)]

@@ -43,7 +43,7 @@ __all__ = [
     "RunnerError", "Timing", "run_program", "quantize", "dequantize",
     "swizzle_scales", "unswizzle_scales", "swiglu", "matmul", "grouped_matmul",
     "element_type_of", "quantize_to_fp4", "fp4_matmul", "FP4Tensor", "swizzled_shape",
-    "linear", "grouped_linear",
+    "linear", "grouped_linear", "moe_route", "moe_dispatch", "moe_combine",
 ]
 
 
@@ -762,6 +762,86 @@ def swiglu(x, *, sigmoid_scale=1.0, limit=None, up_offset=0.0, out_dtype=None,
 
     return _call(("swiglu", _sig(x), params, out_dtype), build, [x], run_options,
                  lambda o: o[0])
+
+
+def moe_route(ids, num_experts, **run_options):
+    """nvfp4.moe_route: a router's top-k expert indices [T, K] (int32) ->
+    (sorted_pairs [T*K], pair_rows [T, K], group_offsets [E + 1]), int32:
+    the pairs t*K+s sorted stably by expert (an index outside [0, E) is a
+    dropped pair, sorted with expert E-1, its pair_rows entry -1)."""
+    ids = _table(ids, "ids")
+    shape = _shape(ids)
+    if len(shape) != 2 or 0 in shape:
+        raise ValueError(f"moe_route: expected ids [T, K] with no zero dimension, got {shape}")
+    if not isinstance(num_experts, (int, np.integer)) or num_experts < 1:
+        raise ValueError(f"moe_route: num_experts must be a positive integer, got "
+                         f"{num_experts!r}")
+    num_experts = int(num_experts)
+
+    def build():
+        results = [_tensor((shape[0] * shape[1],), "i32"), _tensor(shape, "i32"),
+                   _tensor((num_experts + 1,), "i32")]
+        body = (f"  %p, %r, %o = nvfp4.moe_route %ids : {_tensor(shape, 'i32')} -> "
+                f"{', '.join(results)}\n  return %p, %r, %o : {', '.join(results)}")
+        return [("ids", _tensor(shape, "i32"))], results, body
+
+    return _call(("moe_route", _sig(ids), num_experts), build, [ids], run_options, tuple)
+
+
+def moe_dispatch(x, sorted_pairs, **run_options):
+    """nvfp4.moe_dispatch: the token rows [T, H] (f32, f16, bf16) of the
+    pairs in moe_route's order -> [T*K, H], row r = x[sorted_pairs[r] // K]
+    (zeros for a pair index outside [0, T*K))."""
+    x = _host(x)
+    element = element_type_of(x)
+    sorted_pairs = _table(sorted_pairs, "sorted_pairs")
+    shape, pairs = _shape(x), _shape(sorted_pairs)
+    if len(shape) != 2 or 0 in shape:
+        raise ValueError(f"moe_dispatch: expected x [T, H] with no zero dimension, got {shape}")
+    if len(pairs) != 1 or pairs[0] == 0 or pairs[0] % shape[0]:
+        raise ValueError(f"moe_dispatch: expected sorted_pairs [T * K] for T = {shape[0]}, "
+                         f"got {pairs}")
+
+    def build():
+        src, table = _tensor(shape, element), _tensor(pairs, "i32")
+        dst = _tensor((pairs[0], shape[1]), element)
+        body = (f"  %r = nvfp4.moe_dispatch %x, %p : {src}, {table} -> {dst}\n"
+                f"  return %r : {dst}")
+        return [("x", src), ("p", table)], [dst], body
+
+    return _call(("moe_dispatch", _sig(x), _sig(sorted_pairs)), build, [x, sorted_pairs],
+                 run_options, lambda o: o[0])
+
+
+def moe_combine(y, pair_rows, weights, *, out_dtype=None, **run_options):
+    """nvfp4.moe_combine: the experts' rows y [S, H] in moe_route's order,
+    pair_rows [T, K] (int32) and the router's weights [T, K] (f32, f16,
+    bf16) -> [T, H] (out_dtype, default y's type): per token the fp32 sum,
+    in slot order, of weight * row over the pairs kept (a row in [0, S) and
+    a nonzero weight), rounded once."""
+    y, weights = _host(y), _host(weights)
+    element, w_element = element_type_of(y), element_type_of(weights)
+    out_dtype = out_dtype or element
+    pair_rows = _table(pair_rows, "pair_rows")
+    shape, rows, wshape = _shape(y), _shape(pair_rows), _shape(weights)
+    if len(shape) != 2 or 0 in shape:
+        raise ValueError(f"moe_combine: expected y [S, H] with no zero dimension, got {shape}")
+    if len(rows) != 2 or 0 in rows or wshape != rows:
+        raise ValueError(f"moe_combine: expected pair_rows and weights of one shape [T, K], "
+                         f"got {rows} and {wshape}")
+    if out_dtype not in ("f32", "f16", "bf16"):
+        raise ValueError(f"moe_combine: out_dtype must be 'f32', 'f16' or 'bf16', got "
+                         f"{out_dtype!r}")
+
+    def build():
+        src, table = _tensor(shape, element), _tensor(rows, "i32")
+        wt, dst = _tensor(rows, w_element), _tensor((rows[0], shape[1]), out_dtype)
+        body = (f"  %r = nvfp4.moe_combine %y, %p, %w : {src}, {table}, {wt} -> {dst}\n"
+                f"  return %r : {dst}")
+        return [("y", src), ("p", table), ("w", wt)], [dst], body
+
+    return _call(("moe_combine", _sig(y), _sig(pair_rows), _sig(weights), out_dtype), build,
+                 [y, pair_rows, weights], run_options, lambda o: o[0])
 
 
 def swizzle_scales(s, fmt="nvfp4", **run_options):

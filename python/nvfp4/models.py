@@ -56,7 +56,7 @@ import torch
 
 from . import nn as nvnn
 from . import ops as _ops  # noqa: F401  (registers torch.ops.nvfp4)
-from .nn import MoEExperts, _route  # noqa: F401  (the MoE block is nvfp4.nn's)
+from .nn import MoEExperts  # noqa: F401  (the MoE block is nvfp4.nn's)
 
 __all__ = ["from_pretrained", "MoEExperts", "CheckpointError", "GraphDecoder"]
 

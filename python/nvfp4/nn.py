@@ -527,22 +527,6 @@ def convert(model: torch.nn.Module, *, fmt: str = "nvfp4",
     return model
 
 
-def _route(top_k_index: torch.Tensor, num_experts: int):
-    """Stable sort of the (token, slot) pairs by expert: the permutation,
-    each pair's expert, and group_offsets [E + 1] (int32). An index of
-    num_experts or more (transformers' "masked" slot) goes to the last
-    expert: MoEExperts zeroes its contribution."""
-    flat = top_k_index.reshape(-1).clamp(max=num_experts - 1)
-    order = torch.argsort(flat, stable=True)
-    # scatter_add, not bincount: a shape that does not depend on the data
-    # (torch.compile, CUDA graphs).
-    counts = torch.zeros(num_experts, dtype=torch.int64, device=flat.device)
-    counts.scatter_add_(0, flat, torch.ones_like(flat))
-    offsets = torch.zeros(num_experts + 1, dtype=torch.int32, device=flat.device)
-    offsets[1:] = torch.cumsum(counts, 0).to(torch.int32)
-    return order, flat[order], offsets
-
-
 class MoEExperts(torch.nn.Module):
     """The experts of an MoE block as grouped matmuls: forward(hidden [T,
     H], top_k_index [T, k], top_k_weights [T, k]) -> [T, H], the interface
@@ -615,15 +599,23 @@ class MoEExperts(torch.nn.Module):
 
     def forward(self, hidden_states, top_k_index, top_k_weights):
         tokens, k = top_k_index.shape
-        order, expert, offsets = _route(top_k_index, self.num_experts)
-        weights = top_k_weights.reshape(-1)[order, None]
-        # Masked slots (index num_experts) and zero weights add nothing.
-        keep = (top_k_index.reshape(-1)[order, None] < self.num_experts) & (weights != 0)
-        x = hidden_states[order // k]
+        if tokens == 0 or k == 0:
+            return torch.zeros_like(hidden_states)
+        # The routing in nvfp4 ops (docs/examples/moe_block.mlir): the
+        # (token, slot) pairs sorted by expert, each pair's token row in
+        # that order, and at the end each token's rows summed with its
+        # weights; a masked slot (an index outside [0, E)) and a zero weight
+        # add nothing.
+        ids = top_k_index.to(torch.int32).contiguous()
+        pairs, pair_rows, offsets = torch.ops.nvfp4.moe_route(ids, self.num_experts)
+        x = torch.ops.nvfp4.moe_dispatch(hidden_states.contiguous(), pairs)
+        weights = top_k_weights.contiguous()
         if self.gate_up is not None and self.gate_up.weight_only:
             # Weight-only experts (gpt-oss's MXFP4: products exact in bf16)
             # compute as the producer's dequantized model does, bit for bit:
             # bias and activation in x's type after each matmul.
+            expert = torch.where((ids >= 0) & (ids < self.num_experts), ids,
+                                 self.num_experts - 1).reshape(-1)[pairs.long()]
             gu = self.gate_up(x, offsets)
             if self.gate_up_bias is not None:
                 gu = gu + self.gate_up_bias[expert].to(gu.dtype)
@@ -637,7 +629,7 @@ class MoEExperts(torch.nn.Module):
                 # gate_up GEMM's epilogue quantizes the activation itself
                 # (the [S, I] activation is never stored).
                 y = self.down.forward_fp4(*fp4, offsets, x.dtype, bias=self.down_bias)
-                return self._combine(y, order, weights, keep, tokens, k, hidden_states)
+                return self._combine(y, pair_rows, weights, hidden_states)
             h = self.gate_up(x, offsets, swiglu=self._swiglu(), bias=self.gate_up_bias)
         else:
             h = self._act(self.gate(x, offsets), self.up(x, offsets))
@@ -647,7 +639,7 @@ class MoEExperts(torch.nn.Module):
                 y = y + self.down_bias[expert].to(y.dtype)
         else:
             y = self.down(h.contiguous(), offsets, bias=self.down_bias)
-        return self._combine(y, order, weights, keep, tokens, k, hidden_states)
+        return self._combine(y, pair_rows, weights, hidden_states)
 
     def _fp4_intermediate(self, x, offsets):
         """gate_up, its swiglu and the down projection's activation quantize
@@ -679,14 +671,9 @@ class MoEExperts(torch.nn.Module):
             activation="swiglu", intermediate_dtype=_out_dtype(x.dtype),
             bias=self.gate_up_bias, **self._swiglu(), **options)
 
-    def _combine(self, y, order, weights, keep, tokens, k, hidden_states):
-        # In the routing weights' precision where it is wider (DeepSeek-V3's
-        # fp32 weights), as transformers' experts multiply.
-        y = y.to(torch.promote_types(y.dtype, weights.dtype)) * weights
-        y = torch.where(keep, y, 0.0)
-        # Back to (token, slot) order, a gather of whole rows by the inverse
-        # permutation (an index_put of [S, H] rows costs several times
-        # more), and summed over the k slots: fixed order, no atomics.
-        inverse = torch.empty_like(order)
-        inverse[order] = torch.arange(order.numel(), device=order.device)
-        return y[inverse].view(tokens, k, y.shape[-1]).sum(dim=1).to(hidden_states.dtype)
+    def _combine(self, y, pair_rows, weights, hidden_states):
+        """nvfp4.moe_combine: per token the fp32 sum of its pairs' rows times
+        their weights, in slot order, rounded once to the hidden states'
+        type."""
+        return torch.ops.nvfp4.moe_combine(y, pair_rows, weights,
+                                           out_dtype=_out_dtype(hidden_states.dtype))

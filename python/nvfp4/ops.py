@@ -34,7 +34,7 @@ from .runtime import _TORCH_DTYPES, _torch_module
 __all__ = ["quantize", "dequantize", "swizzle_scales", "matmul",
            "grouped_matmul_contiguous", "grouped_matmul_masked",
            "grouped_matmul_independent", "linear", "grouped_linear", "weight_only_linear",
-           "weight_only_grouped_linear", "swiglu"]
+           "weight_only_grouped_linear", "swiglu", "moe_route", "moe_dispatch", "moe_combine"]
 
 _torch_module()  # the runtime reads torch tensors directly from here on
 
@@ -462,3 +462,51 @@ def weight_only_grouped_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Te
 def _(x, w_q, w_s, w_decode, group_offsets, fmt="nvfp4", out_dtype=None, check_tables=True,
       bias=None):
     return x.new_empty((x.shape[0], w_q.shape[1]), dtype=_linear_out(x, out_dtype))
+
+
+# ---------------------------------------------------------------------------
+# MoE routing
+# ---------------------------------------------------------------------------
+
+@torch.library.custom_op("nvfp4::moe_route", mutates_args=())
+def moe_route(ids: torch.Tensor, num_experts: int) -> tuple[torch.Tensor, torch.Tensor,
+                                                           torch.Tensor]:
+    """nvfp4.moe_route: top-k expert indices [T, K] (int32) -> (sorted_pairs
+    [T*K], pair_rows [T, K], group_offsets [E + 1]), int32
+    (compiler.moe_route)."""
+    return compiler.moe_route(ids, num_experts)
+
+
+@moe_route.register_fake
+def _(ids, num_experts):
+    t, k = ids.shape
+    return (ids.new_empty((t * k,), dtype=torch.int32),
+            ids.new_empty((t, k), dtype=torch.int32),
+            ids.new_empty((num_experts + 1,), dtype=torch.int32))
+
+
+@torch.library.custom_op("nvfp4::moe_dispatch", mutates_args=())
+def moe_dispatch(x: torch.Tensor, sorted_pairs: torch.Tensor) -> torch.Tensor:
+    """nvfp4.moe_dispatch: token rows [T, H] -> [T*K, H] in moe_route's
+    order (compiler.moe_dispatch)."""
+    return compiler.moe_dispatch(x, sorted_pairs)
+
+
+@moe_dispatch.register_fake
+def _(x, sorted_pairs):
+    return x.new_empty((sorted_pairs.shape[0], x.shape[1]))
+
+
+@torch.library.custom_op("nvfp4::moe_combine", mutates_args=())
+def moe_combine(y: torch.Tensor, pair_rows: torch.Tensor, weights: torch.Tensor,
+                out_dtype: Optional[str] = None) -> torch.Tensor:
+    """nvfp4.moe_combine: the experts' rows [S, H] in moe_route's order,
+    pair_rows and the router's weights [T, K] -> [T, H], the weighted sum
+    of each token's rows (compiler.moe_combine)."""
+    return compiler.moe_combine(y, pair_rows, weights,
+                                out_dtype=out_dtype or _TORCH_OUT[y.dtype])
+
+
+@moe_combine.register_fake
+def _(y, pair_rows, weights, out_dtype=None):
+    return y.new_empty((pair_rows.shape[0], y.shape[1]), dtype=_linear_out(y, out_dtype))

@@ -983,6 +983,51 @@ def swiglu(x, *, sigmoid_scale=1.0, limit=None, up_offset=0.0, out_dtype=None) -
     return round_to_dtype(y, out_dtype or input_dtype(x))
 
 
+def moe_route(ids, num_experts: int):
+    """nvfp4.moe_route (docs/spec.md 2.11) of top-k indices [T, K]:
+    (sorted_pairs [T*K], pair_rows [T, K], group_offsets [E + 1]), int32."""
+    ids = np.asarray(ids, dtype=np.int64)
+    flat = ids.reshape(-1)
+    kept = (flat >= 0) & (flat < num_experts)
+    key = np.where(kept, flat, num_experts - 1)
+    order = np.argsort(key, kind="stable")
+    rows = np.empty(flat.size, dtype=np.int64)
+    rows[order] = np.arange(flat.size)
+    offsets = np.zeros(num_experts + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(np.bincount(key, minlength=num_experts))
+    return (order.astype(np.int32), np.where(kept, rows, -1).reshape(ids.shape).astype(np.int32),
+            offsets.astype(np.int32))
+
+
+def moe_dispatch(x, sorted_pairs) -> np.ndarray:
+    """nvfp4.moe_dispatch: row r = x[sorted_pairs[r] // K] (zeros for a pair
+    outside [0, T*K)), in x's own storage."""
+    x = np.asarray(x)
+    pairs = np.asarray(sorted_pairs, dtype=np.int64)
+    k = pairs.size // x.shape[0]
+    inside = (pairs >= 0) & (pairs < pairs.size)
+    out = x[np.where(inside, pairs, 0) // k].copy()
+    out[~inside] = 0
+    return out
+
+
+def moe_combine(y, pair_rows, weights, out_dtype=None) -> np.ndarray:
+    """nvfp4.moe_combine: per token the fp32 sum in slot order of
+    fl(w * row) over the kept pairs, rounded to `out_dtype` (default y's
+    type); float32 values."""
+    v = to_f32(y)
+    w = to_f32(weights)
+    rows = np.asarray(pair_rows, dtype=np.int64)
+    acc = np.zeros((rows.shape[0], v.shape[1]), dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for s in range(rows.shape[1]):
+            r, ws = rows[:, s], w[:, s]
+            keep = (r >= 0) & (r < v.shape[0]) & (ws != 0)
+            term = (ws[:, None] * v[np.where(keep, r, 0)]).astype(np.float32)
+            acc = np.where(keep[:, None], (acc + term).astype(np.float32), acc)
+    return round_to_dtype(acc, out_dtype or input_dtype(y))
+
+
 def _epilogue(acc, alpha, beta, c_in):
     out = np.asarray(alpha, dtype=np.float64) * acc
     if c_in is not None and beta != 0:

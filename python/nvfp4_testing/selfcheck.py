@@ -1,6 +1,6 @@
 """Checks the compiler against the reference on fresh random data.
 
-    python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|activation|matmul|grouped|decode|fused|empty|all
+    python3 -m nvfp4_testing.selfcheck quantize|dequantize|swizzle|activation|moe|matmul|grouped|decode|fused|empty|all
                                [--target cpu|gpu|auto] [--size ci|full]
 
 Every case runs a generated program through the Python API (outputs poisoned
@@ -580,6 +580,92 @@ def check_activation(target, size):
                 rep.record(f"{name} accuracy", worst <= 4.0,
                            f"max {worst:.3g} fp32 ulp from the float64 activation "
                            f"({int(ok.sum())} values)")
+    rep.summary()
+    return rep
+
+
+def _moe_data(rng, tokens, top_k, experts, width, dtype, w_dtype, layout):
+    """Router indices (dropped pairs: -1, E and beyond; `layout` "one"
+    routes every kept pair to one expert), weights with zeros, and token
+    rows / expert rows as the compiler takes them."""
+    if layout == "one":
+        ids = np.full((tokens, top_k), min(3, experts - 1), dtype=np.int32)
+    else:
+        ids = rng.integers(0, experts, (tokens, top_k)).astype(np.int32)
+    drop = rng.random((tokens, top_k)) < 0.1
+    ids[drop] = rng.choice(np.array([-1, experts, experts + 7, -2 ** 31], dtype=np.int64),
+                           int(drop.sum())).astype(np.int32)
+    w = rng.uniform(-1, 1, (tokens, top_k)).astype(np.float32)
+    w[rng.random((tokens, top_k)) < 0.1] = 0.0
+
+    def values(shape, kind):
+        v = (rng.standard_normal(shape) * 4).astype(np.float32)
+        v[rng.random(shape) < 0.01] = 1e-40  # fp32 subnormals
+        if kind == "bf16":
+            return ref.f32_to_bf16_bits(v)
+        return v.astype(np.float16) if kind == "f16" else v
+
+    return ids, values((tokens, top_k), w_dtype) if w_dtype != "f32" else w, \
+        values((tokens, width), dtype), values((tokens * top_k, width), dtype), drop
+
+
+def check_moe(target, size):
+    """The MoE routing ops (docs/spec.md 2.11) bit for bit against
+    python/nvfp4/reference.py: moe_route's sort (dropped pairs of every
+    kind, all pairs on one expert), moe_dispatch's rows (and zero rows for
+    pair indices out of range), moe_combine's slot-order fp32 sums (NaN and
+    infinity in the rows of dropped pairs and zero weights must not reach
+    the output), and the combine within K fp32 roundings of float64."""
+    rep = Report("moe")
+    cases = [(1, 1, 1, 16, "f32", "f32", "random"), (37, 4, 6, 24, "bf16", "f32", "random"),
+             (9, 3, 5, 20, "f16", "bf16", "random"), (13, 2, 4, 9, "f32", "f16", "one"),
+             (300, 8, 128, 264, "bf16", "bf16", "random"), (64, 2, 257, 64, "bf16", "f32", "one")]
+    if size == "full":
+        cases += [(2048, 8, 128, 2048, "bf16", "bf16", "random"),
+                  (4096, 8, 256, 136, "bf16", "f32", "random")]
+    rng = np.random.default_rng(23)
+    for i, (tokens, top_k, experts, width, dtype, w_dtype, layout) in enumerate(cases):
+        name = f"T={tokens} K={top_k} E={experts} H={width} {dtype} w={w_dtype} {layout}"
+        ids, w, x, y, drop = _moe_data(rng, tokens, top_k, experts, width, dtype, w_dtype,
+                                       layout)
+        pairs, rows, offsets = compiler.moe_route(ids, experts, target=target)
+        want = ref.moe_route(ids, experts)
+        rep.exact(f"route {name}", [("sorted_pairs", pairs, want[0]),
+                                    ("pair_rows", rows, want[1]),
+                                    ("group_offsets", offsets, want[2])])
+        # An out-of-range pair index gives a row of zeros.
+        bad = np.array(pairs, copy=True)
+        bad[:: max(1, bad.size // 3)] = np.array([-1, bad.size, 2 ** 31 - 1])[i % 3]
+        for label, table in (("", pairs), (" out-of-range pairs", bad)):
+            got = compiler.moe_dispatch(x, table, target=target)
+            rep.exact(f"dispatch {name}{label}", [("rows", got, ref.moe_dispatch(x, table))])
+        # The rows no kept pair reads: NaN and infinities.
+        unused = np.ones(y.shape[0], dtype=bool)
+        kept = np.asarray(rows)[(np.asarray(rows) >= 0) & (ref.to_f32(w) != 0)]
+        unused[kept] = False
+        yf = ref.to_f32(y).copy()
+        yf[unused] = np.resize(np.array([np.nan, np.inf, -np.inf], np.float32),
+                               yf[unused].shape)
+        y = (ref.f32_to_bf16_bits(yf) if dtype == "bf16" else yf.astype(y.dtype))
+        for out in dict.fromkeys(("f32", dtype)):
+            got = compiler.moe_combine(y, rows, w, out_dtype=out, target=target)
+            want = ref.moe_combine(y, rows, w, out)
+            want = (ref.f32_to_bf16_bits(want) if out == "bf16" else
+                    want.astype(np.float16) if out == "f16" else want)
+            rep.exact(f"combine {name} -> {out}", [("out", got, want)])
+        # Accuracy: the float64 sum within K roundings of fp32 (plus the
+        # output's own rounding: f32 here).
+        got = np.asarray(compiler.moe_combine(y, rows, w, out_dtype="f32", target=target),
+                         dtype=np.float64)
+        r = np.asarray(rows, dtype=np.int64)
+        wf = ref.to_f32(w).astype(np.float64)
+        keep = (r >= 0) & (wf != 0)
+        terms = np.where(keep[..., None], wf[..., None] * ref.to_f32(y)[np.where(keep, r, 0)],
+                         0.0)
+        exact, mag = terms.sum(1), np.abs(terms).sum(1)
+        ok = np.abs(got - exact) <= top_k * 2.0 ** -23 * mag + 1e-44
+        rep.record(f"combine {name} accuracy", bool(ok.all()),
+                   f"{int((~ok).sum())} of {ok.size} outside K * 2^-23 * sum|w y|")
     rep.summary()
     return rep
 
@@ -1645,6 +1731,7 @@ FAMILIES = {
     "dequantize": check_dequantize,
     "swizzle": check_swizzle,
     "activation": check_activation,
+    "moe": check_moe,
     "matmul": check_matmul,
     "grouped": check_grouped,
     "weight_only": check_weight_only,

@@ -95,6 +95,13 @@ def test_ops_match_their_fake_implementations_and_schemas():
         (nv.weight_only_linear.default, (x.half(), _u8(wq), _u8(ws), wd), {"out_dtype": "f32"}),
         (nv.weight_only_grouped_linear.default,
          (x[:7].repeat(3, 1)[:20], _u8(bq), _u8(bs), bd, offsets), {}),
+        (nv.moe_route.default, (torch.tensor([[2, 0], [5, 1], [0, -1]], dtype=torch.int32), 4),
+         {}),
+        (nv.moe_dispatch.default, (x[:3], torch.tensor([1, 4, 0, 3, 2, 5], dtype=torch.int32)),
+         {}),
+        (nv.moe_combine.default, (x[:6], torch.tensor([[1, 4], [0, -1], [3, 2]],
+                                                      dtype=torch.int32), x[:3, :2].float()),
+         {"out_dtype": "f32"}),
     ]
     for op, args, kwargs in cases:
         torch.library.opcheck(op, args, kwargs)

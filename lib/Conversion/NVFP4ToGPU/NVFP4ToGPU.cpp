@@ -8,7 +8,8 @@
 // host function keeps only launches and gpu.alloc/dealloc/memcpy: every
 // buffer of a GPU program, the entry's arguments included, is device memory
 // (the frame: GPUCommon/GPUConversion.h). The patterns by op family:
-// Quantize.cpp (quantize, dequantize, swizzles), Matmul.cpp.
+// Quantize.cpp (quantize, dequantize, swizzles), Matmul.cpp, MoE.cpp (the
+// MoE routing ops).
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,5 +67,6 @@ void mlir::nvfp4::populateNVFP4ToGPUConversionPatterns(
     const GPUKernelOptions &options) {
   populateQuantizeToGPUPatterns(converter, patterns, options);
   populateMatmulToGPUPatterns(converter, patterns);
+  populateMoEToGPUPatterns(converter, patterns);
   patterns.add<InlineFusedPattern>(converter, patterns.getContext());
 }

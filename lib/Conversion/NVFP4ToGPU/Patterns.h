@@ -18,6 +18,10 @@ void populateQuantizeToGPUPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns,
                                    const GPUKernelOptions &options);
 
+/// nvfp4.moe_route (a counting sort), moe_dispatch and moe_combine.
+void populateMoEToGPUPatterns(const TypeConverter &converter,
+                              RewritePatternSet &patterns);
+
 /// The portable matmuls: one thread per output element.
 void populateMatmulToGPUPatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns);

@@ -387,6 +387,144 @@ struct SwigluLowering : BufferizedOpPattern<SwigluOp> {
   }
 };
 
+struct MoERouteLowering : BufferizedOpPattern<MoERouteOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(MoERouteOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ImplicitLocOpBuilder b(loc, rewriter);
+    ArrayRef<int64_t> shape =
+        cast<ShapedType>(op.getIds().getType()).getShape();
+    int64_t topK = shape[1], numExperts = op.getNumExperts();
+    Value ids = adaptor.getIds(), sorted = adaptor.getOuts()[0],
+          pairRows = adaptor.getOuts()[1], offsets = adaptor.getOuts()[2];
+    auto i32 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, b.getI32Type(), v);
+    };
+    auto toIndex = [&](Value v) -> Value {
+      return arith::IndexCastOp::create(b, b.getIndexType(), v);
+    };
+    auto forEachPair = [&](function_ref<void(Value, Value, MoERouteKey)> body) {
+      forLoop(b, loc, 0, shape[0], [&](Value t) {
+        forLoop(b, loc, 0, topK, [&](Value s) {
+          Value id = memref::LoadOp::create(b, ids, ValueRange{t, s});
+          body(t, s, moeRouteKey(b, loc, id, numExperts));
+        });
+      });
+    };
+    // A counting sort: offsets[e + 1] counts expert e's pairs, the prefix
+    // sum makes offsets[e] the first row of expert e, which then serves as
+    // its cursor while the pairs are placed in order (stable); the cursors
+    // end one expert on and are shifted back.
+    fillZeros(b, loc, offsets);
+    forEachPair([&](Value, Value, MoERouteKey key) {
+      Value at = toIndex(arith::AddIOp::create(b, key.expert, i32(1)));
+      Value n = memref::LoadOp::create(b, offsets, at);
+      memref::StoreOp::create(b, arith::AddIOp::create(b, n, i32(1)), offsets,
+                              at);
+    });
+    forLoop(b, loc, 1, numExperts + 1, [&](Value e) {
+      Value prev = arith::SubIOp::create(b, e, indexConst(b, loc, 1));
+      Value sum =
+          arith::AddIOp::create(b, memref::LoadOp::create(b, offsets, e),
+                                memref::LoadOp::create(b, offsets, prev));
+      memref::StoreOp::create(b, sum, offsets, e);
+    });
+    forEachPair([&](Value t, Value s, MoERouteKey key) {
+      Value at = toIndex(key.expert);
+      Value row = memref::LoadOp::create(b, offsets, at);
+      memref::StoreOp::create(b, arith::AddIOp::create(b, row, i32(1)), offsets,
+                              at);
+      Value pair = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, t, indexConst(b, loc, topK)), s);
+      memref::StoreOp::create(
+          b, arith::IndexCastOp::create(b, b.getI32Type(), pair), sorted,
+          toIndex(row));
+      memref::StoreOp::create(
+          b, arith::SelectOp::create(b, key.kept, row, i32(-1)), pairRows,
+          ValueRange{t, s});
+    });
+    forLoop(b, loc, 0, numExperts, [&](Value j) {
+      Value e = arith::SubIOp::create(b, indexConst(b, loc, numExperts), j);
+      Value prev = arith::SubIOp::create(b, e, indexConst(b, loc, 1));
+      memref::StoreOp::create(b, memref::LoadOp::create(b, offsets, prev),
+                              offsets, e);
+    });
+    memref::StoreOp::create(b, i32(0), offsets, indexConst(b, loc, 0));
+    return success();
+  }
+};
+
+struct MoEDispatchLowering : BufferizedOpPattern<MoEDispatchOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(MoEDispatchOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ImplicitLocOpBuilder b(loc, rewriter);
+    auto out = cast<MemRefType>(op.getOut().getType());
+    int64_t pairs = out.getDimSize(0), topK = op.getTopK();
+    Value zero =
+        arith::ConstantOp::create(b, b.getZeroAttr(out.getElementType()));
+    forLoop(b, loc, 0, pairs, [&](Value r) {
+      Value pair = memref::LoadOp::create(b, adaptor.getSortedPairs(), r);
+      Value inside = arith::CmpIOp::create(
+          b, arith::CmpIPredicate::ult, pair,
+          arith::ConstantIntOp::create(b, b.getI32Type(), pairs));
+      Value token = arith::DivUIOp::create(
+          b,
+          arith::IndexCastOp::create(
+              b, b.getIndexType(),
+              arith::SelectOp::create(
+                  b, inside, pair,
+                  arith::ConstantIntOp::create(b, b.getI32Type(), 0))),
+          indexConst(b, loc, topK));
+      forLoop(b, loc, 0, out.getDimSize(1), [&](Value h) {
+        Value v =
+            memref::LoadOp::create(b, adaptor.getInput(), ValueRange{token, h});
+        memref::StoreOp::create(b, arith::SelectOp::create(b, inside, v, zero),
+                                adaptor.getOut(), ValueRange{r, h});
+      });
+    });
+    return success();
+  }
+};
+
+struct MoECombineLowering : BufferizedOpPattern<MoECombineOp> {
+  using BufferizedOpPattern::BufferizedOpPattern;
+  LogicalResult lower(MoECombineOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ImplicitLocOpBuilder b(loc, rewriter);
+    auto out = cast<MemRefType>(op.getOut().getType());
+    int64_t rows = cast<ShapedType>(op.getInput().getType()).getDimSize(0);
+    int64_t topK = cast<ShapedType>(op.getPairRows().getType()).getDimSize(1);
+    NumericsBuilder nb(b, loc, b.getF32Type());
+    forLoop(b, loc, 0, out.getDimSize(0), [&](Value t) {
+      forLoop(b, loc, 0, out.getDimSize(1), [&](Value h) {
+        auto sum = scf::ForOp::create(
+            b, indexConst(b, loc, 0), indexConst(b, loc, topK),
+            indexConst(b, loc, 1), ValueRange{nb.f32(0.0)},
+            [&](OpBuilder &, Location, Value s, ValueRange acc) {
+              Value weight =
+                  loadF32(b, loc, adaptor.getWeights(), ValueRange{t, s});
+              MoECombinePair pair = moeCombinePair(
+                  b, loc,
+                  memref::LoadOp::create(b, adaptor.getPairRows(),
+                                         ValueRange{t, s}),
+                  weight, rows);
+              Value y =
+                  loadF32(b, loc, adaptor.getInput(), ValueRange{pair.row, h});
+              scf::YieldOp::create(
+                  b, moeCombineStep(nb, acc[0], weight, y, pair.include));
+            });
+        storeRounded(b, loc, sum.getResult(0), adaptor.getOut(),
+                     ValueRange{t, h});
+      });
+    });
+    return success();
+  }
+};
+
 struct SwizzleLowering : BufferizedOpPattern<SwizzleScalesOp> {
   using BufferizedOpPattern::BufferizedOpPattern;
   LogicalResult lower(SwizzleScalesOp op, OpAdaptor adaptor,
@@ -603,6 +741,7 @@ struct ConvertNVFP4ToSCFPass
 void mlir::nvfp4::populateNVFP4ToSCFConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<QuantizeLowering, DequantizeLowering, SwigluLowering,
+               MoERouteLowering, MoEDispatchLowering, MoECombineLowering,
                SwizzleLowering, UnswizzleLowering, MatmulLowering,
                GroupedMatmulLowering, InlineFusedPattern>(
       converter, patterns.getContext());

@@ -1038,3 +1038,83 @@ func.func @f3_output_quantize_outside(%a: memref<16x256xf4E2M1FN>, %sa: memref<1
   }
   return
 }
+
+// -----
+
+func.func @r1_ids_rank(%ids: tensor<16xi32>) {
+  // expected-error @+1 {{'nvfp4.moe_route' op expected ids of rank 2 with no zero dimension, got 'tensor<16xi32>'}}
+  %p, %r, %o = nvfp4.moe_route %ids : tensor<16xi32> -> tensor<16xi32>, tensor<16xi32>, tensor<9xi32>
+  return
+}
+
+// -----
+
+func.func @r2_pair_rows_shape(%ids: tensor<16x2xi32>) {
+  // expected-error @+1 {{'nvfp4.moe_route' op expected pair_rows of type 'tensor<16x2xi32>', got 'tensor<32xi32>'}}
+  %p, %r, %o = nvfp4.moe_route %ids : tensor<16x2xi32> -> tensor<32xi32>, tensor<32xi32>, tensor<9xi32>
+  return
+}
+
+// -----
+
+func.func @r2_no_expert(%ids: tensor<16x2xi32>) {
+  // expected-error @+1 {{'nvfp4.moe_route' op expected group_offsets of shape [E + 1] with E >= 1 experts, i32, got 'tensor<1xi32>'}}
+  %p, %r, %o = nvfp4.moe_route %ids : tensor<16x2xi32> -> tensor<32xi32>, tensor<16x2xi32>, tensor<1xi32>
+  return
+}
+
+// -----
+
+func.func @r2_three_results(%ids: tensor<16x2xi32>) {
+  // expected-error @+1 {{'nvfp4.moe_route' op expected 3 results, got 2}}
+  %p, %r = nvfp4.moe_route %ids : tensor<16x2xi32> -> tensor<32xi32>, tensor<16x2xi32>
+  return
+}
+
+// -----
+
+func.func @r3_pairs_not_multiple(%x: tensor<16x64xbf16>, %p: tensor<40xi32>) {
+  // expected-error @+1 {{'nvfp4.moe_dispatch' op expected sorted_pairs of shape [T * K], a positive multiple of the input's 16 rows, got 'tensor<40xi32>'}}
+  %y = nvfp4.moe_dispatch %x, %p : tensor<16x64xbf16>, tensor<40xi32> -> tensor<40x64xbf16>
+  return
+}
+
+// -----
+
+func.func @r4_dispatch_type(%x: tensor<16x64xbf16>, %p: tensor<32xi32>) {
+  // expected-error @+1 {{'nvfp4.moe_dispatch' op expected result of type 'tensor<32x64xbf16>', got 'tensor<32x64xf32>'}}
+  %y = nvfp4.moe_dispatch %x, %p : tensor<16x64xbf16>, tensor<32xi32> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+func.func @r5_weights_shape(%y: tensor<32x64xbf16>, %r: tensor<16x2xi32>, %w: tensor<16x3xf32>) {
+  // expected-error @+1 {{'nvfp4.moe_combine' op expected weights of pair_rows' shape [16, 2], got 'tensor<16x3xf32>'}}
+  %o = nvfp4.moe_combine %y, %r, %w : tensor<32x64xbf16>, tensor<16x2xi32>, tensor<16x3xf32> -> tensor<16x64xbf16>
+  return
+}
+
+// -----
+
+func.func @r5_input_rank(%y: tensor<32xbf16>, %r: tensor<16x2xi32>, %w: tensor<16x2xf32>) {
+  // expected-error @+1 {{'nvfp4.moe_combine' op expected input of rank 2 with no zero dimension, got 'tensor<32xbf16>'}}
+  %o = nvfp4.moe_combine %y, %r, %w : tensor<32xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<16x64xbf16>
+  return
+}
+
+// -----
+
+func.func @r6_combine_shape(%y: tensor<32x64xbf16>, %r: tensor<16x2xi32>, %w: tensor<16x2xf32>) {
+  // expected-error @+1 {{'nvfp4.moe_combine' op expected result of type 'tensor<16x64xbf16>', got 'tensor<32x64xbf16>'}}
+  %o = nvfp4.moe_combine %y, %r, %w : tensor<32x64xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<32x64xbf16>
+  return
+}
+
+// -----
+
+func.func @c2_combine_mixed_forms(%y: memref<32x64xbf16>, %r: memref<16x2xi32>, %w: memref<16x2xf32>) {
+  // expected-error @+1 {{'nvfp4.moe_combine' op expected tensor operands on an op with results, got 'memref<32x64xbf16>'}}
+  %o = nvfp4.moe_combine %y, %r, %w : memref<32x64xbf16>, memref<16x2xi32>, memref<16x2xf32> -> tensor<16x64xbf16>
+  return
+}

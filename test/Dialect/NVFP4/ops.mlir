@@ -204,6 +204,26 @@ func.func @swiglu(%x: tensor<16x5760xbf16>, %y: tensor<4x3x8xf32>,
   return %a, %b : tensor<16x2880xbf16>, tensor<4x3x4xf16>
 }
 
+// CHECK-LABEL: func @moe_routing
+// CHECK: nvfp4.moe_route %{{.*}} : tensor<16x2xi32> -> tensor<32xi32>, tensor<16x2xi32>, tensor<9xi32>
+// CHECK: nvfp4.moe_dispatch %{{.*}}, %{{.*}} : tensor<16x64xbf16>, tensor<32xi32> -> tensor<32x64xbf16>
+// CHECK: nvfp4.moe_combine %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<16x64xf32>
+// CHECK: nvfp4.moe_route %{{.*}} outs(%{{.*}}, %{{.*}}, %{{.*}} : memref<32xi32>, memref<16x2xi32>, memref<9xi32>) : memref<16x2xi32>{{$}}
+// CHECK: nvfp4.moe_dispatch %{{.*}}, %{{.*}} outs(%{{.*}} : memref<32x64xbf16>) : memref<16x64xbf16>, memref<32xi32>{{$}}
+// CHECK: nvfp4.moe_combine %{{.*}}, %{{.*}}, %{{.*}} outs(%{{.*}} : memref<16x64xbf16>) : memref<32x64xbf16>, memref<16x2xi32>, memref<16x2xbf16>{{$}}
+func.func @moe_routing(%ids: tensor<16x2xi32>, %x: tensor<16x64xbf16>, %w: tensor<16x2xf32>,
+                       %mids: memref<16x2xi32>, %mp: memref<32xi32>, %mr: memref<16x2xi32>,
+                       %mo: memref<9xi32>, %mx: memref<16x64xbf16>, %my: memref<32x64xbf16>,
+                       %mw: memref<16x2xbf16>, %mout: memref<16x64xbf16>) -> tensor<16x64xf32> {
+  %p, %r, %o = nvfp4.moe_route %ids : tensor<16x2xi32> -> tensor<32xi32>, tensor<16x2xi32>, tensor<9xi32>
+  %y = nvfp4.moe_dispatch %x, %p : tensor<16x64xbf16>, tensor<32xi32> -> tensor<32x64xbf16>
+  %out = nvfp4.moe_combine %y, %r, %w : tensor<32x64xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<16x64xf32>
+  nvfp4.moe_route %mids outs(%mp, %mr, %mo : memref<32xi32>, memref<16x2xi32>, memref<9xi32>) : memref<16x2xi32>
+  nvfp4.moe_dispatch %mx, %mp outs(%my : memref<32x64xbf16>) : memref<16x64xbf16>, memref<32xi32>
+  nvfp4.moe_combine %my, %mr, %mw outs(%mout : memref<16x64xbf16>) : memref<32x64xbf16>, memref<16x2xi32>, memref<16x2xbf16>
+  return %out : tensor<16x64xf32>
+}
+
 // A bias per output column (dense) or per group row (grouped).
 // CHECK-LABEL: func.func @bias
 // CHECK: nvfp4.matmul {{.*}} bias(%{{.*}} : tensor<64xbf16>) acc(%{{.*}} : tensor<128x64xf32>) {beta = 5.000000e-01 : f32}

@@ -484,6 +484,111 @@ LogicalResult SwigluOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// MoERouteOp / MoEDispatchOp / MoECombineOp
+//===----------------------------------------------------------------------===//
+
+void MoERouteOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getHybridEffects(*this, getOuts(), effects);
+}
+
+/// Checks that `value` is a non-empty `[rows, cols]` matrix (rank 2).
+static LogicalResult expectMatrix(Operation *op, StringRef name, Value value) {
+  auto type = cast<ShapedType>(value.getType());
+  if (type.getRank() != 2 || type.getNumElements() == 0)
+    return op->emitOpError("expected ")
+           << name << " of rank 2 with no zero dimension, got " << type;
+  return success();
+}
+
+LogicalResult MoERouteOp::verify() {
+  if (failed(verifyHybridForm(*this, getOuts(), 3)))
+    return failure();
+  // [R1] ids [T, K] of i32 (ODS: i32).
+  if (failed(expectMatrix(*this, "ids", getIds())))
+    return failure();
+  auto ids = cast<ShapedType>(getIds().getType());
+  int64_t pairs = ids.getNumElements();
+  // [R2] sorted_pairs [T * K], pair_rows [T, K], group_offsets [E + 1],
+  // E >= 1, all i32.
+  Type i32 = IntegerType::get(getContext(), 32);
+  if (failed(expectType(*this, "sorted_pairs", getSortedPairsTarget().getType(),
+                        cloneShaped(ids, {pairs}, i32))) ||
+      failed(expectType(*this, "pair_rows", getPairRowsTarget().getType(),
+                        cloneShaped(ids, ids.getShape(), i32))))
+    return failure();
+  auto offsets = cast<ShapedType>(getGroupOffsetsTarget().getType());
+  if (offsets.getRank() != 1 || offsets.getDimSize(0) < 2 ||
+      !offsets.getElementType().isInteger(32))
+    return emitOpError("expected group_offsets of shape [E + 1] with E >= 1 "
+                       "experts, i32, got ")
+           << offsets;
+  return success();
+}
+
+void MoEDispatchOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getHybridEffects(*this, getOutMutable().getAsOperandRange(), effects);
+}
+
+int64_t MoEDispatchOp::getTopK() {
+  return cast<ShapedType>(getSortedPairs().getType()).getDimSize(0) /
+         cast<ShapedType>(getInput().getType()).getDimSize(0);
+}
+
+LogicalResult MoEDispatchOp::verify() {
+  if (failed(verifyHybridForm(*this, getOutMutable().getAsOperandRange(), 1)))
+    return failure();
+  // [R3] input [T, H]; sorted_pairs [T * K], K >= 1.
+  if (failed(expectMatrix(*this, "input", getInput())))
+    return failure();
+  auto input = cast<ShapedType>(getInput().getType());
+  auto pairs = cast<ShapedType>(getSortedPairs().getType());
+  int64_t tokens = input.getDimSize(0);
+  if (pairs.getRank() != 1 || pairs.getDimSize(0) == 0 ||
+      pairs.getDimSize(0) % tokens != 0)
+    return emitOpError("expected sorted_pairs of shape [T * K], a positive "
+                       "multiple of the input's ")
+           << tokens << " rows, got " << pairs;
+  // [R4] result [T * K, H] of the input's element type.
+  return expectType(*this, "result", getTarget().getType(),
+                    cloneShaped(input,
+                                {pairs.getDimSize(0), input.getDimSize(1)},
+                                input.getElementType()));
+}
+
+void MoECombineOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getHybridEffects(*this, getOutMutable().getAsOperandRange(), effects);
+}
+
+LogicalResult MoECombineOp::verify() {
+  if (failed(verifyHybridForm(*this, getOutMutable().getAsOperandRange(), 1)))
+    return failure();
+  // [R5] input [S, H]; pair_rows (i32) and weights [T, K].
+  if (failed(expectMatrix(*this, "input", getInput())) ||
+      failed(expectMatrix(*this, "pair_rows", getPairRows())))
+    return failure();
+  auto input = cast<ShapedType>(getInput().getType());
+  auto rows = cast<ShapedType>(getPairRows().getType());
+  auto weights = cast<ShapedType>(getWeights().getType());
+  if (weights.getShape() != rows.getShape())
+    return emitOpError("expected weights of pair_rows' shape ")
+           << formatShape(rows.getShape()) << ", got " << weights;
+  // [R6] result [T, H], bf16/f16/f32.
+  auto result = cast<ShapedType>(getTarget().getType());
+  Type elt = result.getElementType();
+  if (!isa<BFloat16Type, Float16Type, Float32Type>(elt))
+    return emitOpError("expected a bf16, f16 or f32 result, got ") << elt;
+  return expectType(
+      *this, "result", result,
+      cloneShaped(input, {rows.getDimSize(0), input.getDimSize(1)}, elt));
+}
+
+//===----------------------------------------------------------------------===//
 // SwizzleScalesOp / UnswizzleScalesOp
 //===----------------------------------------------------------------------===//
 

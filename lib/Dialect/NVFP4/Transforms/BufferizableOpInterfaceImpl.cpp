@@ -156,6 +156,27 @@ Operation *createBufferized(RewriterBase &rewriter, SwigluOp op,
 }
 
 template <>
+Operation *createBufferized(RewriterBase &rewriter, MoERouteOp op,
+                            ArrayRef<Value> operands, ValueRange outs) {
+  return MoERouteOp::create(rewriter, op.getLoc(), TypeRange{},
+                            operands.front(), outs);
+}
+
+template <>
+Operation *createBufferized(RewriterBase &rewriter, MoEDispatchOp op,
+                            ArrayRef<Value> operands, ValueRange outs) {
+  return MoEDispatchOp::create(rewriter, op.getLoc(), TypeRange{}, operands[0],
+                               operands[1], outs.front());
+}
+
+template <>
+Operation *createBufferized(RewriterBase &rewriter, MoECombineOp op,
+                            ArrayRef<Value> operands, ValueRange outs) {
+  return MoECombineOp::create(rewriter, op.getLoc(), TypeRange{}, operands[0],
+                              operands[1], operands[2], outs.front());
+}
+
+template <>
 Operation *createBufferized(RewriterBase &rewriter, MatmulOp op,
                             ArrayRef<Value> operands, ValueRange outs) {
   MatmulOp::Adaptor adaptor(operands, op);
@@ -189,6 +210,9 @@ void mlir::nvfp4::registerBufferizableOpInterfaceExternalModels(
     UnswizzleScalesOp::attachInterface<NVFP4OpInterface<UnswizzleScalesOp>>(
         *ctx);
     SwigluOp::attachInterface<NVFP4OpInterface<SwigluOp>>(*ctx);
+    MoERouteOp::attachInterface<NVFP4OpInterface<MoERouteOp>>(*ctx);
+    MoEDispatchOp::attachInterface<NVFP4OpInterface<MoEDispatchOp>>(*ctx);
+    MoECombineOp::attachInterface<NVFP4OpInterface<MoECombineOp>>(*ctx);
     MatmulOp::attachInterface<NVFP4OpInterface<MatmulOp>>(*ctx);
     GroupedMatmulOp::attachInterface<NVFP4OpInterface<GroupedMatmulOp>>(*ctx);
   });

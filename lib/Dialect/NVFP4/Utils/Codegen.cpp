@@ -37,6 +37,43 @@ GroupRowRange mlir::nvfp4::groupRowRange(OpBuilder &b, Location loc,
   return {begin, clamp(entry(next), begin, limit)};
 }
 
+MoERouteKey mlir::nvfp4::moeRouteKey(OpBuilder &b, Location loc, Value id,
+                                     int64_t numExperts) {
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  };
+  // One unsigned compare: a negative index is a large unsigned one.
+  Value kept = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, id,
+                                     i32(numExperts));
+  Value expert = arith::SelectOp::create(b, loc, kept, id, i32(numExperts - 1));
+  return {expert, kept};
+}
+
+MoECombinePair mlir::nvfp4::moeCombinePair(OpBuilder &b, Location loc,
+                                           Value row, Value weight,
+                                           int64_t rows) {
+  Value inside = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, row,
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), rows));
+  // `weight != 0` as C has it: true for a NaN weight.
+  Value nonzero = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::UNE, weight,
+      arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f)));
+  Value include = arith::AndIOp::create(b, loc, inside, nonzero);
+  Value safe = arith::SelectOp::create(
+      b, loc, inside, row,
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+  return {include, arith::IndexCastOp::create(b, loc, b.getIndexType(), safe)};
+}
+
+Value mlir::nvfp4::moeCombineStep(NumericsBuilder &nb, Value acc, Value weight,
+                                  Value y, Value include) {
+  OpBuilder &b = nb.builder();
+  if (auto vec = dyn_cast<VectorType>(y.getType()))
+    weight = vector::BroadcastOp::create(b, nb.getLoc(), vec, weight);
+  return nb.select(include, nb.add(acc, nb.mul(weight, y)), acc);
+}
+
 Value mlir::nvfp4::indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }

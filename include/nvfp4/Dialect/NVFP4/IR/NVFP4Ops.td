@@ -347,6 +347,136 @@ def NVFP4_SwigluOp : NVFP4_HybridOp<"swiglu"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Mixture-of-experts routing: nvfp4.moe_route, moe_dispatch, moe_combine
+//===----------------------------------------------------------------------===//
+
+def NVFP4_MoERouteOp : NVFP4_HybridOp<"moe_route"> {
+  let summary = "sort a router's (token, slot) pairs by expert";
+  let description = [{
+    `ids` is a router's top-k choice, `[T, K]` expert indices (i32). The
+    `T * K` pairs `p = t * K + s` are sorted by expert, stably (in `p`
+    order within an expert), so that expert `e`'s rows of a `contiguous`
+    grouped matmul are `[group_offsets[e], group_offsets[e + 1])`. An index
+    outside `[0, E)` (transformers' masked slot) is a dropped pair: it is
+    sorted with expert `E - 1`, its row is computed and never read.
+    Results (E from `group_offsets`' shape, `[E + 1]`):
+
+    1. `sorted_pairs` `[T * K]`: the pair `p` in row `r`;
+    2. `pair_rows` `[T, K]`: the row of pair `(t, s)`, or -1 when dropped;
+    3. `group_offsets` `[E + 1]`: `group_offsets[e]` is the number of pairs
+       sorted before expert `e` (0 first, `T * K` last).
+
+    Example:
+
+    ```mlir
+    %pairs, %rows, %offsets = nvfp4.moe_route %ids
+        : tensor<2048x8xi32> -> tensor<16384xi32>, tensor<2048x8xi32>,
+          tensor<129xi32>
+    ```
+  }];
+  let arguments = (ins NVFP4_I32Shaped:$ids, Variadic<AnyMemRef>:$outs);
+  let results = (outs Variadic<RankedTensorOf<[I32]>>:$results);
+  let assemblyFormat = [{
+    $ids (`outs` `(` $outs^ `:` type($outs) `)`)?
+    attr-dict `:` type($ids) (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = hybridDecls#[{
+    ::mlir::ValueRange getTargets() {
+      return hasBufferSemantics() ? ::mlir::ValueRange(getOuts())
+                                  : ::mlir::ValueRange(getResults());
+    }
+    ::mlir::Value getSortedPairsTarget() { return getTargets()[0]; }
+    ::mlir::Value getPairRowsTarget() { return getTargets()[1]; }
+    ::mlir::Value getGroupOffsetsTarget() { return getTargets()[2]; }
+    /// E, the number of experts.
+    int64_t getNumExperts() {
+      return ::llvm::cast<::mlir::ShapedType>(
+                 getGroupOffsetsTarget().getType()).getDimSize(0) - 1;
+    }
+  }];
+}
+
+def NVFP4_MoEDispatchOp : NVFP4_HybridOp<"moe_dispatch"> {
+  let summary = "gather each sorted pair's token row";
+  let description = [{
+    `input` is `[T, H]`, `sorted_pairs` a `moe_route`'s first result
+    `[T * K]`; the result `[T * K, H]` has in row `r` the row
+    `input[sorted_pairs[r] / K]` (the token of the pair sorted there): the
+    activations of the experts' `contiguous` grouped matmul. A pair index
+    outside `[0, T * K)` gives a row of zeros. The values are copied as
+    they are (the result has the input's element type).
+
+    Example:
+
+    ```mlir
+    %x = nvfp4.moe_dispatch %hidden, %pairs
+        : tensor<2048x2048xbf16>, tensor<16384xi32> -> tensor<16384x2048xbf16>
+    ```
+  }];
+  let arguments = (ins NVFP4_HighPrecisionShaped:$input,
+      NVFP4_I32Shaped:$sorted_pairs, Optional<AnyMemRef>:$out);
+  let results = (outs Optional<RankedTensorOf<[BF16, F16, F32]>>:$result);
+  let assemblyFormat = [{
+    $input `,` $sorted_pairs (`outs` `(` $out^ `:` type($out) `)`)?
+    attr-dict `:` type($input) `,` type($sorted_pairs)
+    (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = hybridDecls#[{
+    ::mlir::Value getTarget() {
+      return hasBufferSemantics() ? ::mlir::Value(getOut())
+                                  : ::mlir::Value(getResult());
+    }
+    /// K, the pairs per token.
+    int64_t getTopK();
+  }];
+}
+
+def NVFP4_MoECombineOp : NVFP4_HybridOp<"moe_combine"> {
+  let summary = "weighted sum of each token's expert rows";
+  let description = [{
+    `input` is the experts' output `[S, H]` in sorted order (S = T * K),
+    `pair_rows` and `weights` are `[T, K]` (a `moe_route`'s second result
+    and the router's weights, bf16/f16/f32); the result `[T, H]`:
+
+    ```
+    acc = +0 (fp32)
+    for s = 0 .. K-1:                      (in this order)
+      r = pair_rows[t, s], w = f32(weights[t, s])
+      if 0 <= r < S and w != 0:
+        acc = fl(acc + fl(w * f32(input[r, h])))
+    result[t, h] = round_out(acc)
+    ```
+
+    Each product and sum is one fp32 operation (no fused multiply-add), so
+    every target gives the same bits; a dropped pair (-1) or a zero weight
+    adds nothing, not even the NaN or infinity its row may hold.
+
+    Example:
+
+    ```mlir
+    %out = nvfp4.moe_combine %y, %rows, %weights
+        : tensor<16384x2048xbf16>, tensor<2048x8xi32>, tensor<2048x8xf32>
+        -> tensor<2048x2048xbf16>
+    ```
+  }];
+  let arguments = (ins NVFP4_HighPrecisionShaped:$input,
+      NVFP4_I32Shaped:$pair_rows, NVFP4_HighPrecisionShaped:$weights,
+      Optional<AnyMemRef>:$out);
+  let results = (outs Optional<RankedTensorOf<[BF16, F16, F32]>>:$result);
+  let assemblyFormat = [{
+    $input `,` $pair_rows `,` $weights (`outs` `(` $out^ `:` type($out) `)`)?
+    attr-dict `:` type($input) `,` type($pair_rows) `,` type($weights)
+    (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = hybridDecls#[{
+    ::mlir::Value getTarget() {
+      return hasBufferSemantics() ? ::mlir::Value(getOut())
+                                  : ::mlir::Value(getResult());
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // nvfp4.matmul
 //===----------------------------------------------------------------------===//
 

@@ -48,6 +48,30 @@ GroupRowRange groupRowRange(OpBuilder &b, Location loc, Grouping grouping,
                             Value g, int64_t rows,
                             function_ref<Value(Value)> entry);
 
+/// nvfp4.moe_route's sort key of router index `id` (i32): the expert, or
+/// E - 1 for an index outside [0, E) (a dropped pair); and whether the pair
+/// is kept (i1). Both i32/i1 scalars.
+struct MoERouteKey {
+  Value expert, kept;
+};
+MoERouteKey moeRouteKey(OpBuilder &b, Location loc, Value id,
+                        int64_t numExperts);
+
+/// nvfp4.moe_combine's pair (t, s) of row `row` (i32) of the `rows`-row
+/// input and weight `weight` (f32): whether it contributes (0 <= row <
+/// rows, weight != 0) and the row to load, an index (0 when it does not:
+/// every load stays in bounds).
+struct MoECombinePair {
+  Value include, row;
+};
+MoECombinePair moeCombinePair(OpBuilder &b, Location loc, Value row,
+                              Value weight, int64_t rows);
+
+/// One step of nvfp4.moe_combine's sum: fl(acc + fl(weight * y)) where
+/// `include`, else acc (f32, or vectors of f32 with a scalar weight).
+Value moeCombineStep(NumericsBuilder &nb, Value acc, Value weight, Value y,
+                     Value include);
+
 /// Loads a scale byte as i32.
 Value loadScaleByte(OpBuilder &b, Location loc, Value scales, bool swizzled,
                     Value batch, Value r, Value c);
