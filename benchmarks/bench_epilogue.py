@@ -277,8 +277,9 @@ def run_block(torch, name, tokens, hidden, experts, inter, top_k, reps):
             super().__init__()
             self.inner, self.weight_only = inner, inner.weight_only
 
-        def forward(self, xs, offsets, swiglu=None, bias=None):
-            return torch.ops.nvfp4.swiglu(self.inner(xs, offsets, bias=bias), **swiglu)
+        def forward(self, xs, offsets, swiglu=None, bias=None, check_tables=None):
+            return torch.ops.nvfp4.swiglu(
+                self.inner(xs, offsets, bias=bias, check_tables=check_tables), **swiglu)
 
     unfused = models.MoEExperts(down, gate_up=Unfused(gate_up), interleaved=True)
     w1t, w2t = deq[0].transpose(1, 2), deq[1].transpose(1, 2)

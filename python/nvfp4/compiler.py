@@ -813,12 +813,15 @@ def moe_dispatch(x, sorted_pairs, **run_options):
                  run_options, lambda o: o[0])
 
 
-def moe_combine(y, pair_rows, weights, *, out_dtype=None, **run_options):
+def moe_combine(y, pair_rows, weights, *, out_dtype=None, product_dtype=None,
+                **run_options):
     """nvfp4.moe_combine: the experts' rows y [S, H] in moe_route's order,
     pair_rows [T, K] (int32) and the router's weights [T, K] (f32, f16,
     bf16) -> [T, H] (out_dtype, default y's type): per token the fp32 sum,
     in slot order, of weight * row over the pairs kept (a row in [0, S) and
-    a nonzero weight), rounded once."""
+    a nonzero weight), rounded once. product_dtype ('bf16', 'f16', 'f32'):
+    each product rounded to it first (torch's y * w of bf16 rows and
+    weights: 'bf16')."""
     y, weights = _host(y), _host(weights)
     element, w_element = element_type_of(y), element_type_of(weights)
     out_dtype = out_dtype or element
@@ -829,19 +832,21 @@ def moe_combine(y, pair_rows, weights, *, out_dtype=None, **run_options):
     if len(rows) != 2 or 0 in rows or wshape != rows:
         raise ValueError(f"moe_combine: expected pair_rows and weights of one shape [T, K], "
                          f"got {rows} and {wshape}")
-    if out_dtype not in ("f32", "f16", "bf16"):
-        raise ValueError(f"moe_combine: out_dtype must be 'f32', 'f16' or 'bf16', got "
-                         f"{out_dtype!r}")
+    for what, dtype in (("out_dtype", out_dtype), ("product_dtype", product_dtype)):
+        if dtype not in ("f32", "f16", "bf16") and (what == "out_dtype" or dtype is not None):
+            raise ValueError(f"moe_combine: {what} must be 'f32', 'f16' or 'bf16', got "
+                             f"{dtype!r}")
+    attr = f" {{product_type = {product_dtype}}}" if product_dtype else ""
 
     def build():
         src, table = _tensor(shape, element), _tensor(rows, "i32")
         wt, dst = _tensor(rows, w_element), _tensor((rows[0], shape[1]), out_dtype)
-        body = (f"  %r = nvfp4.moe_combine %y, %p, %w : {src}, {table}, {wt} -> {dst}\n"
+        body = (f"  %r = nvfp4.moe_combine %y, %p, %w{attr} : {src}, {table}, {wt} -> {dst}\n"
                 f"  return %r : {dst}")
         return [("y", src), ("p", table), ("w", wt)], [dst], body
 
-    return _call(("moe_combine", _sig(y), _sig(pair_rows), _sig(weights), out_dtype), build,
-                 [y, pair_rows, weights], run_options, lambda o: o[0])
+    return _call(("moe_combine", _sig(y), _sig(pair_rows), _sig(weights), out_dtype,
+                  product_dtype), build, [y, pair_rows, weights], run_options, lambda o: o[0])
 
 
 def swizzle_scales(s, fmt="nvfp4", **run_options):

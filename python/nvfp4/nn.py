@@ -401,7 +401,8 @@ class GroupedExperts(torch.nn.Module):
 
     def forward(self, x: torch.Tensor, group_offsets: torch.Tensor,
                 swiglu: Optional[dict] = None,
-                bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+                bias: Optional[torch.Tensor] = None,
+                check_tables: Optional[bool] = None) -> torch.Tensor:
         """bias [E, out_features]: expert e's row added to its tokens'
         outputs, in the matmul's epilogue where the program has one (the
         fused and weight-only paths), else after it in x's type.
@@ -409,7 +410,10 @@ class GroupedExperts(torch.nn.Module):
         {}): the rows are interleaved gate/up rows (interleave_rows) and the
         result is the activation [S, N/2] of the product (with its bias)
         rounded to x's type; on sm_90a the GEMM's epilogue computes it (one
-        program) where the tokens are quantized in it."""
+        program) where the tokens are quantized in it.
+        check_tables: the layer's setting when None; False for offsets
+        valid by construction (nvfp4.moe_route's)."""
+        check = self.check_tables if check_tables is None else check_tables
         nv = self.fmt == "nvfp4"  # MXFP4 has no decode scales
         w_decode = self.weight_decode.view(torch.float32) if nv else None
         options = _static_input_options(self)
@@ -417,34 +421,35 @@ class GroupedExperts(torch.nn.Module):
             if (self.weight_only or not _fused_input(options) or
                     any(isinstance(v, torch.Tensor) and v.dim() == 1
                         for v in options.values())):
-                return torch.ops.nvfp4.swiglu(self.forward(x, group_offsets, bias=bias),
+                return torch.ops.nvfp4.swiglu(self.forward(x, group_offsets, bias=bias,
+                                                           check_tables=check),
                                               **swiglu)
             return torch.ops.nvfp4.grouped_linear(
                 x.contiguous(), self.weight_values, self.weight_scales, w_decode,
                 group_offsets, self.fmt, _out_dtype(x.dtype),
-                check_tables=self.check_tables, activation="swiglu",
+                check_tables=check, activation="swiglu",
                 intermediate_dtype=_out_dtype(x.dtype), bias=bias, **swiglu, **options)
         if self.weight_only:
             _weight_only_input(self, x)
             return torch.ops.nvfp4.weight_only_grouped_linear(
                 x.contiguous(), self.weight_values, self.weight_scales, w_decode,
-                group_offsets, self.fmt, _out_dtype(x.dtype), self.check_tables,
+                group_offsets, self.fmt, _out_dtype(x.dtype), check,
                 bias=bias)
         if any(isinstance(v, torch.Tensor) and v.dim() == 1 for v in options.values()):
             return _add_group_bias(
-                self._per_expert_scales(x, group_offsets, options, w_decode), bias,
+                self._per_expert_scales(x, group_offsets, options, w_decode, check), bias,
                 group_offsets)
         if _fused_input(options):
             # One program: on sm_90a the GEMM quantizes the tokens itself.
             return torch.ops.nvfp4.grouped_linear(
                 x.contiguous(), self.weight_values, self.weight_scales, w_decode,
                 group_offsets, self.fmt, _out_dtype(x.dtype),
-                check_tables=self.check_tables, bias=bias, **options)
+                check_tables=check, bias=bias, **options)
         q, s, d = _quantize(x.contiguous(), self.fmt, options)
         return _add_group_bias(torch.ops.nvfp4.grouped_matmul_contiguous(
             q, s, self.weight_values, self.weight_scales, group_offsets,
             d if nv else None, w_decode, None, self.fmt, _out_dtype(x.dtype),
-            self.check_tables), bias, group_offsets)
+            check), bias, group_offsets)
 
     def fp4_input_scale(self) -> Optional[dict]:
         """The one calibrated activation scale ({"encode_scale": t} or
@@ -461,16 +466,18 @@ class GroupedExperts(torch.nn.Module):
 
     def forward_fp4(self, q: torch.Tensor, s: torch.Tensor, d: torch.Tensor,
                     group_offsets: torch.Tensor, out_dtype: torch.dtype,
-                    bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+                    bias: Optional[torch.Tensor] = None,
+                    check_tables: Optional[bool] = None) -> torch.Tensor:
         """The experts on tokens already quantized (values [S, K/2], their
         swizzled scales, decode scale []): the contiguous grouped matmul,
-        bias [E, N] in its epilogue, the result in out_dtype."""
+        bias [E, N] in its epilogue, the result in out_dtype; check_tables
+        as forward's."""
         return torch.ops.nvfp4.grouped_matmul_contiguous(
             q, s, self.weight_values, self.weight_scales, group_offsets, d,
             self.weight_decode.view(torch.float32), None, self.fmt, _out_dtype(out_dtype),
-            self.check_tables, bias)
+            self.check_tables if check_tables is None else check_tables, bias)
 
-    def _per_expert_scales(self, x, group_offsets, options, w_decode):
+    def _per_expert_scales(self, x, group_offsets, options, w_decode, check_tables):
         """Each expert's tokens quantized with that expert's static scale:
         the sorted tokens go into an [E, maxM, K] buffer (row r of expert e
         at [e, r]), one batched quantize takes the [E] scales, and the
@@ -483,7 +490,7 @@ class GroupedExperts(torch.nn.Module):
         sync, so not inside a CUDA graph)."""
         s, k = x.shape
         e = self.num_experts
-        if self.check_tables:
+        if check_tables:
             _check_group_offsets(group_offsets, s, e)
         counts = group_offsets[1:] - group_offsets[:-1]
         if e * s * k <= _PADDED_TOKEN_ELEMENTS:
@@ -605,7 +612,8 @@ class MoEExperts(torch.nn.Module):
         # (token, slot) pairs sorted by expert, each pair's token row in
         # that order, and at the end each token's rows summed with its
         # weights; a masked slot (an index outside [0, E)) and a zero weight
-        # add nothing.
+        # add nothing. The group offsets are valid by construction: no
+        # layer reads them back to check them (a host synchronization).
         ids = top_k_index.to(torch.int32).contiguous()
         pairs, pair_rows, offsets = torch.ops.nvfp4.moe_route(ids, self.num_experts)
         x = torch.ops.nvfp4.moe_dispatch(hidden_states.contiguous(), pairs)
@@ -616,7 +624,7 @@ class MoEExperts(torch.nn.Module):
             # bias and activation in x's type after each matmul.
             expert = torch.where((ids >= 0) & (ids < self.num_experts), ids,
                                  self.num_experts - 1).reshape(-1)[pairs.long()]
-            gu = self.gate_up(x, offsets)
+            gu = self.gate_up(x, offsets, check_tables=False)
             if self.gate_up_bias is not None:
                 gu = gu + self.gate_up_bias[expert].to(gu.dtype)
             h = self._act(gu[:, ::2], gu[:, 1::2])
@@ -628,17 +636,20 @@ class MoEExperts(torch.nn.Module):
                 # One calibrated scale for the down projection's inputs: the
                 # gate_up GEMM's epilogue quantizes the activation itself
                 # (the [S, I] activation is never stored).
-                y = self.down.forward_fp4(*fp4, offsets, x.dtype, bias=self.down_bias)
+                y = self.down.forward_fp4(*fp4, offsets, x.dtype, bias=self.down_bias,
+                                          check_tables=False)
                 return self._combine(y, pair_rows, weights, hidden_states)
-            h = self.gate_up(x, offsets, swiglu=self._swiglu(), bias=self.gate_up_bias)
+            h = self.gate_up(x, offsets, swiglu=self._swiglu(), bias=self.gate_up_bias,
+                             check_tables=False)
         else:
-            h = self._act(self.gate(x, offsets), self.up(x, offsets))
+            h = self._act(self.gate(x, offsets, check_tables=False),
+                          self.up(x, offsets, check_tables=False))
         if self.down.weight_only:
-            y = self.down(h.contiguous(), offsets)
+            y = self.down(h.contiguous(), offsets, check_tables=False)
             if self.down_bias is not None:
                 y = y + self.down_bias[expert].to(y.dtype)
         else:
-            y = self.down(h.contiguous(), offsets, bias=self.down_bias)
+            y = self.down(h.contiguous(), offsets, bias=self.down_bias, check_tables=False)
         return self._combine(y, pair_rows, weights, hidden_states)
 
     def _fp4_intermediate(self, x, offsets):
@@ -667,13 +678,16 @@ class MoEExperts(torch.nn.Module):
             self.gate_up.weight_decode.view(torch.float32), offsets,
             output_encode_scale=value if name == "encode_scale" else None,
             output_decode_scale=value if name == "decode_scale" else None,
-            out_dtype=_out_dtype(x.dtype), check_tables=self.gate_up.check_tables,
+            out_dtype=_out_dtype(x.dtype), check_tables=False,
             activation="swiglu", intermediate_dtype=_out_dtype(x.dtype),
             bias=self.gate_up_bias, **self._swiglu(), **options)
 
     def _combine(self, y, pair_rows, weights, hidden_states):
         """nvfp4.moe_combine: per token the fp32 sum of its pairs' rows times
         their weights, in slot order, rounded once to the hidden states'
-        type."""
-        return torch.ops.nvfp4.moe_combine(y, pair_rows, weights,
-                                           out_dtype=_out_dtype(hidden_states.dtype))
+        type; each product in the promoted type of the rows and the weights,
+        as transformers' experts multiply (bf16 for bf16 weights, fp32 for
+        DeepSeek-V3's fp32 weights)."""
+        return torch.ops.nvfp4.moe_combine(
+            y, pair_rows, weights, out_dtype=_out_dtype(hidden_states.dtype),
+            product_dtype=_out_dtype(torch.promote_types(y.dtype, weights.dtype)))

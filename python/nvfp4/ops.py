@@ -499,14 +499,16 @@ def _(x, sorted_pairs):
 
 @torch.library.custom_op("nvfp4::moe_combine", mutates_args=())
 def moe_combine(y: torch.Tensor, pair_rows: torch.Tensor, weights: torch.Tensor,
-                out_dtype: Optional[str] = None) -> torch.Tensor:
+                out_dtype: Optional[str] = None,
+                product_dtype: Optional[str] = None) -> torch.Tensor:
     """nvfp4.moe_combine: the experts' rows [S, H] in moe_route's order,
     pair_rows and the router's weights [T, K] -> [T, H], the weighted sum
     of each token's rows (compiler.moe_combine)."""
     return compiler.moe_combine(y, pair_rows, weights,
-                                out_dtype=out_dtype or _TORCH_OUT[y.dtype])
+                                out_dtype=out_dtype or _TORCH_OUT[y.dtype],
+                                product_dtype=product_dtype)
 
 
 @moe_combine.register_fake
-def _(y, pair_rows, weights, out_dtype=None):
+def _(y, pair_rows, weights, out_dtype=None, product_dtype=None):
     return y.new_empty((pair_rows.shape[0], y.shape[1]), dtype=_linear_out(y, out_dtype))

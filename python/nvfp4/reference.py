@@ -1011,10 +1011,10 @@ def moe_dispatch(x, sorted_pairs) -> np.ndarray:
     return out
 
 
-def moe_combine(y, pair_rows, weights, out_dtype=None) -> np.ndarray:
+def moe_combine(y, pair_rows, weights, out_dtype=None, product_dtype=None) -> np.ndarray:
     """nvfp4.moe_combine: per token the fp32 sum in slot order of
-    fl(w * row) over the kept pairs, rounded to `out_dtype` (default y's
-    type); float32 values."""
+    fl(w * row) (rounded to `product_dtype` when given) over the kept pairs,
+    rounded to `out_dtype` (default y's type); float32 values."""
     v = to_f32(y)
     w = to_f32(weights)
     rows = np.asarray(pair_rows, dtype=np.int64)
@@ -1024,6 +1024,8 @@ def moe_combine(y, pair_rows, weights, out_dtype=None) -> np.ndarray:
             r, ws = rows[:, s], w[:, s]
             keep = (r >= 0) & (r < v.shape[0]) & (ws != 0)
             term = (ws[:, None] * v[np.where(keep, r, 0)]).astype(np.float32)
+            if product_dtype is not None:
+                term = round_to_dtype(term, product_dtype)
             acc = np.where(keep[:, None], (acc + term).astype(np.float32), acc)
     return round_to_dtype(acc, out_dtype or input_dtype(y))
 

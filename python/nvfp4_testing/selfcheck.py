@@ -647,12 +647,16 @@ def check_moe(target, size):
         yf[unused] = np.resize(np.array([np.nan, np.inf, -np.inf], np.float32),
                                yf[unused].shape)
         y = (ref.f32_to_bf16_bits(yf) if dtype == "bf16" else yf.astype(y.dtype))
-        for out in dict.fromkeys(("f32", dtype)):
-            got = compiler.moe_combine(y, rows, w, out_dtype=out, target=target)
-            want = ref.moe_combine(y, rows, w, out)
+        # Each product rounded to the rows' type (torch's y * w) in the
+        # second output type's case.
+        for out, product in dict.fromkeys((("f32", None), (dtype, dtype))):
+            got = compiler.moe_combine(y, rows, w, out_dtype=out, product_dtype=product,
+                                       target=target)
+            want = ref.moe_combine(y, rows, w, out, product)
             want = (ref.f32_to_bf16_bits(want) if out == "bf16" else
                     want.astype(np.float16) if out == "f16" else want)
-            rep.exact(f"combine {name} -> {out}", [("out", got, want)])
+            rep.exact(f"combine {name} -> {out}{' products ' + product if product else ''}",
+                      [("out", got, want)])
         # Accuracy: the float64 sum within K roundings of fp32 (plus the
         # output's own rounding: f32 here).
         got = np.asarray(compiler.moe_combine(y, rows, w, out_dtype="f32", target=target),

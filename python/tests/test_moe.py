@@ -130,7 +130,8 @@ def test_moe_experts_routing(target):
     xs = torch.ops.nvfp4.moe_dispatch(x, pairs)
     h = block.gate_up(xs, offsets, swiglu={})
     y = block.down(h, offsets)
-    want = torch.ops.nvfp4.moe_combine(y, rows, wts, out_dtype="bf16")
+    # bf16 rows and weights: each product rounded to bf16 (torch's y * w).
+    want = torch.ops.nvfp4.moe_combine(y, rows, wts, out_dtype="bf16", product_dtype="bf16")
     assert torch.equal(got.view(torch.int16), want.view(torch.int16))
     assert int(rows[0, 2]) == -1 and int(rows[4, 0]) == -1
     # An empty batch.

@@ -193,6 +193,7 @@ struct MoECombineToGPU : BufferizedOpPattern<MoECombineOp> {
       return llvm::Align(v * element.getIntOrFloatBitWidth() / 8);
     };
     auto f32Vec = VectorType::get({v}, b.getF32Type());
+    Type productType = op.getProductType().value_or(Type());
     // One thread per vector of an output row; the pairs in slot order.
     launchLinear(b, b.getLoc(), tokens * (width / v), [&](Value linear) {
       Value t = ix.divu(linear, ix.c(width / v));
@@ -214,7 +215,7 @@ struct MoECombineToGPU : BufferizedOpPattern<MoECombineOp> {
             ValueRange{pair.row, h}, false, bytes(input.getElementType()));
         if (!input.getElementType().isF32())
           y = arith::ExtFOp::create(b, f32Vec, y);
-        acc = moeCombineStep(nb, acc, w, y, pair.include);
+        acc = moeCombineStep(nb, acc, w, y, pair.include, productType);
       }
       if (!out.getElementType().isF32())
         acc = arith::TruncFOp::create(

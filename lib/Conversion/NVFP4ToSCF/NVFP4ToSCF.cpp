@@ -515,7 +515,8 @@ struct MoECombineLowering : BufferizedOpPattern<MoECombineOp> {
               Value y =
                   loadF32(b, loc, adaptor.getInput(), ValueRange{pair.row, h});
               scf::YieldOp::create(
-                  b, moeCombineStep(nb, acc[0], weight, y, pair.include));
+                  b, moeCombineStep(nb, acc[0], weight, y, pair.include,
+                                    op.getProductType().value_or(Type())));
             });
         storeRounded(b, loc, sum.getResult(0), adaptor.getOut(),
                      ValueRange{t, h});

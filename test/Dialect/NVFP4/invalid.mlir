@@ -1118,3 +1118,11 @@ func.func @c2_combine_mixed_forms(%y: memref<32x64xbf16>, %r: memref<16x2xi32>, 
   %o = nvfp4.moe_combine %y, %r, %w : memref<32x64xbf16>, memref<16x2xi32>, memref<16x2xf32> -> tensor<16x64xbf16>
   return
 }
+
+// -----
+
+func.func @r6_product_type(%y: tensor<32x64xbf16>, %r: tensor<16x2xi32>, %w: tensor<16x2xf32>) {
+  // expected-error @+1 {{'nvfp4.moe_combine' op attribute 'product_type' failed to satisfy constraint: type attribute of bfloat16 type or 16-bit float or 32-bit float}}
+  %o = nvfp4.moe_combine %y, %r, %w {product_type = i32} : tensor<32x64xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<16x64xbf16>
+  return
+}

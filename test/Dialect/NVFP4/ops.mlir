@@ -210,7 +210,7 @@ func.func @swiglu(%x: tensor<16x5760xbf16>, %y: tensor<4x3x8xf32>,
 // CHECK: nvfp4.moe_combine %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<16x64xf32>
 // CHECK: nvfp4.moe_route %{{.*}} outs(%{{.*}}, %{{.*}}, %{{.*}} : memref<32xi32>, memref<16x2xi32>, memref<9xi32>) : memref<16x2xi32>{{$}}
 // CHECK: nvfp4.moe_dispatch %{{.*}}, %{{.*}} outs(%{{.*}} : memref<32x64xbf16>) : memref<16x64xbf16>, memref<32xi32>{{$}}
-// CHECK: nvfp4.moe_combine %{{.*}}, %{{.*}}, %{{.*}} outs(%{{.*}} : memref<16x64xbf16>) : memref<32x64xbf16>, memref<16x2xi32>, memref<16x2xbf16>{{$}}
+// CHECK: nvfp4.moe_combine %{{.*}}, %{{.*}}, %{{.*}} outs(%{{.*}} : memref<16x64xbf16>) {product_type = bf16} : memref<32x64xbf16>, memref<16x2xi32>, memref<16x2xbf16>{{$}}
 func.func @moe_routing(%ids: tensor<16x2xi32>, %x: tensor<16x64xbf16>, %w: tensor<16x2xf32>,
                        %mids: memref<16x2xi32>, %mp: memref<32xi32>, %mr: memref<16x2xi32>,
                        %mo: memref<9xi32>, %mx: memref<16x64xbf16>, %my: memref<32x64xbf16>,
@@ -220,7 +220,7 @@ func.func @moe_routing(%ids: tensor<16x2xi32>, %x: tensor<16x64xbf16>, %w: tenso
   %out = nvfp4.moe_combine %y, %r, %w : tensor<32x64xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<16x64xf32>
   nvfp4.moe_route %mids outs(%mp, %mr, %mo : memref<32xi32>, memref<16x2xi32>, memref<9xi32>) : memref<16x2xi32>
   nvfp4.moe_dispatch %mx, %mp outs(%my : memref<32x64xbf16>) : memref<16x64xbf16>, memref<32xi32>
-  nvfp4.moe_combine %my, %mr, %mw outs(%mout : memref<16x64xbf16>) : memref<32x64xbf16>, memref<16x2xi32>, memref<16x2xbf16>
+  nvfp4.moe_combine %my, %mr, %mw outs(%mout : memref<16x64xbf16>) {product_type = bf16} : memref<32x64xbf16>, memref<16x2xi32>, memref<16x2xbf16>
   return %out : tensor<16x64xf32>
 }
 

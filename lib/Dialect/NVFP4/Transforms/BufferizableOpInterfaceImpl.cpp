@@ -173,7 +173,8 @@ template <>
 Operation *createBufferized(RewriterBase &rewriter, MoECombineOp op,
                             ArrayRef<Value> operands, ValueRange outs) {
   return MoECombineOp::create(rewriter, op.getLoc(), TypeRange{}, operands[0],
-                              operands[1], operands[2], outs.front());
+                              operands[1], operands[2], outs.front(),
+                              op.getProductTypeAttr());
 }
 
 template <>

@@ -67,11 +67,14 @@ MoECombinePair mlir::nvfp4::moeCombinePair(OpBuilder &b, Location loc,
 }
 
 Value mlir::nvfp4::moeCombineStep(NumericsBuilder &nb, Value acc, Value weight,
-                                  Value y, Value include) {
+                                  Value y, Value include, Type productType) {
   OpBuilder &b = nb.builder();
   if (auto vec = dyn_cast<VectorType>(y.getType()))
     weight = vector::BroadcastOp::create(b, nb.getLoc(), vec, weight);
-  return nb.select(include, nb.add(acc, nb.mul(weight, y)), acc);
+  Value product = nb.mul(weight, y);
+  if (productType)
+    product = nb.roundTo(product, productType);
+  return nb.select(include, nb.add(acc, product), acc);
 }
 
 Value mlir::nvfp4::indexConst(OpBuilder &b, Location loc, int64_t v) {

@@ -449,7 +449,10 @@ def NVFP4_MoECombineOp : NVFP4_HybridOp<"moe_combine"> {
 
     Each product and sum is one fp32 operation (no fused multiply-add), so
     every target gives the same bits; a dropped pair (-1) or a zero weight
-    adds nothing, not even the NaN or infinity its row may hold.
+    adds nothing, not even the NaN or infinity its row may hold. With
+    `product_type` (bf16, f16 or f32) each product is rounded to that type
+    before it is added: `fl(w * input)` as torch computes `y * w` in the
+    promoted type of bf16 rows and bf16 weights (transformers' experts).
 
     Example:
 
@@ -461,7 +464,8 @@ def NVFP4_MoECombineOp : NVFP4_HybridOp<"moe_combine"> {
   }];
   let arguments = (ins NVFP4_HighPrecisionShaped:$input,
       NVFP4_I32Shaped:$pair_rows, NVFP4_HighPrecisionShaped:$weights,
-      Optional<AnyMemRef>:$out);
+      Optional<AnyMemRef>:$out,
+      OptionalAttr<TypeAttrOf<NVFP4_HighPrecision>>:$product_type);
   let results = (outs Optional<RankedTensorOf<[BF16, F16, F32]>>:$result);
   let assemblyFormat = [{
     $input `,` $pair_rows `,` $weights (`outs` `(` $out^ `:` type($out) `)`)?

@@ -68,9 +68,10 @@ MoECombinePair moeCombinePair(OpBuilder &b, Location loc, Value row,
                               Value weight, int64_t rows);
 
 /// One step of nvfp4.moe_combine's sum: fl(acc + fl(weight * y)) where
-/// `include`, else acc (f32, or vectors of f32 with a scalar weight).
+/// `include`, else acc (f32, or vectors of f32 with a scalar weight); the
+/// product rounded to `productType` first when it is given.
 Value moeCombineStep(NumericsBuilder &nb, Value acc, Value weight, Value y,
-                     Value include);
+                     Value include, Type productType);
 
 /// Loads a scale byte as i32.
 Value loadScaleByte(OpBuilder &b, Location loc, Value scales, bool swizzled,
