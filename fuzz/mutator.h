@@ -42,7 +42,9 @@ inline const std::vector<std::vector<const char *>> &tokenClasses() {
       {"mse", "mae", "abs_max"},
       // ops
       {"nvfp4.quantize", "nvfp4.dequantize", "nvfp4.swizzle_scales",
-       "nvfp4.unswizzle_scales", "nvfp4.matmul", "nvfp4.grouped_matmul"},
+       "nvfp4.unswizzle_scales", "nvfp4.matmul", "nvfp4.grouped_matmul",
+       "nvfp4.swiglu", "nvfp4.moe_route", "nvfp4.moe_dispatch",
+       "nvfp4.moe_combine"},
       // quantize's global-scale operands (at most one: Q15)
       {"amax", "encode_scale", "decode_scale"},
       // clauses of grouped_matmul / matmul
