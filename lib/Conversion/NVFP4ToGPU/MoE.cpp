@@ -31,9 +31,17 @@ using namespace mlir::nvfp4;
 
 namespace {
 
-/// Pairs per chunk of moe_route's counting sort: each pair's rank among its
-/// chunk's pairs of the same expert is a scan of at most this many ids.
-constexpr int64_t kRouteChunk = 256;
+/// Pairs per chunk of moe_route's counting sort: a thread counts one
+/// chunk's pairs of one expert, places a pair after a scan of its chunk,
+/// and scans one expert's counts over all chunks, so the chunk is about the
+/// square root of the pairs (a power of two in [32, 256]): 32 for 512
+/// pairs (64 tokens x top-8), 128 for 16384.
+int64_t routeChunk(int64_t pairs) {
+  int64_t chunk = 32;
+  while (chunk < 256 && chunk * chunk < pairs)
+    chunk *= 2;
+  return chunk;
+}
 
 /// The widest vector (at most 16 bytes, at most 8 elements) that divides a
 /// row of `width` elements of `element`.
@@ -43,6 +51,17 @@ int64_t rowVectorWidth(int64_t width, Type element) {
     if (width % v == 0 && v * bytes <= 16)
       return v;
   return 1;
+}
+
+/// One thread per `v`-element vector of a [rows, width] matrix:
+/// `body(row, column)` with the vector's first column.
+void launchRowVectors(ImplicitLocOpBuilder &b, int64_t rows, int64_t width,
+                      int64_t v, function_ref<void(Value, Value)> body) {
+  KernelArith ix(b);
+  launchLinear(b, b.getLoc(), rows * (width / v), [&](Value linear) {
+    body(ix.divu(linear, ix.c(width / v)),
+         ix.mul(ix.remu(linear, ix.c(width / v)), ix.c(v)));
+  });
 }
 
 /// `sum over [lo, hi) of f(q)` (i32) as an scf.for.
@@ -67,7 +86,8 @@ struct MoERouteToGPU : BufferizedOpPattern<MoERouteOp> {
         cast<ShapedType>(op.getIds().getType()).getShape();
     int64_t topK = shape[1], pairs = shape[0] * topK;
     int64_t experts = op.getNumExperts();
-    int64_t chunks = ceilDiv(pairs, kRouteChunk);
+    int64_t chunk = routeChunk(pairs);
+    int64_t chunks = ceilDiv(pairs, chunk);
     Value ids = adaptor.getIds(), sorted = adaptor.getOuts()[0],
           pairRows = adaptor.getOuts()[1], offsets = adaptor.getOuts()[2];
     // counts[c * E + e]: expert e's pairs in chunk c, then the pairs of
@@ -83,7 +103,7 @@ struct MoERouteToGPU : BufferizedOpPattern<MoERouteOp> {
           b, ids, ValueRange{ix.divu(q, ix.c(topK)), ix.remu(q, ix.c(topK))});
       return moeRouteKey(b, b.getLoc(), id, experts);
     };
-    auto chunkBegin = [&](Value c) { return ix.mul(c, ix.c(kRouteChunk)); };
+    auto chunkBegin = [&](Value c) { return ix.mul(c, ix.c(chunk)); };
     auto isExpert = [&](Value q, Value e) {
       return arith::ExtUIOp::create(b, b.getI32Type(),
                                     ix.eq(key(q).expert, ix.toI32(e)));
@@ -93,7 +113,7 @@ struct MoERouteToGPU : BufferizedOpPattern<MoERouteOp> {
       Value c = ix.divu(linear, ix.c(experts));
       Value e = ix.remu(linear, ix.c(experts));
       Value lo = chunkBegin(c);
-      Value hi = ix.minsi(ix.add(lo, ix.c(kRouteChunk)), ix.c(pairs));
+      Value hi = ix.minsi(ix.add(lo, ix.c(chunk)), ix.c(pairs));
       memref::StoreOp::create(
           b, countLoop(b, lo, hi, [&](Value q) { return isExpert(q, e); }),
           counts, linear);
@@ -127,7 +147,7 @@ struct MoERouteToGPU : BufferizedOpPattern<MoERouteOp> {
     launchLinear(b, b.getLoc(), pairs, [&](Value p) {
       MoERouteKey k = key(p);
       Value e = ix.toIndex(k.expert);
-      Value c = ix.divu(p, ix.c(kRouteChunk));
+      Value c = ix.divu(p, ix.c(chunk));
       Value before = countLoop(b, chunkBegin(c), p,
                                [&](Value q) { return isExpert(q, e); });
       Value row =
@@ -158,19 +178,15 @@ struct MoEDispatchToGPU : BufferizedOpPattern<MoEDispatchOp> {
     auto vec = VectorType::get({v}, element);
     llvm::Align align(v * element.getIntOrFloatBitWidth() / 8);
     int64_t topK = op.getTopK();
-    // One thread per vector of a row.
-    launchLinear(b, b.getLoc(), pairs * (width / v), [&](Value linear) {
-      Value r = ix.divu(linear, ix.c(width / v));
-      Value h = ix.mul(ix.remu(linear, ix.c(width / v)), ix.c(v));
-      Value pair = memref::LoadOp::create(b, adaptor.getSortedPairs(), r);
-      Value inside = ix.cmp(arith::CmpIPredicate::ult, pair, ix.c32(pairs));
-      Value token =
-          ix.divu(ix.toIndex(ix.select(inside, pair, ix.c32(0))), ix.c(topK));
+    launchRowVectors(b, pairs, width, v, [&](Value r, Value h) {
+      MoEDispatchSource src = moeDispatchSource(
+          b, b.getLoc(), memref::LoadOp::create(b, adaptor.getSortedPairs(), r),
+          pairs, topK);
       Value x = vector::LoadOp::create(b, vec, adaptor.getInput(),
-                                       ValueRange{token, h}, false, align);
+                                       ValueRange{src.token, h}, false, align);
       Value zero = arith::ConstantOp::create(b, b.getZeroAttr(vec));
-      vector::StoreOp::create(b, ix.select(inside, x, zero), adaptor.getOut(),
-                              ValueRange{r, h}, false, align);
+      vector::StoreOp::create(b, ix.select(src.inside, x, zero),
+                              adaptor.getOut(), ValueRange{r, h}, false, align);
     });
     return success();
   }
@@ -195,9 +211,7 @@ struct MoECombineToGPU : BufferizedOpPattern<MoECombineOp> {
     auto f32Vec = VectorType::get({v}, b.getF32Type());
     Type productType = op.getProductType().value_or(Type());
     // One thread per vector of an output row; the pairs in slot order.
-    launchLinear(b, b.getLoc(), tokens * (width / v), [&](Value linear) {
-      Value t = ix.divu(linear, ix.c(width / v));
-      Value h = ix.mul(ix.remu(linear, ix.c(width / v)), ix.c(v));
+    launchRowVectors(b, tokens, width, v, [&](Value t, Value h) {
       NumericsBuilder nb(b, b.getLoc(), f32Vec);
       Value acc = nb.f32(0.0);
       for (int64_t s = 0; s < topK; ++s) {

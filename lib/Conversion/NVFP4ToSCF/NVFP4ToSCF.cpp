@@ -466,22 +466,14 @@ struct MoEDispatchLowering : BufferizedOpPattern<MoEDispatchOp> {
     Value zero =
         arith::ConstantOp::create(b, b.getZeroAttr(out.getElementType()));
     forLoop(b, loc, 0, pairs, [&](Value r) {
-      Value pair = memref::LoadOp::create(b, adaptor.getSortedPairs(), r);
-      Value inside = arith::CmpIOp::create(
-          b, arith::CmpIPredicate::ult, pair,
-          arith::ConstantIntOp::create(b, b.getI32Type(), pairs));
-      Value token = arith::DivUIOp::create(
-          b,
-          arith::IndexCastOp::create(
-              b, b.getIndexType(),
-              arith::SelectOp::create(
-                  b, inside, pair,
-                  arith::ConstantIntOp::create(b, b.getI32Type(), 0))),
-          indexConst(b, loc, topK));
+      MoEDispatchSource src = moeDispatchSource(
+          b, loc, memref::LoadOp::create(b, adaptor.getSortedPairs(), r), pairs,
+          topK);
       forLoop(b, loc, 0, out.getDimSize(1), [&](Value h) {
-        Value v =
-            memref::LoadOp::create(b, adaptor.getInput(), ValueRange{token, h});
-        memref::StoreOp::create(b, arith::SelectOp::create(b, inside, v, zero),
+        Value v = memref::LoadOp::create(b, adaptor.getInput(),
+                                         ValueRange{src.token, h});
+        memref::StoreOp::create(b,
+                                arith::SelectOp::create(b, src.inside, v, zero),
                                 adaptor.getOut(), ValueRange{r, h});
       });
     });

@@ -49,6 +49,21 @@ MoERouteKey mlir::nvfp4::moeRouteKey(OpBuilder &b, Location loc, Value id,
   return {expert, kept};
 }
 
+MoEDispatchSource mlir::nvfp4::moeDispatchSource(OpBuilder &b, Location loc,
+                                                 Value pair, int64_t pairs,
+                                                 int64_t topK) {
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  };
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, pair,
+                                       i32(pairs));
+  Value safe = arith::SelectOp::create(b, loc, inside, pair, i32(0));
+  Value token = arith::DivUIOp::create(
+      b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), safe),
+      indexConst(b, loc, topK));
+  return {inside, token};
+}
+
 MoECombinePair mlir::nvfp4::moeCombinePair(OpBuilder &b, Location loc,
                                            Value row, Value weight,
                                            int64_t rows) {

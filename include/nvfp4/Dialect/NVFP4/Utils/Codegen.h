@@ -57,6 +57,16 @@ struct MoERouteKey {
 MoERouteKey moeRouteKey(OpBuilder &b, Location loc, Value id,
                         int64_t numExperts);
 
+/// nvfp4.moe_dispatch's source of a row holding pair index `pair` (i32) of
+/// `pairs` = T * K: whether the index lies in [0, pairs) (else the row is
+/// zero) and the token row to read, an index (token 0 when it does not:
+/// every load stays in bounds).
+struct MoEDispatchSource {
+  Value inside, token;
+};
+MoEDispatchSource moeDispatchSource(OpBuilder &b, Location loc, Value pair,
+                                    int64_t pairs, int64_t topK);
+
 /// nvfp4.moe_combine's pair (t, s) of row `row` (i32) of the `rows`-row
 /// input and weight `weight` (f32): whether it contributes (0 <= row <
 /// rows, weight != 0) and the row to load, an index (0 when it does not:
