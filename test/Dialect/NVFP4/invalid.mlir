@@ -1126,3 +1126,19 @@ func.func @r6_product_type(%y: tensor<32x64xbf16>, %r: tensor<16x2xi32>, %w: ten
   %o = nvfp4.moe_combine %y, %r, %w {product_type = i32} : tensor<32x64xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<16x64xbf16>
   return
 }
+
+// -----
+
+func.func @r1_too_many_pairs(%ids: tensor<65536x32768xi32>) {
+  // expected-error @+1 {{'nvfp4.moe_route' op expected at most 2^31 - 1 pairs (their indices are i32), got 2147483648}}
+  %p, %r, %o = nvfp4.moe_route %ids : tensor<65536x32768xi32> -> tensor<2147483648xi32>, tensor<65536x32768xi32>, tensor<9xi32>
+  return
+}
+
+// -----
+
+func.func @r5_too_many_rows(%y: tensor<2147483648x2xbf16>, %r: tensor<16x2xi32>, %w: tensor<16x2xf32>) {
+  // expected-error @+1 {{'nvfp4.moe_combine' op expected at most 2^31 - 1 input rows (their indices are i32), got 2147483648}}
+  %o = nvfp4.moe_combine %y, %r, %w : tensor<2147483648x2xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<16x2xbf16>
+  return
+}

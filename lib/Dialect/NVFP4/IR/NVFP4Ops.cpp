@@ -15,6 +15,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::nvfp4;
 
@@ -502,6 +504,16 @@ static LogicalResult expectMatrix(Operation *op, StringRef name, Value value) {
   return success();
 }
 
+/// Row and pair indices of the MoE routing ops are i32 values: a count of
+/// them must fit.
+static LogicalResult expectI32Count(Operation *op, StringRef what,
+                                    int64_t count) {
+  if (count > std::numeric_limits<int32_t>::max())
+    return op->emitOpError("expected at most 2^31 - 1 ")
+           << what << " (their indices are i32), got " << count;
+  return success();
+}
+
 LogicalResult MoERouteOp::verify() {
   if (failed(verifyHybridForm(*this, getOuts(), 3)))
     return failure();
@@ -510,6 +522,8 @@ LogicalResult MoERouteOp::verify() {
     return failure();
   auto ids = cast<ShapedType>(getIds().getType());
   int64_t pairs = ids.getNumElements();
+  if (failed(expectI32Count(*this, "pairs", pairs)))
+    return failure();
   // [R2] sorted_pairs [T * K], pair_rows [T, K], group_offsets [E + 1],
   // E >= 1, all i32.
   Type i32 = IntegerType::get(getContext(), 32);
@@ -552,6 +566,8 @@ LogicalResult MoEDispatchOp::verify() {
     return emitOpError("expected sorted_pairs of shape [T * K], a positive "
                        "multiple of the input's ")
            << tokens << " rows, got " << pairs;
+  if (failed(expectI32Count(*this, "pairs", pairs.getDimSize(0))))
+    return failure();
   // [R4] result [T * K, H] of the input's element type.
   return expectType(*this, "result", getTarget().getType(),
                     cloneShaped(input,
@@ -575,6 +591,8 @@ LogicalResult MoECombineOp::verify() {
   auto input = cast<ShapedType>(getInput().getType());
   auto rows = cast<ShapedType>(getPairRows().getType());
   auto weights = cast<ShapedType>(getWeights().getType());
+  if (failed(expectI32Count(*this, "input rows", input.getDimSize(0))))
+    return failure();
   if (weights.getShape() != rows.getShape())
     return emitOpError("expected weights of pair_rows' shape ")
            << formatShape(rows.getShape()) << ", got " << weights;
