@@ -764,6 +764,26 @@ def swiglu(x, *, sigmoid_scale=1.0, limit=None, up_offset=0.0, out_dtype=None,
                  lambda o: o[0])
 
 
+def _row_vector_bytes(width, *elements):
+    """The bytes the GPU routing kernels read or write at once along a row
+    of `width` elements (MoE.cpp's rowVectorWidth: the widest of 8, 4, 2, 1
+    elements that divides the row, at most 16 bytes; the narrowest over
+    `elements`), so the alignment a CUDA tensor used in place needs."""
+    sizes = {"f32": 4, "f16": 2, "bf16": 2}
+    widths = [next(v for v in (8, 4, 2, 1) if width % v == 0 and v * sizes[e] <= 16)
+              for e in elements]
+    return [min(widths) * sizes[e] for e in elements]
+
+
+def _check_rows_aligned(what, arrays, alignments):
+    """CUDA tensors used in place must start at the vector alignment the
+    kernels read them with (a view at an odd offset: pass a clone)."""
+    for name, a, align in zip(what, arrays, alignments):
+        if a is not None and is_torch(a) and a.is_cuda and a.data_ptr() % align:
+            raise ValueError(f"{name}: a CUDA tensor must start at a multiple of {align} "
+                             f"bytes here (a view at an offset: pass a clone)")
+
+
 def moe_route(ids, num_experts, **run_options):
     """nvfp4.moe_route: a router's top-k expert indices [T, K] (int32) ->
     (sorted_pairs [T*K], pair_rows [T, K], group_offsets [E + 1]), int32:
@@ -773,8 +793,9 @@ def moe_route(ids, num_experts, **run_options):
     shape = _shape(ids)
     if len(shape) != 2 or 0 in shape:
         raise ValueError(f"moe_route: expected ids [T, K] with no zero dimension, got {shape}")
-    if not isinstance(num_experts, (int, np.integer)) or num_experts < 1:
-        raise ValueError(f"moe_route: num_experts must be a positive integer, got "
+    if (not isinstance(num_experts, (int, np.integer)) or isinstance(num_experts, bool)
+            or not 1 <= num_experts < 2 ** 31 - 1):
+        raise ValueError(f"moe_route: num_experts must be an integer in [1, 2^31 - 2], got "
                          f"{num_experts!r}")
     num_experts = int(num_experts)
 
@@ -801,6 +822,9 @@ def moe_dispatch(x, sorted_pairs, **run_options):
     if len(pairs) != 1 or pairs[0] == 0 or pairs[0] % shape[0]:
         raise ValueError(f"moe_dispatch: expected sorted_pairs [T * K] for T = {shape[0]}, "
                          f"got {pairs}")
+    out = run_options.get("out")
+    (align,) = _row_vector_bytes(shape[1], element)
+    _check_rows_aligned(("moe_dispatch: x", "moe_dispatch: out"), (x, out), (align, align))
 
     def build():
         src, table = _tensor(shape, element), _tensor(pairs, "i32")
@@ -837,6 +861,8 @@ def moe_combine(y, pair_rows, weights, *, out_dtype=None, product_dtype=None,
             raise ValueError(f"moe_combine: {what} must be 'f32', 'f16' or 'bf16', got "
                              f"{dtype!r}")
     attr = f" {{product_type = {product_dtype}}}" if product_dtype else ""
+    _check_rows_aligned(("moe_combine: y", "moe_combine: out"), (y, run_options.get("out")),
+                        _row_vector_bytes(shape[1], element, out_dtype))
 
     def build():
         src, table = _tensor(shape, element), _tensor(rows, "i32")

@@ -614,7 +614,11 @@ class MoEExperts(torch.nn.Module):
         # weights; a masked slot (an index outside [0, E)) and a zero weight
         # add nothing. The group offsets are valid by construction: no
         # layer reads them back to check them (a host synchronization).
-        ids = top_k_index.to(torch.int32).contiguous()
+        # Indices outside [0, E) are dropped pairs: as -1 in int32 (an
+        # int64 index past int32 must not wrap onto an expert).
+        e = self.num_experts
+        ids = torch.where((top_k_index >= 0) & (top_k_index < e), top_k_index,
+                          -1).to(torch.int32).contiguous()
         pairs, pair_rows, offsets = torch.ops.nvfp4.moe_route(ids, self.num_experts)
         x = torch.ops.nvfp4.moe_dispatch(hidden_states.contiguous(), pairs)
         weights = top_k_weights.contiguous()
@@ -622,8 +626,7 @@ class MoEExperts(torch.nn.Module):
             # Weight-only experts (gpt-oss's MXFP4: products exact in bf16)
             # compute as the producer's dequantized model does, bit for bit:
             # bias and activation in x's type after each matmul.
-            expert = torch.where((ids >= 0) & (ids < self.num_experts), ids,
-                                 self.num_experts - 1).reshape(-1)[pairs.long()]
+            expert = torch.where(ids >= 0, ids, e - 1).reshape(-1)[pairs.long()]
             gu = self.gate_up(x, offsets, check_tables=False)
             if self.gate_up_bias is not None:
                 gu = gu + self.gate_up_bias[expert].to(gu.dtype)

@@ -505,7 +505,7 @@ def moe_combine(y: torch.Tensor, pair_rows: torch.Tensor, weights: torch.Tensor,
     pair_rows and the router's weights [T, K] -> [T, H], the weighted sum
     of each token's rows (compiler.moe_combine)."""
     return compiler.moe_combine(y, pair_rows, weights,
-                                out_dtype=out_dtype or _TORCH_OUT[y.dtype],
+                                out_dtype=out_dtype or compiler.element_type_of(y),
                                 product_dtype=product_dtype)
 
 

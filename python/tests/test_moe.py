@@ -82,8 +82,9 @@ def test_moe_ops_refuse_bad_input_and_write_nothing():
     ids = rng.integers(0, 4, (6, 2)).astype(np.int32)
     with pytest.raises(TypeError, match="ids: integers"):
         compiler.moe_route(ids.astype(np.float32), 4)
-    with pytest.raises(ValueError, match="num_experts must be a positive integer"):
-        compiler.moe_route(ids, 0)
+    for bad in (0, True, 2 ** 31):
+        with pytest.raises(ValueError, match="num_experts must be an integer"):
+            compiler.moe_route(ids, bad)
     with pytest.raises(ValueError, match=r"expected ids \[T, K\]"):
         compiler.moe_route(ids.reshape(-1), 4)
     x = rng.standard_normal((6, 16)).astype(np.float32)
@@ -122,18 +123,40 @@ def test_moe_experts_routing(target):
     masked, zeroed = idx.clone(), wts.clone()
     masked[0, 2] = E
     masked[4, 0] = -1
-    zeroed[0, 2] = zeroed[4, 0] = 0
+    masked[6, 1] = 2 ** 32 + 1   # an int64 index past int32: dropped, not expert 1
+    zeroed[0, 2] = zeroed[4, 0] = zeroed[6, 1] = 0
     got = block(x, masked, wts)
     assert torch.equal(got.view(torch.int16), block(x, idx, zeroed).view(torch.int16))
     # By hand: the three routing ops around the experts.
-    pairs, rows, offsets = torch.ops.nvfp4.moe_route(masked.to(torch.int32), E)
+    dropped = torch.where((masked >= 0) & (masked < E), masked, -1).to(torch.int32)
+    pairs, rows, offsets = torch.ops.nvfp4.moe_route(dropped, E)
     xs = torch.ops.nvfp4.moe_dispatch(x, pairs)
     h = block.gate_up(xs, offsets, swiglu={})
     y = block.down(h, offsets)
     # bf16 rows and weights: each product rounded to bf16 (torch's y * w).
     want = torch.ops.nvfp4.moe_combine(y, rows, wts, out_dtype="bf16", product_dtype="bf16")
     assert torch.equal(got.view(torch.int16), want.view(torch.int16))
-    assert int(rows[0, 2]) == -1 and int(rows[4, 0]) == -1
+    assert int(rows[0, 2]) == -1 and int(rows[4, 0]) == -1 and int(rows[6, 1]) == -1
     # An empty batch.
     empty = block(x[:0], idx[:0], wts[:0])
     assert empty.shape == (0, H)
+
+
+def test_cuda_views_at_an_offset_are_refused():
+    """The GPU routing kernels read and write up to 16 bytes at once along a
+    row: a CUDA view starting off that alignment is refused before anything
+    runs (a clone is accepted)."""
+    torch = pytest.importorskip("torch")
+    if "gpu" not in _targets() or not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    x = torch.randn(9 * 64 + 1, device="cuda").to(torch.bfloat16)[1:].view(9, 64)
+    pairs = torch.arange(18, dtype=torch.int32, device="cuda")
+    with pytest.raises(ValueError, match="moe_dispatch: x: a CUDA tensor must start"):
+        compiler.moe_dispatch(x, pairs)
+    assert compiler.moe_dispatch(x.clone(), pairs).shape == (18, 64)
+    rows = torch.arange(18, dtype=torch.int32, device="cuda").view(9, 2)
+    w = torch.ones(9, 2, device="cuda")
+    y = torch.randn(18 * 64 + 1, device="cuda")[1:].view(18, 64)
+    with pytest.raises(ValueError, match="moe_combine: y: a CUDA tensor must start"):
+        compiler.moe_combine(y, rows, w)
+    assert compiler.moe_combine(y.clone(), rows, w).shape == (9, 64)

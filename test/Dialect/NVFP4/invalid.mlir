@@ -1142,3 +1142,11 @@ func.func @r5_too_many_rows(%y: tensor<2147483648x2xbf16>, %r: tensor<16x2xi32>,
   %o = nvfp4.moe_combine %y, %r, %w : tensor<2147483648x2xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<16x2xbf16>
   return
 }
+
+// -----
+
+func.func @r2_too_many_experts(%ids: tensor<16x2xi32>) {
+  // expected-error @+1 {{'nvfp4.moe_route' op expected at most 2^31 - 1 group_offsets entries (E + 1) (their indices are i32), got 4294967297}}
+  %p, %r, %o = nvfp4.moe_route %ids : tensor<16x2xi32> -> tensor<32xi32>, tensor<16x2xi32>, tensor<4294967297xi32>
+  return
+}

@@ -538,7 +538,8 @@ LogicalResult MoERouteOp::verify() {
     return emitOpError("expected group_offsets of shape [E + 1] with E >= 1 "
                        "experts, i32, got ")
            << offsets;
-  return success();
+  return expectI32Count(*this, "group_offsets entries (E + 1)",
+                        offsets.getDimSize(0));
 }
 
 void MoEDispatchOp::getEffects(
