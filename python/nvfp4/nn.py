@@ -5,8 +5,10 @@ Each layer quantizes its weights once, when it is made (from a trained
 layer: ``Linear.from_linear``, ``GroupedExperts.from_linears`` /
 ``from_weight``), into the layout the kernels read (packed FP4 values,
 128x4-swizzled block scales, the decode scale), then per call quantizes
-its input and runs the block-scaled matmul through ``torch.ops.nvfp4`` (so
-``torch.compile`` and CUDA graphs see one node per op). The defaults follow
+its input and runs the block-scaled matmul through its ``torch.ops.nvfp4``
+op (``nvfp4.ops.call``: under ``torch.compile`` one node per op; in eager
+mode the op's implementation directly, without the custom op's dispatch;
+CUDA graphs record either). The defaults follow
 TransformerEngine's NVFP4 recipe for inference: weights in 16x16 blocks,
 activations in 1x16 blocks, round to nearest even; ``weight_options`` and
 ``input_options`` pass nvfp4.compiler.quantize's options (``hadamard``,
@@ -34,7 +36,7 @@ _OUT = {dtype: name for name, dtype in ops._OUT_DTYPES.items()}  # torch dtype -
 
 
 def _quantize(x, fmt, options):
-    return torch.ops.nvfp4.quantize(x, fmt, **options)
+    return ops.call("quantize", x, fmt, **options)
 
 
 # The input options torch.ops.nvfp4.linear takes (the activations' quantize
@@ -73,7 +75,7 @@ def _load_weight(layer, values, scales, decode, fmt):
     scales = scales.contiguous().view(torch.uint8)
     batch = values.dim() - 2
     if scales.dim() == batch + 2:
-        scales = torch.ops.nvfp4.swizzle_scales(scales.view(_scale_dtype(fmt)), fmt)
+        scales = ops.call("swizzle_scales", scales.view(_scale_dtype(fmt)), fmt)
         scales = scales.view(torch.uint8)
     layer.register_buffer("weight_values", values)
     layer.register_buffer("weight_scales", scales.contiguous())
@@ -275,18 +277,17 @@ class Linear(torch.nn.Module):
         bias = self.bias
         if self.weight_only:
             _weight_only_input(self, x)
-            y = torch.ops.nvfp4.weight_only_linear(x2, self.weight_values, self.weight_scales,
-                                                   w_decode, self.fmt, _out_dtype(x.dtype),
-                                                   bias=bias)
+            y = ops.call("weight_only_linear", x2, self.weight_values, self.weight_scales,
+                         w_decode, self.fmt, _out_dtype(x.dtype), bias=bias)
         elif _fused_input(options):
             # One program: on sm_90a the GEMM quantizes x itself.
-            y = torch.ops.nvfp4.linear(x2, self.weight_values, self.weight_scales, w_decode,
-                                       self.fmt, _out_dtype(x.dtype), bias=bias, **options)
+            y = ops.call("linear", x2, self.weight_values, self.weight_scales, w_decode,
+                         self.fmt, _out_dtype(x.dtype), bias=bias, **options)
         else:
             q, s, d = _quantize(x2, self.fmt, options)
-            y = torch.ops.nvfp4.matmul(q, s, self.weight_values, self.weight_scales,
-                                       d if nv else None, w_decode, None, self.fmt,
-                                       _out_dtype(x.dtype), bias=bias)
+            y = ops.call("matmul", q, s, self.weight_values, self.weight_scales,
+                         d if nv else None, w_decode, None, self.fmt,
+                         _out_dtype(x.dtype), bias=bias)
         return y.reshape(*shape[:-1], self.out_features)
 
     def extra_repr(self) -> str:
@@ -421,18 +422,17 @@ class GroupedExperts(torch.nn.Module):
             if (self.weight_only or not _fused_input(options) or
                     any(isinstance(v, torch.Tensor) and v.dim() == 1
                         for v in options.values())):
-                return torch.ops.nvfp4.swiglu(self.forward(x, group_offsets, bias=bias,
-                                                           check_tables=check),
-                                              **swiglu)
-            return torch.ops.nvfp4.grouped_linear(
-                x.contiguous(), self.weight_values, self.weight_scales, w_decode,
+                return ops.call("swiglu", self.forward(x, group_offsets, bias=bias,
+                                                       check_tables=check), **swiglu)
+            return ops.call(
+                "grouped_linear", x.contiguous(), self.weight_values, self.weight_scales, w_decode,
                 group_offsets, self.fmt, _out_dtype(x.dtype),
                 check_tables=check, activation="swiglu",
                 intermediate_dtype=_out_dtype(x.dtype), bias=bias, **swiglu, **options)
         if self.weight_only:
             _weight_only_input(self, x)
-            return torch.ops.nvfp4.weight_only_grouped_linear(
-                x.contiguous(), self.weight_values, self.weight_scales, w_decode,
+            return ops.call(
+                "weight_only_grouped_linear", x.contiguous(), self.weight_values, self.weight_scales, w_decode,
                 group_offsets, self.fmt, _out_dtype(x.dtype), check,
                 bias=bias)
         if any(isinstance(v, torch.Tensor) and v.dim() == 1 for v in options.values()):
@@ -441,13 +441,13 @@ class GroupedExperts(torch.nn.Module):
                 group_offsets)
         if _fused_input(options):
             # One program: on sm_90a the GEMM quantizes the tokens itself.
-            return torch.ops.nvfp4.grouped_linear(
-                x.contiguous(), self.weight_values, self.weight_scales, w_decode,
-                group_offsets, self.fmt, _out_dtype(x.dtype),
+            return ops.call(
+                "grouped_linear", x.contiguous(), self.weight_values, self.weight_scales,
+                w_decode, group_offsets, self.fmt, _out_dtype(x.dtype),
                 check_tables=check, bias=bias, **options)
         q, s, d = _quantize(x.contiguous(), self.fmt, options)
-        return _add_group_bias(torch.ops.nvfp4.grouped_matmul_contiguous(
-            q, s, self.weight_values, self.weight_scales, group_offsets,
+        return _add_group_bias(ops.call(
+            "grouped_matmul_contiguous", q, s, self.weight_values, self.weight_scales, group_offsets,
             d if nv else None, w_decode, None, self.fmt, _out_dtype(x.dtype),
             check), bias, group_offsets)
 
@@ -472,8 +472,8 @@ class GroupedExperts(torch.nn.Module):
         swizzled scales, decode scale []): the contiguous grouped matmul,
         bias [E, N] in its epilogue, the result in out_dtype; check_tables
         as forward's."""
-        return torch.ops.nvfp4.grouped_matmul_contiguous(
-            q, s, self.weight_values, self.weight_scales, group_offsets, d,
+        return ops.call(
+            "grouped_matmul_contiguous", q, s, self.weight_values, self.weight_scales, group_offsets, d,
             self.weight_decode.view(torch.float32), None, self.fmt, _out_dtype(out_dtype),
             self.check_tables if check_tables is None else check_tables, bias)
 
@@ -503,8 +503,8 @@ class GroupedExperts(torch.nn.Module):
         padded = x.new_zeros(e * max_m, k)
         padded[slot] = x
         q, sc, d = _quantize(padded.view(e, max_m, k), self.fmt, options)
-        y = torch.ops.nvfp4.grouped_matmul_masked(
-            q, sc, self.weight_values, self.weight_scales, counts.to(torch.int32), d, w_decode,
+        y = ops.call(
+            "grouped_matmul_masked", q, sc, self.weight_values, self.weight_scales, counts.to(torch.int32), d, w_decode,
             None, self.fmt, _out_dtype(x.dtype), False)
         return y.view(e * max_m, -1)[slot]
 
@@ -619,8 +619,8 @@ class MoEExperts(torch.nn.Module):
         e = self.num_experts
         ids = torch.where((top_k_index >= 0) & (top_k_index < e), top_k_index,
                           -1).to(torch.int32).contiguous()
-        pairs, pair_rows, offsets = torch.ops.nvfp4.moe_route(ids, self.num_experts)
-        x = torch.ops.nvfp4.moe_dispatch(hidden_states.contiguous(), pairs)
+        pairs, pair_rows, offsets = ops.call("moe_route", ids, self.num_experts)
+        x = ops.call("moe_dispatch", hidden_states.contiguous(), pairs)
         weights = top_k_weights.contiguous()
         if self.gate_up is not None and self.gate_up.weight_only:
             # Weight-only experts (gpt-oss's MXFP4: products exact in bf16)
@@ -676,8 +676,8 @@ class MoEExperts(torch.nn.Module):
                 any(isinstance(v, torch.Tensor) and v.dim() == 1 for v in options.values())):
             return None
         (name, value), = scale.items()
-        return torch.ops.nvfp4.grouped_linear_quantized(
-            x.contiguous(), self.gate_up.weight_values, self.gate_up.weight_scales,
+        return ops.call(
+            "grouped_linear_quantized", x.contiguous(), self.gate_up.weight_values, self.gate_up.weight_scales,
             self.gate_up.weight_decode.view(torch.float32), offsets,
             output_encode_scale=value if name == "encode_scale" else None,
             output_decode_scale=value if name == "decode_scale" else None,
@@ -691,6 +691,6 @@ class MoEExperts(torch.nn.Module):
         type; each product in the promoted type of the rows and the weights,
         as transformers' experts multiply (bf16 for bf16 weights, fp32 for
         DeepSeek-V3's fp32 weights)."""
-        return torch.ops.nvfp4.moe_combine(
-            y, pair_rows, weights, out_dtype=_out_dtype(hidden_states.dtype),
+        return ops.call(
+            "moe_combine", y, pair_rows, weights, out_dtype=_out_dtype(hidden_states.dtype),
             product_dtype=_out_dtype(torch.promote_types(y.dtype, weights.dtype)))

@@ -41,6 +41,31 @@ _torch_module()  # the runtime reads torch tensors directly from here on
 _OUT_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 
 
+#: Each op's Python implementation, by name: what the custom op runs.
+_IMPLS: dict = {}
+
+
+def _op(name: str):
+    """Registers the decorated function as torch.ops.nvfp4.<name> (a
+    torch.library custom op) and keeps the function for call()."""
+    def register(fn):
+        _IMPLS[name] = fn
+        return torch.library.custom_op(f"nvfp4::{name}", mutates_args=())(fn)
+    return register
+
+
+def call(name: str, *args, **kwargs):
+    """torch.ops.nvfp4.<name> while torch.compile traces (the op stays one
+    graph node, shaped by its fake), else the op's implementation called
+    directly: the same code and outputs without the custom op's Python
+    dispatch, which costs about 20-37 µs a call on the host
+    (benchmarks/results/2026-11-29-h200-models-qwen3moe.md); the nvfp4.nn
+    layers call their ops through this."""
+    if torch.compiler.is_compiling():
+        return getattr(torch.ops.nvfp4, name)(*args, **kwargs)
+    return _IMPLS[name](*args, **kwargs)
+
+
 def _out_dtype(name: str) -> torch.dtype:
     if name not in _OUT_DTYPES:
         raise ValueError(f"out_dtype must be 'bf16', 'f16' or 'f32', got {name!r}")
@@ -71,7 +96,7 @@ def _check_tables_now(check_tables: bool, table: torch.Tensor) -> bool:
 # quantize / dequantize / swizzle
 # ---------------------------------------------------------------------------
 
-@torch.library.custom_op("nvfp4::quantize", mutates_args=())
+@_op("quantize")
 def quantize(x: torch.Tensor, fmt: str = "nvfp4", block: Optional[str] = None,
              rounding: str = "nearest_even", seed: int = 0, hadamard: bool = False,
              scale_rule: Optional[str] = None, error_metric: Optional[str] = None,
@@ -120,7 +145,7 @@ def _quantized_fake(x, batch, rows, k, fmt="nvfp4", swizzle=True, row_scaled=Fal
     return q, s, x.new_empty(decode, dtype=torch.float32)
 
 
-@torch.library.custom_op("nvfp4::dequantize", mutates_args=())
+@_op("dequantize")
 def dequantize(q: torch.Tensor, scales: torch.Tensor, s_dec: Optional[torch.Tensor] = None,
                fmt: str = "nvfp4", out_dtype: str = "f32") -> torch.Tensor:
     """nvfp4.dequantize: packed values and scales (either layout) -> float."""
@@ -132,7 +157,7 @@ def _(q, scales, s_dec=None, fmt="nvfp4", out_dtype="f32"):
     return q.new_empty(tuple(q.shape[:-1]) + (q.shape[-1] * 2,), dtype=_out_dtype(out_dtype))
 
 
-@torch.library.custom_op("nvfp4::swizzle_scales", mutates_args=())
+@_op("swizzle_scales")
 def swizzle_scales(s: torch.Tensor, fmt: str = "nvfp4") -> torch.Tensor:
     """Row-major scales [.., R, C] -> the 128x4 layout [.., R/128, C/4, 32, 4, 4]."""
     return compiler.swizzle_scales(s, fmt)
@@ -148,7 +173,7 @@ def _(s, fmt="nvfp4"):
 # matmuls
 # ---------------------------------------------------------------------------
 
-@torch.library.custom_op("nvfp4::matmul", mutates_args=())
+@_op("matmul")
 def matmul(a_q: torch.Tensor, a_s: torch.Tensor, b_q: torch.Tensor, b_s: torch.Tensor,
            a_decode: Optional[torch.Tensor] = None, b_decode: Optional[torch.Tensor] = None,
            alpha: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
@@ -166,7 +191,7 @@ def _(a_q, a_s, b_q, b_s, a_decode=None, b_decode=None, alpha=None, fmt="nvfp4",
     return a_q.new_empty((a_q.shape[0], b_q.shape[0]), dtype=_out_dtype(out_dtype))
 
 
-@torch.library.custom_op("nvfp4::grouped_matmul_contiguous", mutates_args=())
+@_op("grouped_matmul_contiguous")
 def grouped_matmul_contiguous(a: torch.Tensor, a_scales: torch.Tensor, b: torch.Tensor,
                               b_scales: torch.Tensor, group_offsets: torch.Tensor,
                               a_decode: Optional[torch.Tensor] = None,
@@ -190,7 +215,7 @@ def _(a, a_scales, b, b_scales, group_offsets, a_decode=None, b_decode=None, alp
     return a.new_empty((a.shape[0], b.shape[1]), dtype=_out_dtype(out_dtype))
 
 
-@torch.library.custom_op("nvfp4::grouped_matmul_masked", mutates_args=())
+@_op("grouped_matmul_masked")
 def grouped_matmul_masked(a: torch.Tensor, a_scales: torch.Tensor, b: torch.Tensor,
                           b_scales: torch.Tensor, masked_m: torch.Tensor,
                           a_decode: Optional[torch.Tensor] = None,
@@ -212,7 +237,7 @@ def _(a, a_scales, b, b_scales, masked_m, a_decode=None, b_decode=None, alpha=No
     return a.new_empty((b.shape[0], a.shape[1], b.shape[1]), dtype=_out_dtype(out_dtype))
 
 
-@torch.library.custom_op("nvfp4::grouped_matmul_independent", mutates_args=())
+@_op("grouped_matmul_independent")
 def grouped_matmul_independent(a: list[torch.Tensor], a_scales: list[torch.Tensor],
                                b: list[torch.Tensor], b_scales: list[torch.Tensor],
                                a_decode: Optional[torch.Tensor] = None,
@@ -272,7 +297,7 @@ def _linear_width(n, activation):
     return n // 2 if activation is not None else n
 
 
-@torch.library.custom_op("nvfp4::linear", mutates_args=())
+@_op("linear")
 def linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
            w_decode: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
            out_dtype: Optional[str] = None, amax: Optional[torch.Tensor] = None,
@@ -315,7 +340,7 @@ def _(x, w_q, w_s, w_decode=None, fmt="nvfp4", out_dtype=None, amax=None, encode
                        dtype=_linear_out(x, out_dtype))
 
 
-@torch.library.custom_op("nvfp4::grouped_linear", mutates_args=())
+@_op("grouped_linear")
 def grouped_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
                    w_decode: Optional[torch.Tensor], group_offsets: torch.Tensor,
                    fmt: str = "nvfp4", out_dtype: Optional[str] = None,
@@ -365,7 +390,7 @@ def _output_quantize(encode_scale, decode_scale):
             else {"decode_scale": decode_scale})
 
 
-@torch.library.custom_op("nvfp4::grouped_linear_quantized", mutates_args=())
+@_op("grouped_linear_quantized")
 def grouped_linear_quantized(
         x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
         w_decode: Optional[torch.Tensor], group_offsets: torch.Tensor,
@@ -406,7 +431,7 @@ def _(x, w_q, w_s, w_decode, group_offsets, output_encode_scale=None,
     return _quantized_fake(x, (), x.shape[0], _linear_width(w_q.shape[1], activation))
 
 
-@torch.library.custom_op("nvfp4::swiglu", mutates_args=())
+@_op("swiglu")
 def swiglu(x: torch.Tensor, sigmoid_scale: float = 1.0, limit: Optional[float] = None,
            up_offset: float = 0.0, out_dtype: Optional[str] = None) -> torch.Tensor:
     """nvfp4.swiglu: x [..., 2N] (gate in the even columns, up in the odd
@@ -421,7 +446,7 @@ def _(x, sigmoid_scale=1.0, limit=None, up_offset=0.0, out_dtype=None):
     return x.new_empty((*x.shape[:-1], x.shape[-1] // 2), dtype=_linear_out(x, out_dtype))
 
 
-@torch.library.custom_op("nvfp4::weight_only_linear", mutates_args=())
+@_op("weight_only_linear")
 def weight_only_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
                        w_decode: Optional[torch.Tensor] = None, fmt: str = "nvfp4",
                        out_dtype: Optional[str] = None,
@@ -441,7 +466,7 @@ def _(x, w_q, w_s, w_decode=None, fmt="nvfp4", out_dtype=None, bias=None):
     return x.new_empty((x.shape[0], w_q.shape[0]), dtype=_linear_out(x, out_dtype))
 
 
-@torch.library.custom_op("nvfp4::weight_only_grouped_linear", mutates_args=())
+@_op("weight_only_grouped_linear")
 def weight_only_grouped_linear(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor,
                                w_decode: Optional[torch.Tensor], group_offsets: torch.Tensor,
                                fmt: str = "nvfp4", out_dtype: Optional[str] = None,
@@ -468,7 +493,7 @@ def _(x, w_q, w_s, w_decode, group_offsets, fmt="nvfp4", out_dtype=None, check_t
 # MoE routing
 # ---------------------------------------------------------------------------
 
-@torch.library.custom_op("nvfp4::moe_route", mutates_args=())
+@_op("moe_route")
 def moe_route(ids: torch.Tensor, num_experts: int) -> tuple[torch.Tensor, torch.Tensor,
                                                            torch.Tensor]:
     """nvfp4.moe_route: top-k expert indices [T, K] (int32) -> (sorted_pairs
@@ -485,7 +510,7 @@ def _(ids, num_experts):
             ids.new_empty((num_experts + 1,), dtype=torch.int32))
 
 
-@torch.library.custom_op("nvfp4::moe_dispatch", mutates_args=())
+@_op("moe_dispatch")
 def moe_dispatch(x: torch.Tensor, sorted_pairs: torch.Tensor) -> torch.Tensor:
     """nvfp4.moe_dispatch: token rows [T, H] -> [T*K, H] in moe_route's
     order (compiler.moe_dispatch)."""
@@ -497,7 +522,7 @@ def _(x, sorted_pairs):
     return x.new_empty((sorted_pairs.shape[0], x.shape[1]))
 
 
-@torch.library.custom_op("nvfp4::moe_combine", mutates_args=())
+@_op("moe_combine")
 def moe_combine(y: torch.Tensor, pair_rows: torch.Tensor, weights: torch.Tensor,
                 out_dtype: Optional[str] = None,
                 product_dtype: Optional[str] = None) -> torch.Tensor:

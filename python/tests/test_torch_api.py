@@ -185,6 +185,41 @@ def test_torch_compile_traces_the_ops():
     assert torch.equal(compiled(x2), f(x2))
 
 
+def test_layers_call_their_ops_directly_in_eager_and_as_ops_when_compiled():
+    """nvfp4.ops.call: an nvfp4.nn layer runs its op's implementation in
+    eager mode (no custom-op dispatch) and the custom op under
+    torch.compile (fullgraph: one node, no graph break); both give the same
+    bits, and the eager call never enters the dispatcher."""
+    import nvfp4.nn as nvnn
+    from nvfp4 import ops
+    g = torch.Generator().manual_seed(21)
+    lin = nvnn.Linear.from_linear(torch.nn.Linear(64, 48).to(torch.bfloat16))
+    E, H, I, T, K = 4, 32, 16, 6, 2
+    block = nvnn.MoEExperts.from_weights((torch.randn(E, 2 * I, H, generator=g) / 8).to(
+        torch.bfloat16), (torch.randn(E, H, I, generator=g) / 8).to(torch.bfloat16))
+    x = _bf16((5, 64), 9)
+    h = torch.randn(T, H, generator=g).to(torch.bfloat16)
+    wts, idx = torch.topk(torch.softmax(torch.randn(T, E, generator=g), -1), K)
+
+    def f(x, h, idx, wts):
+        return lin(x), block(h, idx, wts.to(torch.bfloat16))
+
+    entered = []
+    impl = ops._IMPLS["linear"]
+    with torch.library._scoped_library("nvfp4", "IMPL") as lib:
+        lib.impl("linear", lambda *a, **k: entered.append(1) or impl(*a, **k), "CPU")
+        # the probe sees a call through the dispatcher...
+        torch.ops.nvfp4.linear(x, lin.weight_values, lin.weight_scales,
+                               lin.weight_decode.view(torch.float32))
+        assert entered == [1]
+        entered.clear()
+        eager = f(x, h, idx, wts)
+    assert not entered  # ...and none from the layer: it ran the implementation
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")(x, h, idx, wts)
+    for a, b in zip(eager, compiled):
+        assert torch.equal(a.view(torch.int16), b.view(torch.int16))
+
+
 def _linear_reference(x, layer, w_float):
     """fp64 reference of one converted linear on its actual input x: both
     operands quantized by the python reference (x in 1x16 blocks, W in
