@@ -425,16 +425,16 @@ class GroupedExperts(torch.nn.Module):
                 return ops.call("swiglu", self.forward(x, group_offsets, bias=bias,
                                                        check_tables=check), **swiglu)
             return ops.call(
-                "grouped_linear", x.contiguous(), self.weight_values, self.weight_scales, w_decode,
-                group_offsets, self.fmt, _out_dtype(x.dtype),
+                "grouped_linear", x.contiguous(), self.weight_values, self.weight_scales,
+                w_decode, group_offsets, self.fmt, _out_dtype(x.dtype),
                 check_tables=check, activation="swiglu",
                 intermediate_dtype=_out_dtype(x.dtype), bias=bias, **swiglu, **options)
         if self.weight_only:
             _weight_only_input(self, x)
             return ops.call(
-                "weight_only_grouped_linear", x.contiguous(), self.weight_values, self.weight_scales, w_decode,
-                group_offsets, self.fmt, _out_dtype(x.dtype), check,
-                bias=bias)
+                "weight_only_grouped_linear", x.contiguous(), self.weight_values,
+                self.weight_scales, w_decode, group_offsets, self.fmt, _out_dtype(x.dtype),
+                check, bias=bias)
         if any(isinstance(v, torch.Tensor) and v.dim() == 1 for v in options.values()):
             return _add_group_bias(
                 self._per_expert_scales(x, group_offsets, options, w_decode, check), bias,
@@ -447,8 +447,8 @@ class GroupedExperts(torch.nn.Module):
                 check_tables=check, bias=bias, **options)
         q, s, d = _quantize(x.contiguous(), self.fmt, options)
         return _add_group_bias(ops.call(
-            "grouped_matmul_contiguous", q, s, self.weight_values, self.weight_scales, group_offsets,
-            d if nv else None, w_decode, None, self.fmt, _out_dtype(x.dtype),
+            "grouped_matmul_contiguous", q, s, self.weight_values, self.weight_scales,
+            group_offsets, d if nv else None, w_decode, None, self.fmt, _out_dtype(x.dtype),
             check), bias, group_offsets)
 
     def fp4_input_scale(self) -> Optional[dict]:
@@ -473,8 +473,9 @@ class GroupedExperts(torch.nn.Module):
         bias [E, N] in its epilogue, the result in out_dtype; check_tables
         as forward's."""
         return ops.call(
-            "grouped_matmul_contiguous", q, s, self.weight_values, self.weight_scales, group_offsets, d,
-            self.weight_decode.view(torch.float32), None, self.fmt, _out_dtype(out_dtype),
+            "grouped_matmul_contiguous", q, s, self.weight_values, self.weight_scales,
+            group_offsets, d, self.weight_decode.view(torch.float32), None, self.fmt,
+            _out_dtype(out_dtype),
             self.check_tables if check_tables is None else check_tables, bias)
 
     def _per_expert_scales(self, x, group_offsets, options, w_decode, check_tables):
@@ -504,8 +505,8 @@ class GroupedExperts(torch.nn.Module):
         padded[slot] = x
         q, sc, d = _quantize(padded.view(e, max_m, k), self.fmt, options)
         y = ops.call(
-            "grouped_matmul_masked", q, sc, self.weight_values, self.weight_scales, counts.to(torch.int32), d, w_decode,
-            None, self.fmt, _out_dtype(x.dtype), False)
+            "grouped_matmul_masked", q, sc, self.weight_values, self.weight_scales,
+            counts.to(torch.int32), d, w_decode, None, self.fmt, _out_dtype(x.dtype), False)
         return y.view(e * max_m, -1)[slot]
 
     def extra_repr(self) -> str:
@@ -677,8 +678,8 @@ class MoEExperts(torch.nn.Module):
             return None
         (name, value), = scale.items()
         return ops.call(
-            "grouped_linear_quantized", x.contiguous(), self.gate_up.weight_values, self.gate_up.weight_scales,
-            self.gate_up.weight_decode.view(torch.float32), offsets,
+            "grouped_linear_quantized", x.contiguous(), self.gate_up.weight_values,
+            self.gate_up.weight_scales, self.gate_up.weight_decode.view(torch.float32), offsets,
             output_encode_scale=value if name == "encode_scale" else None,
             output_decode_scale=value if name == "decode_scale" else None,
             out_dtype=_out_dtype(x.dtype), check_tables=False,
