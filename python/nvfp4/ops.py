@@ -58,7 +58,7 @@ def call(name: str, *args, **kwargs):
     """torch.ops.nvfp4.<name> while torch.compile traces (the op stays one
     graph node, shaped by its fake), else the op's implementation called
     directly: the same code and outputs without the custom op's Python
-    dispatch, which costs about 20-37 µs a call on the host
+    dispatch, which cost 20-58 µs a call on the H200 machines' hosts
     (benchmarks/results/2026-11-29-h200-models-qwen3moe.md); the nvfp4.nn
     layers call their ops through this."""
     if torch.compiler.is_compiling():
