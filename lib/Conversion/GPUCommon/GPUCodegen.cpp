@@ -69,6 +69,13 @@ Value mlir::nvfp4::warpReduce(OpBuilder &b, Location loc, Value value,
   return value;
 }
 
+Value mlir::nvfp4::allocDevice(OpBuilder &b, Location loc, MemRefType type) {
+  return gpu::AllocOp::create(b, loc, type, /*asyncToken=*/Type(), ValueRange{},
+                              ValueRange{}, ValueRange{},
+                              /*hostShared=*/false)
+      .getMemref();
+}
+
 Value mlir::nvfp4::deviceAddress(OpBuilder &b, Location loc, Value memref) {
   Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);

@@ -92,16 +92,16 @@ struct MoERouteToGPU : BufferizedOpPattern<MoERouteOp> {
           pairRows = adaptor.getOuts()[1], offsets = adaptor.getOuts()[2];
     // counts[c * E + e]: expert e's pairs in chunk c, then the pairs of
     // chunks before c; totals at chunks * E.
-    Value counts =
-        gpu::AllocOp::create(
-            b, MemRefType::get({chunks * experts + experts}, b.getI32Type()),
-            Type(), ValueRange{}, ValueRange{}, ValueRange{},
-            /*hostShared=*/false)
-            .getMemref();
+    Value counts = allocDevice(
+        b, b.getLoc(),
+        MemRefType::get({chunks * experts + experts}, b.getI32Type()));
+    // The [t, s] indices of pair q = t * K + s.
+    auto slot = [&](Value q) -> SmallVector<Value> {
+      return {ix.divu(q, ix.c(topK)), ix.remu(q, ix.c(topK))};
+    };
     auto key = [&](Value q) {
-      Value id = memref::LoadOp::create(
-          b, ids, ValueRange{ix.divu(q, ix.c(topK)), ix.remu(q, ix.c(topK))});
-      return moeRouteKey(b, b.getLoc(), id, experts);
+      return moeRouteKey(b, b.getLoc(), memref::LoadOp::create(b, ids, slot(q)),
+                         experts);
     };
     auto chunkBegin = [&](Value c) { return ix.mul(c, ix.c(chunk)); };
     auto isExpert = [&](Value q, Value e) {
@@ -156,9 +156,8 @@ struct MoERouteToGPU : BufferizedOpPattern<MoERouteOp> {
                             b, counts, ix.add(ix.mul(c, ix.c(experts)), e))),
                  before);
       memref::StoreOp::create(b, ix.toI32(p), sorted, ix.toIndex(row));
-      memref::StoreOp::create(
-          b, ix.select(k.kept, row, ix.c32(-1)), pairRows,
-          ValueRange{ix.divu(p, ix.c(topK)), ix.remu(p, ix.c(topK))});
+      memref::StoreOp::create(b, ix.select(k.kept, row, ix.c32(-1)), pairRows,
+                              slot(p));
     });
     gpu::DeallocOp::create(b, Type(), ValueRange{}, counts);
     return success();

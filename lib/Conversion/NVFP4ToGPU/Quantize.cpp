@@ -180,10 +180,7 @@ TensorAmax mlir::nvfp4::emitTensorAmax(OpBuilder &builder, Location loc,
   int64_t blocks =
       std::min<int64_t>(ceilDiv(chunks, kThreadsPerBlock), kGridStrideBlocks);
   auto alloc = [&](int64_t words) {
-    return gpu::AllocOp::create(b, MemRefType::get({words}, b.getI32Type()),
-                                Type(), ValueRange{}, ValueRange{},
-                                ValueRange{}, /*hostShared=*/false)
-        .getMemref();
+    return allocDevice(b, loc, MemRefType::get({words}, b.getI32Type()));
   };
   TensorAmax result;
   result.bits = alloc(spec.batch);

@@ -89,9 +89,7 @@ Value repackContiguousScales(OpBuilder &builder, Location loc,
   int64_t blocks = ceilDiv(cfg.maxRows, 128) + cfg.groups;
   int64_t bytes = blocks * cfg.rowTileBytes();
   auto type = MemRefType::get({bytes}, b.getI8Type());
-  Value out = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
-                                   ValueRange{}, ValueRange{}, false)
-                  .getMemref();
+  Value out = allocDevice(b, loc, type);
   KernelArith ix(b);
   launchLinear(b, loc, bytes, [&](Value i) {
     memref::StoreOp::create(

@@ -535,9 +535,7 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     // layout wgmma's B descriptor reads.
     auto xType = MemRefType::get(
         {std::max<int64_t>(totalRows, 1), cfg.kPadded()}, cfg.mmaElement(ctx));
-    Value x = gpu::AllocOp::create(b, loc, xType, Type(), ValueRange{},
-                                   ValueRange{}, ValueRange{}, false)
-                  .getMemref();
+    Value x = allocDevice(b, loc, xType);
     temporaries.push_back(x);
     if (totalRows)
       emitTokenPrepass(b, loc, cfg, ops.aValues, ops.aScales, x, fused);
@@ -607,9 +605,7 @@ void emitSM90Gemm(ConversionPatternRewriter &rewriter, Operation *op,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(b.getInsertionBlock());
     auto alloc = [&](MemRefType type) {
-      Value buffer = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
-                                          ValueRange{}, ValueRange{}, false)
-                         .getMemref();
+      Value buffer = allocDevice(b, loc, type);
       temporaries.push_back(buffer);
       return buffer;
     };
@@ -911,10 +907,7 @@ struct FusedToSM90 : OpConversionPattern<FusedOp> {
       // The pre-pass writes the decode scale the epilogue reads, to a
       // buffer of its own (the quantize's is inside the fused op).
       auto type = cast<MemRefType>(problem->aDecode.getType());
-      fused.decodeOut =
-          gpu::AllocOp::create(rewriter, loc, type, Type(), ValueRange{},
-                               ValueRange{}, ValueRange{}, false)
-              .getMemref();
+      fused.decodeOut = allocDevice(rewriter, loc, type);
       problem->aDecode = fused.decodeOut;
     }
     emitSM90Gemm(rewriter, op, cfg, *problem, &fused);

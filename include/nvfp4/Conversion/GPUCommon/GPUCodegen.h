@@ -51,6 +51,10 @@ gpu::LaunchOp launchGrid(OpBuilder &b, Location loc,
 void launchLinear(OpBuilder &b, Location loc, int64_t total,
                   function_ref<void(Value)> body);
 
+/// Host code: a device buffer of `type` (gpu.alloc, stream-ordered by the
+/// runtime), which the caller frees with gpu.dealloc.
+Value allocDevice(OpBuilder &b, Location loc, MemRefType type);
+
 /// The raw device address (i64) of a memref (identity layout, offset 0),
 /// for kernels that take operands as addresses.
 Value deviceAddress(OpBuilder &b, Location loc, Value memref);
