@@ -1163,6 +1163,12 @@ def _check_fused_cases(rep, target, size, tag):
              (9, "f16", dict(scale_rule="four_over_six", error_metric="mse")),
              (12, "bf16", dict(decode_scale=np.float32(0.003), rounding="stochastic", seed=7,
                                hadamard=True)),
+             # A scale known before the launch, one token tile, each input
+             # type: the narrow-token kernel's pre-pass quantizes with it.
+             (1, "bf16", dict(decode_scale=np.float32(0.0125), rounding="stochastic", seed=5,
+                              hadamard=True)),
+             (2, "f32", dict(encode_scale=np.float32(20.0))),
+             (5, "f16", dict(decode_scale=np.float32(0.02), hadamard=True)),
              # Wider than a decode tile: the pre-pass quantizes by default.
              (40, "bf16", {}), (64, "f16", dict(decode_scale=np.float32(0.0125))),
              (33, "bf16", dict(rounding="stochastic", seed=99, hadamard=True)),
@@ -1716,14 +1722,18 @@ def _check_sanitize_decode(rep, target, rng):
     rep.close("decode grouped contiguous, a few tokens per expert", got, want, "f32")
     w_q, w_s, w_d = compiler.quantize(rng.standard_normal((n, k)).astype(np.float32),
                                       target=target)
-    for rows, seed, options, where in ((4, 33, "tokens=in-kernel", "the GEMM"),
-                                       (40, 34, "", "the pre-pass"),
-                                       (5, 35, "", "the narrow-token kernel's pre-pass")):
+    given = dict(decode_scale=np.float32(0.01), rounding="stochastic", seed=3)
+    for rows, seed, options, where, opts in (
+            (4, 33, "tokens=in-kernel", "the GEMM", {}),
+            (40, 34, "", "the pre-pass", {}),
+            (5, 35, "", "the narrow-token kernel's pre-pass", {}),
+            (3, 36, "", "the narrow-token kernel's pre-pass, a given scale", given)):
         x, _ = high_precision((rows, k), seed, "bf16")
         # The unfused ops under the same options: the same GEMM kernel.
         with PipelineOptions(options if sm90 else ""):
-            got = compiler.linear(x, w_q, w_s, w_d, out_dtype="f32", target=target)
-            q, sc, d = compiler.quantize(x, target=target)
+            got = compiler.linear(x, w_q, w_s, w_d, input_options=opts, out_dtype="f32",
+                                  target=target)
+            q, sc, d = compiler.quantize(x, target=target, **opts)
             unfused = compiler.matmul(q, sc, w_q, w_s, a_decode=d, b_decode=w_d,
                                       out_dtype="f32", target=target)
         rep.exact(f"linear, tokens quantized in {where}: the unfused bits",
