@@ -1685,7 +1685,8 @@ def _check_sanitize_decode(rep, target, rng):
     tile's K split over a cluster of 2 (the partials through distributed
     shared memory), MoE experts with a few tokens each, the GEMM quantizing
     its tokens itself (nvfp4.fused), and the pre-pass quantizing them (wider
-    token tiles). Under tcgen05 emulation the same cases run with the
+    token tiles; the narrow-token kernel's, with its amax and with a given
+    scale and stochastic rounding). Under tcgen05 emulation the same cases run with the
     sm_100a pipeline's defaults (the options name sm_90a choices)."""
     import os
     sm90 = target == "gpu" and not os.environ.get("NVFP4_EMULATE_TCGEN05")
