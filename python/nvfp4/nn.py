@@ -620,7 +620,7 @@ class MoEExperts(torch.nn.Module):
         e = self.num_experts
         ids = torch.where((top_k_index >= 0) & (top_k_index < e), top_k_index,
                           -1).to(torch.int32).contiguous()
-        pairs, pair_rows, offsets = ops.call("moe_route", ids, self.num_experts)
+        pairs, pair_rows, offsets = ops.call("moe_route", ids, e)
         x = ops.call("moe_dispatch", hidden_states.contiguous(), pairs)
         weights = top_k_weights.contiguous()
         if self.gate_up is not None and self.gate_up.weight_only:
