@@ -131,11 +131,12 @@ void mlir::nvfp4::buildGPUBackendPipeline(OpPassManager &pm,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
-  // Kernels of many parameters (independent groups) get the PTX version
-  // that takes them, or a diagnostic.
-  NVFP4GPUParameterSpaceOptions space;
-  space.raisePtx = !target.ptxNamed;
-  pm.addPass(createNVFP4GPUParameterSpace(space));
+  // Kernels of many parameters (independent groups) or of later
+  // instructions (an imported kernel's shared::cta TMA loads) get the PTX
+  // version that takes them, or a diagnostic.
+  NVFP4GPUPTXVersionOptions ptx;
+  ptx.raisePtx = !target.ptxNamed;
+  pm.addPass(createNVFP4GPUPTXVersion(ptx));
   pm.addPass(createGpuToLLVMConversionPass());
   NVFP4GPUModuleToBinaryOptions binary;
   binary.compilationTarget = format.str();

@@ -162,7 +162,7 @@ def test_graph_capture_and_replay():
 
 def test_120_independent_groups():
     # 120 groups: the token pre-pass takes 19256 bytes of parameters, which
-    # its module gets PTX ISA 8.1 for (nvfp4-gpu-parameter-space; ptxas
+    # its module gets PTX ISA 8.1 for (nvfp4-gpu-ptx-version; ptxas
     # refused it before): the groups' outputs, poisoned first, against the
     # fp64 reference; the groups' sizes vary.
     g, n, k = 120, 128, 256

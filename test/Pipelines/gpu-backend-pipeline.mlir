@@ -5,7 +5,7 @@
 // pass and option for option, but for its gpu-module-to-binary (the
 // modules become binaries concurrently: nvfp4-gpu-module-to-binary) and
 // nvfp4-gpu-dependent-launch after the outlining (sm_90 on: the kernels
-// launch while the kernel ahead of them runs) and nvfp4-gpu-parameter-space
+// launch while the kernel ahead of them runs) and nvfp4-gpu-ptx-version
 // before the serialization (a kernel of many parameters gets PTX 8.1).
 // CHECK:      gpu-async-region
 // CHECK:      convert-nvgpu-to-nvvm,
@@ -28,7 +28,7 @@
 // CHECK-NEXT:   cse,
 // CHECK-NEXT:   reconcile-unrealized-casts
 // CHECK-NEXT: ),
-// CHECK-NEXT: nvfp4-gpu-parameter-space{raise-ptx=true},
+// CHECK-NEXT: nvfp4-gpu-ptx-version{raise-ptx=true},
 // CHECK-NEXT: gpu-to-llvm{intersperse-sizes-for-kernels=false use-bare-pointers-for-host=false use-bare-pointers-for-kernels=false},
 // CHECK-NEXT: nvfp4-gpu-module-to-binary{format=bin},
 // CHECK-NEXT: convert-math-to-llvm{

@@ -83,7 +83,7 @@ struct GPUTarget {
   /// The PTX ISA version `features` selects (86 is 8.6).
   unsigned ptxVersion = 0;
   /// Whether the options named it (else it is the lowest that works, and a
-  /// pass may raise it: nvfp4-gpu-parameter-space).
+  /// pass may raise it: nvfp4-gpu-ptx-version).
   bool ptxNamed = false;
 };
 

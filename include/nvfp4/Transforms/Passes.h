@@ -20,8 +20,8 @@ namespace nvfp4 {
 /// nvfp4-buffer-gpu-constants
 /// (lib/Conversion/NVFP4ToGPU/BufferGPUConstants.cpp).
 #define GEN_PASS_DECL_NVFP4BUFFERGPUCONSTANTS
-/// nvfp4-gpu-parameter-space (lib/Conversion/GPUCommon/ParameterSpace.cpp).
-#define GEN_PASS_DECL_NVFP4GPUPARAMETERSPACE
+/// nvfp4-gpu-ptx-version (lib/Conversion/GPUCommon/PTXVersion.cpp).
+#define GEN_PASS_DECL_NVFP4GPUPTXVERSION
 /// nvfp4-gpu-dependent-launch (lib/Conversion/GPUCommon/DependentLaunch.cpp).
 #define GEN_PASS_DECL_NVFP4GPUDEPENDENTLAUNCH
 /// nvfp4-gpu-module-to-binary (lib/Pipelines/ModuleToBinary.cpp).

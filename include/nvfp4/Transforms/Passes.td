@@ -53,22 +53,30 @@ def NVFP4BufferGPUConstants
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
-def NVFP4GPUParameterSpace
-    : Pass<"nvfp4-gpu-parameter-space", "ModuleOp"> {
-  let summary = "Kernel parameters within what ptxas and a launch take";
+def NVFP4GPUPTXVersion : Pass<"nvfp4-gpu-ptx-version", "ModuleOp"> {
+  let summary = "Each gpu.module's PTX ISA version at least what its kernels "
+                "need";
   let description = [{
-    ptxas takes at most 4352 bytes of kernel parameters before PTX ISA 8.1,
-    and from 8.1 on (sm_70 and later) 32764. A grouped matmul of
-    independent groups passes every group's operands (memref descriptors,
-    tensor maps) to its kernels, so a hundred groups outgrow the first
-    limit. For each `gpu.module` whose `#nvvm.target` is below 8.1 and one
-    of whose kernels (`llvm.func` with `nvvm.kernel`, after
-    `convert-gpu-to-nvvm`) takes more than 4352 bytes, the pass raises the
-    target's PTX version to 8.1 (`raise-ptx`; off where the user named the
-    version); a kernel that takes more than 32764 bytes, or more than 4352
-    on a chip before sm_70 or with the version kept, is a diagnostic here
-    instead of a ptxas log at serialization. The GPU pipelines run it
-    before `gpu-module-to-binary`.
+    A GPU pipeline picks the lowest PTX ISA version that has its chip and
+    the instructions its own kernels use; a kernel can need a later one:
+
+    * kernel parameters: ptxas takes at most 4352 bytes of them before PTX
+      ISA 8.1, and from 8.1 on (sm_70 and later) 32764. A grouped matmul of
+      independent groups passes every group's operands (memref descriptors,
+      tensor maps) to its kernels, so a hundred groups outgrow the first
+      limit;
+    * instructions: a TMA load into `shared::cta`
+      (`nvvm.cp.async.bulk.tensor.shared.cluster.global` with `isCTAOnly`,
+      what NVIDIA's CuTe DSL emits for a CTA's own loads) exists from PTX
+      ISA 8.6; below it LLVM's NVPTX backend aborts ("Cannot select").
+
+    For each `gpu.module` whose `#nvvm.target` is below what one of its
+    kernels (`llvm.func` with `nvvm.kernel`, after `convert-gpu-to-nvvm`)
+    needs, the pass raises the target's PTX version to it (`raise-ptx`;
+    off where the user named the version, a diagnostic then); a kernel that
+    takes more than 32764 bytes, or more than 4352 on a chip before sm_70,
+    is a diagnostic here instead of a ptxas log at serialization. The GPU
+    pipelines run it before `gpu-module-to-binary`.
 
     Before (a kernel of 4800 bytes of parameters):
 
@@ -82,7 +90,7 @@ def NVFP4GPUParameterSpace
   }];
   let options = [
     Option<"raisePtx", "raise-ptx", "bool", /*default=*/"true",
-           "Raise a target's PTX version to 8.1 where a kernel needs it "
+           "Raise a target's PTX version to what its kernels need "
            "(off: a diagnostic instead)">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
