@@ -808,14 +808,28 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
   e.checkAllocated(dLane, dColumn, n, "tcgen05.mma D");
   int64_t blocks = block16 ? 4 : 2;
   int64_t wordsPerBlock = 16 / blocks;
-  e.fail(e.ori(e.ne(e.shr(sfa, e.c32(16)), e.c32(0)),
-               e.ne(e.shr(sfb, e.c32(16)), e.c32(0))),
-         "tcgen05.mma: scale-factor addresses 0x%x, 0x%x with a lane field "
-         "(not emulated)",
-         {sfa, sfb});
-  e.checkAllocated(e.shr(sfa, e.c32(16)), e.andi(sfa, e.c32(0xFFFF)), e.c32(4),
-                   "tcgen05.mma scale factors A");
-  e.checkAllocated(e.shr(sfb, e.c32(16)), e.andi(sfb, e.c32(0xFFFF)),
+  // A scale-factor address is a column (lane 0: the factors are read from
+  // every lane partition). NVIDIA's CuTe DSL and CUTLASS also put the
+  // factor's byte offset, the descriptor's SF ID, in bits 30-31 (lane bits
+  // the 128 lanes do not use): taken when it equals the ID, any other lane
+  // bit traps.
+  auto sfColumn = [&](Value addr, Value id, StringRef which) {
+    Value lane = e.shr(addr, e.c32(16));
+    Value idBits = e.shr(addr, e.c32(30));
+    Value otherLane = e.andi(lane, e.c32(0x3FFF));
+    e.fail(e.ori(e.ne(otherLane, e.c32(0)),
+                 e.andi(e.ne(idBits, e.c32(0)), e.ne(idBits, id))),
+           ("tcgen05.mma: scale factors " + which +
+            " at 0x%x: a lane field other than the SF ID (%u) in bits 30-31 "
+            "(not emulated)")
+               .str(),
+           {addr, id});
+    return e.andi(addr, e.c32(0xFFFF));
+  };
+  sfa = sfColumn(sfa, sfaId, "A");
+  sfb = sfColumn(sfb, sfbId, "B");
+  e.checkAllocated(e.c32(0), sfa, e.c32(4), "tcgen05.mma scale factors A");
+  e.checkAllocated(e.c32(0), sfb,
                    e.add(e.divu(e.sub(n, e.c32(1)), e.c32(32)), e.c32(1)),
                    "tcgen05.mma scale factors B");
   SmemDesc a = decodeDesc(e, adesc, "tcgen05.mma A");

@@ -81,7 +81,11 @@
 // CHECK-LABEL: llvm.func internal @__nvfp4_emu_exec_cp(
 // The MMA: per K block an exact integer dot product (dp4a), scaled in f64
 // (exact) and rounded once to f32, the blocks summed in f32.
+// A scale-factor address is a column; bits 30-31 may repeat the SF ID (as
+// NVIDIA's CuTe DSL emits them, docs/design/cutedsl.md), other lane bits trap.
 // CHECK-LABEL: llvm.func internal @__nvfp4_emu_exec_mma_block_scale_block16(
+// CHECK: tcgen05.mma: scale factors A at 0x%x: a lane field other than the SF ID (%u) in bits 30-31
+// CHECK: tcgen05.mma: scale factors B at 0x%x: a lane field other than the SF ID (%u) in bits 30-31
 // CHECK: nvvm.dot.accumulate.4way
 // CHECK: %[[DOT:.*]] = arith.sitofp %{{.*}} : i32 to f64
 // CHECK: %[[P:.*]] = arith.mulf %[[DOT]], %{{.*}} : f64
