@@ -8,6 +8,8 @@
 #include "nvfp4/Conversion/GPUCommon/DependentLaunch.h"
 #include "nvfp4/Conversion/GPUCommon/KeptZero.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -805,6 +807,119 @@ static void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   return reinterpret_cast<void *>(dmap);
 }
 
+/// A CUtensorMap that NVIDIA's CuTe DSL encoded itself, in the sm_100
+/// format, made one this GPU's TMA takes (nvfp4_testing.cutedsl inserts the
+/// call, in place, before the DSL's host code passes the map to its kernel,
+/// for running the kernel on Hopper under the tcgen05 emulation). It is
+/// decoded and encoded again by cuTensorMapEncodeTiled: the two formats share
+/// the fields of words 0-7 (address; rank, element type, swizzle, out-of-bounds
+/// fill, L2 promotion and the first stride in word 1; the other strides in
+/// words 2-3; dimensions in 4-6; element strides and boxes in 6-7), Hopper's
+/// adds derived fields in words 8-15, which the DSL leaves undefined, and
+/// has no 4-bit element types: a dense 4-bit map (the DSL's element code
+/// 11, CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, what it uses for FP4 operands)
+/// becomes the byte map of half the inner dimension and box, the same bytes
+/// into the same swizzled shared memory (the importer halves the kernel's
+/// TMA coordinates along that dimension to match). The decoding is checked, not
+/// trusted: words 0-7 of the new map must equal the DSL's with only those
+/// changes (and kSM100OnlyBits of word 1 clear), or
+/// the map is refused (the kernel is then not launched and the program
+/// fails with the difference named).
+/// Bits of word 1 the DSL's sm_100 maps set and Hopper's format does not
+/// have: bit 1 (every map), bit 21 (maps of more than 64 KiB). What they
+/// mean on sm_100 is not documented; the execution under emulation checks
+/// that the maps without them move the right bytes.
+constexpr uint64_t kSM100OnlyBits = (1ull << 1) | (1ull << 21);
+
+static void nvfp4TensorMapFromSM100(void *map) {
+  Runtime &rt = runtime();
+  if (!map || !rt.firstError.empty())
+    return;
+  auto *words = static_cast<uint64_t *>(map);
+  uint64_t w1 = words[1];
+  auto fail = [&](const std::string &why) {
+    if (rt.firstError.empty())
+      rt.firstError = "a CuTe DSL tensor map cannot be made one for sm_" +
+                      std::to_string(rt.major * 10 + rt.minor) + ": " + why;
+  };
+  unsigned rank = ((w1 >> 4) & 7) + 1;
+  unsigned code = (w1 >> 7) & 0xf;
+  if (rank > 5)
+    return fail("rank " + std::to_string(rank));
+  // Word 1's element codes (as cuTensorMapEncodeTiled writes them on
+  // Hopper) and the types they name; 11 is the DSL's dense 4-bit code.
+  static const std::pair<unsigned, CUtensorMapDataType> kCodes[] = {
+      {0, CU_TENSOR_MAP_DATA_TYPE_UINT8},
+      {1, CU_TENSOR_MAP_DATA_TYPE_UINT16},
+      {2, CU_TENSOR_MAP_DATA_TYPE_UINT32},
+      {3, CU_TENSOR_MAP_DATA_TYPE_INT32},
+      {4, CU_TENSOR_MAP_DATA_TYPE_UINT64},
+      {5, CU_TENSOR_MAP_DATA_TYPE_INT64},
+      {6, CU_TENSOR_MAP_DATA_TYPE_FLOAT16},
+      {7, CU_TENSOR_MAP_DATA_TYPE_FLOAT32},
+      {9, CU_TENSOR_MAP_DATA_TYPE_FLOAT64},
+      {10, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
+      {11, CU_TENSOR_MAP_DATA_TYPE_UINT8}};
+  constexpr unsigned kFourBitCode = 11;
+  const auto *known =
+      llvm::find_if(kCodes, [&](const auto &c) { return c.first == code; });
+  if (known == std::end(kCodes))
+    return fail("element code " + std::to_string(code) + " in word 1 (0x" +
+                llvm::utohexstr(w1) + ")");
+  CUtensorMapDataType type = known->second;
+  bool fourBit = code == kFourBitCode;
+  if (w1 & (1ull << 16))
+    return fail("a TF32 map (word 1 bit 16)");
+  cuuint64_t dims[5] = {(words[4] & 0xffffffff) + 1, (words[4] >> 32) + 1,
+                        (words[5] & 0xffffffff) + 1, (words[5] >> 32) + 1,
+                        (words[6] & 0xffffffff) + 1};
+  cuuint64_t strides[4] = {(w1 >> 32) << 4, (words[2] & 0xffffffff) << 4,
+                           (words[2] >> 32) << 4, (words[3] & 0xffffffff) << 4};
+  cuuint32_t box[5], elementStrides[5];
+  box[0] = static_cast<cuuint32_t>((words[6] >> 56) + 1);
+  for (unsigned i = 1; i < 5; ++i)
+    box[i] = static_cast<cuuint32_t>(((words[7] >> (8 * (i - 1))) & 0xff) + 1);
+  for (unsigned i = 0; i < 5; ++i)
+    elementStrides[i] =
+        static_cast<cuuint32_t>(((words[6] >> (32 + 3 * i)) & 7) + 1);
+  if (fourBit) {
+    if (dims[0] % 2 || box[0] % 2 || elementStrides[0] != 1)
+      return fail("a 4-bit map of inner dimension " + std::to_string(dims[0]) +
+                  ", box " + std::to_string(box[0]) + ", element stride " +
+                  std::to_string(elementStrides[0]) + " is no byte map");
+    dims[0] /= 2;
+    box[0] /= 2;
+  }
+  auto swizzle = static_cast<CUtensorMapSwizzle>((w1 >> 13) & 3);
+  auto oobFill = static_cast<CUtensorMapFloatOOBfill>((w1 >> 15) & 1);
+  auto l2 = static_cast<CUtensorMapL2promotion>((w1 >> 17) & 3);
+  alignas(64) CUtensorMap encoded;
+  if (!check(rt.cu.tensorMapEncodeTiled(
+                 &encoded, type, rank, reinterpret_cast<void *>(words[0]), dims,
+                 strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                 swizzle, l2, oobFill),
+             "cuTensorMapEncodeTiled(CuTe DSL map)"))
+    return;
+  // What the new map's words 0-7 must be: the DSL's, with the changes above.
+  uint64_t expected[8];
+  std::memcpy(expected, words, sizeof(expected));
+  expected[1] &= ~kSM100OnlyBits;
+  if (fourBit) {
+    expected[1] &= ~(0xfull << 7);
+    expected[4] = (expected[4] & ~0xffffffffull) | (dims[0] - 1);
+    expected[6] = (expected[6] & ~(0xffull << 56)) |
+                  (static_cast<uint64_t>(box[0] - 1) << 56);
+  }
+  const auto *got = reinterpret_cast<const uint64_t *>(&encoded);
+  for (unsigned i = 0; i < 8; ++i)
+    if (got[i] != expected[i])
+      return fail("word " + std::to_string(i) +
+                  " decoded and encoded again is 0x" + llvm::utohexstr(got[i]) +
+                  ", expected 0x" + llvm::utohexstr(expected[i]) +
+                  " (the DSL's 0x" + llvm::utohexstr(words[i]) + ")");
+  std::memcpy(map, &encoded, sizeof(encoded));
+}
+
 } // extern "C"
 
 //===----------------------------------------------------------------------===//
@@ -947,6 +1062,7 @@ llvm::StringMap<void *> mlir::nvfp4::getCudaRuntimeSymbols() {
   add(kKeptZeroFunction, nvfp4KeptZero);
   add("mgpuSetDefaultDevice", mgpuSetDefaultDevice);
   add("mgpuTensorMapEncodeTiledMemref", mgpuTensorMapEncodeTiledMemref);
+  add("nvfp4TensorMapFromSM100", nvfp4TensorMapFromSM100);
   return symbols;
 }
 
