@@ -9,6 +9,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
 "$root/scripts/setup.sh" "$build"
 
+# NVIDIA's CuTe DSL kernels, compiled and imported (their own virtual
+# environment, made once): test/CuTeDSL, python/tests/test_cutedsl.py.
+echo "== CuTe DSL kernels"
+"$root/scripts/cutedsl.sh" "$build"
+export NVFP4_CUTEDSL_KERNELS="$build/cutedsl-kernels"
+
 echo "== lit: check-nvfp4"
 ninja -C "$build" check-nvfp4
 

@@ -89,6 +89,13 @@ if cuobjdump:
     config.available_features.add("cuobjdump")
     config.substitutions.append(("%cuobjdump", cuobjdump))
 
+# NVIDIA's CuTe DSL kernels, compiled and imported by scripts/cutedsl.sh
+# (scripts/test.sh exports the directory): test/CuTeDSL.
+cutedsl_kernels = os.environ.get("NVFP4_CUTEDSL_KERNELS", "")
+if cutedsl_kernels and os.path.exists(os.path.join(cutedsl_kernels, "manifest.json")):
+    config.available_features.add("cutedsl-kernels")
+    config.substitutions.append(("%cutedsl_kernels", cutedsl_kernels))
+
 # Tier 3: tests that run on a GPU, gated by what the machine has.
 def probe_compute_capabilities():
     smi = shutil.which("nvidia-smi")

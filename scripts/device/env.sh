@@ -21,6 +21,8 @@ python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/nvfp4/
   > /dev/null 2>&1 || true
 export PYTHONPATH=/tmp/nvfp4/site:$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 export NVFP4_RUNNER=/tmp/nvfp4/nvfp4-runner
+# The CuTe DSL kernels scripts/device/pack.sh carried, if it did.
+if [ -f .device/cutedsl/manifest.json ]; then export NVFP4_CUTEDSL_KERNELS=$PWD/.device/cutedsl; fi
 # The bindings: <NVFP4_BUILD_DIR>/python/nvfp4/{_runtime*.so,libnvfp4_runtime.so}
 export NVFP4_BUILD_DIR=/tmp/nvfp4/build
 mkdir -p $NVFP4_BUILD_DIR/python/nvfp4

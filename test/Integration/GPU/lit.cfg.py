@@ -47,6 +47,12 @@ if smi:
         major, _, minor = cap.partition(".")
         config.available_features.add("cuda")
         config.available_features.add("cuda-sm%s%s" % (major, minor))
+# NVIDIA's CuTe DSL kernels, imported on the CPU machine (scripts/cutedsl.sh)
+# and carried here (scripts/device/pack.sh): test/Integration/GPU/cutedsl.test.
+cutedsl_kernels = os.environ.get("NVFP4_CUTEDSL_KERNELS", "")
+if cutedsl_kernels and os.path.exists(os.path.join(cutedsl_kernels, "manifest.json")):
+    config.available_features.add("cutedsl-kernels")
+    config.substitutions.append(("%cutedsl_kernels", os.path.abspath(cutedsl_kernels)))
 if shutil.which("compute-sanitizer"):
     config.available_features.add("compute-sanitizer")
 # SASS inspection of cubins compiled for other chips (sm_100a): the runner

@@ -1,0 +1,121 @@
+"""nvfp4_testing.cutedsl: the CuTe DSL importer on the DSL's real output.
+
+The kernels of test/CuTeDSL, compiled by NVIDIA's CuTe DSL (scripts/cutedsl.sh,
+which scripts/test.sh runs and points $NVFP4_CUTEDSL_KERNELS at): each
+imports into a program whose every construct MLIR 22 knows, and what the
+importer does not know is an error naming it, never a different program.
+Their execution on a GPU: test/Integration/GPU/cutedsl.test.
+"""
+import json
+import os
+import pathlib
+import re
+
+import pytest
+
+from nvfp4_testing import cutedsl
+
+KERNELS = os.environ.get("NVFP4_CUTEDSL_KERNELS", "")
+pytestmark = pytest.mark.skipif(
+    not KERNELS or not (pathlib.Path(KERNELS) / "manifest.json").exists(),
+    reason="no CuTe DSL kernels (scripts/cutedsl.sh; $NVFP4_CUTEDSL_KERNELS)")
+
+
+def _cases():
+    return json.loads((pathlib.Path(KERNELS) / "manifest.json").read_text())
+
+
+def _dsl(name):
+    return (pathlib.Path(KERNELS) / f"{name}.dsl.mlir").read_text()
+
+
+def _arguments(case):
+    m, n, k = case["m"], case["n"], case["k"]
+    sf = 16 if case["fmt"] == "nvfp4" else 32
+
+    def scales(rows):
+        return -(-rows // 128) * 128 * -(-k // sf // 4) * 4
+
+    return [(f"tensor<{m}x{k // 2}xi8>", False), (f"tensor<{n}x{k // 2}xi8>", False),
+            (f"tensor<{scales(m)}xi8>", False), (f"tensor<{scales(n)}xi8>", False),
+            (f"tensor<{m}x{n}xf32>", True)]
+
+
+def test_import_is_what_generate_wrote():
+    # The importer is deterministic: importing the DSL's output again gives
+    # the program the generator wrote, byte for byte.
+    for case in _cases():
+        again = cutedsl.to_nvfp4_program(_dsl(case["name"]), _arguments(case))
+        assert again == (pathlib.Path(KERNELS) / f"{case['name']}.mlir").read_text()
+
+
+def test_every_difference_is_translated():
+    for case in _cases():
+        text = (pathlib.Path(KERNELS) / f"{case['name']}.mlir").read_text()
+        assert not re.search(r"(#|!|\b)cuda\.", text)
+        assert "tcgen05_mma_kind" not in text
+        assert "cutlass_launch_facts" not in text and "cu_attrs" not in text
+        assert text.count("gpu.launch_func") == 1
+        # One runtime call per tensor map, the maps being 4 (A, B, SFA, SFB).
+        assert text.count("llvm.call @nvfp4TensorMapFromSM100") == 4
+        # A's and B's maps are 4-bit: two loads with a halved coordinate.
+        assert len(re.findall(r"box\[%nvfp4_half\d+,", text)) == 2
+
+
+def test_rules_are_named_and_used():
+    assert [r.name for r in cutedsl.RULES] == ["block-scale-kind"]
+    text = _dsl(_cases()[0]["name"])
+    assert re.search(cutedsl.RULES[0].pattern, text)
+
+
+def _mutated(old, new):
+    case = _cases()[0]
+    text = _dsl(case["name"])
+    assert old in text, old
+    return text.replace(old, new, 1), _arguments(case)
+
+
+def test_unknown_cuda_construct_is_named():
+    text, args = _mutated("cuda.return_if_error", "cuda.return_if_error_v2")
+    with pytest.raises(cutedsl.ImportError, match="one cuda.launch_ex"):
+        cutedsl.to_nvfp4_program(text, args)
+    # A cuda attribute the importer does not drop anywhere in the module.
+    text, args = _mutated("gpu.kernel,", "gpu.kernel, cuda.mystery = #cuda.mystery<1>,")
+    with pytest.raises(cutedsl.ImportError, match=r"#cuda\.mystery"):
+        cutedsl.to_nvfp4_program(text, args)
+
+
+def test_not_the_dsl_output():
+    with pytest.raises(cutedsl.ImportError, match="no `gpu.module @kernels`"):
+        cutedsl.to_nvfp4_program("module {\n}\n", [])
+
+
+def test_argument_count_is_checked():
+    case = _cases()[0]
+    with pytest.raises(cutedsl.ImportError, match="takes 5 pointers, 4 arguments given"):
+        cutedsl.to_nvfp4_program(_dsl(case["name"]), _arguments(case)[:4])
+
+
+def test_cooperative_launch_is_refused():
+    text, args = _mutated("cooperative_launch = false", "cooperative_launch = true")
+    with pytest.raises(cutedsl.ImportError, match="cooperative launches are not imported"):
+        cutedsl.to_nvfp4_program(text, args)
+
+
+def test_tensor_map_word_that_is_not_constant():
+    # The element code of a map must be readable: a word 1 computed at run
+    # time is refused, not guessed.
+    case = _cases()[0]
+    text = _dsl(case["name"])
+    host = text[text.index("\n  }\n", text.index("gpu.module")):]
+    store = re.search(r"llvm\.store (%\d+), (%\d+) : i64, !llvm\.ptr\n", host[host.index("udiv"):])
+    # The first store after the address computation writes word 0; the next
+    # one, word 1 (the constant): make it the address too.
+    stores = re.findall(r"llvm\.store (%\d+), (%\d+) : i64, !llvm\.ptr\n", host)
+    word0 = [s for s in stores if s[0] == store.group(1)][0]
+    index = stores.index(word0)
+    word1_value, word1_slot = stores[index + 1]
+    mutated = host.replace(f"llvm.store {word1_value}, {word1_slot} : i64",
+                           f"llvm.store {word0[0]}, {word1_slot} : i64", 1)
+    with pytest.raises(cutedsl.ImportError, match="word 1 of the tensor map .* not a constant"):
+        cutedsl.to_nvfp4_program(text.replace(host, mutated), _arguments(case))
