@@ -68,6 +68,14 @@ RULES = (
         "the block-scaled MMA's kind: MLIR 22 has a separate "
         "#nvvm.block_scale_kind for tcgen05.mma.block_scale",
     ),
+    Rule(
+        "multicast-mask-type",
+        r"(nvvm\.cp\.async\.bulk\.tensor\.shared\.cluster\.global [^\n]*multicast_mask = "
+        r"[^\n]*: !llvm\.ptr<\d+>, !llvm\.ptr), i16\n",
+        r"\1\n",
+        "a multicast TMA load: the DSL's syntax lists the i16 mask's type after "
+        "the pointers' types, MLIR 22's leaves it out",
+    ),
 )
 
 #: Attributes only the DSL's own passes and runtime read: dropped.
@@ -397,8 +405,12 @@ def run(directory, timeout: float = 120) -> int:
     import sys
 
     manifest = json.loads((pathlib.Path(directory) / "manifest.json").read_text())
-    failures = 0
+    failures = ran = 0
     for case in manifest:
+        if not case.get("emulated", True):
+            print(f"SKIP cutedsl {case['name']}: {case['why']}", flush=True)
+            continue
+        ran += 1
         try:
             proc = subprocess.run([sys.executable, "-m", "nvfp4_testing.cutedsl", "case",
                                    str(directory), case["name"]],
@@ -416,7 +428,8 @@ def run(directory, timeout: float = 120) -> int:
             traps = [l for l in out.splitlines() if "nvfp4 tcgen05 emulation:" in l]
             print(f"FAIL cutedsl {case['name']}: exit {proc.returncode}"
                   f"{': ' + traps[0] if traps else ''}", flush=True)
-    print(f"SUMMARY cutedsl: {len(manifest)} kernels, {failures} failures", flush=True)
+    print(f"SUMMARY cutedsl: {ran} kernels, {failures} failures "
+          f"({len(manifest) - ran} not emulated)", flush=True)
     return failures
 
 

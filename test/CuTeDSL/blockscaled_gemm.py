@@ -17,6 +17,12 @@ BlockScaledBasicChunk, the same as docs/spec.md's); D is M x N row-major f32.
 
 Warp roles (one CTA, 192 threads): warps 0-3 the epilogue (they also
 allocate tensor memory), warp 4 issues the MMAs, warp 5 the TMA loads.
+`pair=True` makes the kernel a cluster of two CTAs sharing each MMA
+(`cta_group::2`, an M = 256 tile, 128 rows in each CTA's tensor memory):
+the TMA loads are the DSL's 2-SM loads with multicast masks, the leader CTA
+(cluster rank 0) issues the MMAs and commits them to both CTAs' barriers,
+both allocate tensor memory as a pair.
+
 Every role walks the output tiles with the DSL's static persistent tile
 scheduler: over one CTA per tile, or with `persistent=True` over at most
 `max_ctas` CTAs, each then computing several tiles (the accumulator's
@@ -53,16 +59,21 @@ class BlockScaledGemm:
         stages: int = 3,
         persistent: bool = False,
         max_ctas: int = 8,
+        pair: bool = False,
     ):
         assert sf_vec_size in (16, 32)
         assert tile_n in (64, 128, 256)
         self.sf_vec_size = sf_vec_size
         self.sf_dtype = cutlass.Float8E4M3FN if sf_vec_size == 16 else cutlass.Float8E8M0FNU
-        self.tile_mn = (128, tile_n)
+        assert not (pair and tile_n == 64), "a CTA pair takes N = 128 or 256"
+        self.pair = pair
+        self.cluster_m = 2 if pair else 1
+        # The MMA's tile: M = 128 per CTA.
+        self.tile_mn = (128 * self.cluster_m, tile_n)
         self.stages = stages
         self.persistent = persistent
         self.max_ctas = max_ctas
-        self.cta_group = tcgen05.CtaGroup.ONE
+        self.cta_group = tcgen05.CtaGroup.TWO if pair else tcgen05.CtaGroup.ONE
         self.acc_dtype = cutlass.Float32
         # Named barriers 1 and 2 (0 is __syncthreads).
         self.epilogue_barrier = pipeline.NamedBarrier(
@@ -73,21 +84,21 @@ class BlockScaledGemm:
         )
         # Tensor memory: the accumulator's tile_n columns, then SFA's and SFB's
         # (one 32-bit column per 32 rows and MMA of the stage).
-        self.sfa_cols = (self.tile_mn[0] // 32) * MMAS_PER_STAGE
+        self.sfa_cols = (128 // 32) * MMAS_PER_STAGE
         self.sfb_cols = (-(-tile_n // 128) * 128 // 32) * MMAS_PER_STAGE
         used = tile_n + self.sfa_cols + self.sfb_cols
         self.tmem_cols = 32
         while self.tmem_cols < used:
             self.tmem_cols *= 2
 
-    def _tiled_mma(self, mn):
+    def _tiled_mma(self, mn, cta_group):
         return sm100_utils.make_blockscaled_trivial_tiled_mma(
             cutlass.Float4E2M1FN,
             OperandMajorMode.K,
             OperandMajorMode.K,
             self.sf_dtype,
             self.sf_vec_size,
-            self.cta_group,
+            cta_group,
             mn,
         )
 
@@ -112,10 +123,11 @@ class BlockScaledGemm:
             sfb_ptr, blockscaled_utils.tile_atom_to_shape_SF(b.shape, self.sf_vec_size)
         )
 
-        tiled_mma = self._tiled_mma(self.tile_mn)
-        # The scale factors of B are copied in 128-row atoms whatever the tile.
-        sfb_mn = (self.tile_mn[0], cute.round_up(self.tile_mn[1], 128))
-        tiled_mma_sfb = self._tiled_mma(sfb_mn)
+        tiled_mma = self._tiled_mma(self.tile_mn, self.cta_group)
+        # The scale factors of B are copied in 128-row atoms whatever the
+        # tile, by each CTA for itself.
+        sfb_mn = (128, cute.round_up(self.tile_mn[1], 128))
+        tiled_mma_sfb = self._tiled_mma(sfb_mn, tcgen05.CtaGroup.ONE)
         mma_k = cute.size(tiled_mma.shape_mnk, mode=[2])
         self.mma_tiler = (*self.tile_mn, mma_k * MMAS_PER_STAGE)
         self.mma_tiler_sfb = (*sfb_mn, mma_k * MMAS_PER_STAGE)
@@ -133,38 +145,48 @@ class BlockScaledGemm:
             tiled_mma, self.mma_tiler, self.sf_vec_size, self.stages
         )
 
-        # TMA loads, one CTA (no multicast).
-        cluster_vmnk = cute.tiled_divide(cute.make_layout((1, 1, 1)), (tiled_mma.thr_id.shape,))
-        load = cpasync.CopyBulkTensorTileG2SOp(self.cta_group)
+        # TMA loads: the cluster's layout (V: the CTAs of one MMA, M, N, K).
+        cluster = (self.cluster_m, 1)
+        self.cluster_vmnk = cute.tiled_divide(
+            cute.make_layout((*cluster, 1)), (tiled_mma.thr_id.shape,)
+        )
+        self.cluster_sfb_vmnk = cute.tiled_divide(
+            cute.make_layout((*cluster, 1)), (tiled_mma_sfb.thr_id.shape,)
+        )
+        load_a = sm100_utils.cluster_shape_to_tma_atom_A(cluster, tiled_mma.thr_id)
+        load_b = sm100_utils.cluster_shape_to_tma_atom_B(cluster, tiled_mma.thr_id)
+        load_sfb = sm100_utils.cluster_shape_to_tma_atom_SFB(cluster, tiled_mma.thr_id)
         one = (None, None, None, 0)
         tma_a, gA = cute.nvgpu.make_tiled_tma_atom_A(
-            load, a, cute.slice_(self.sA_layout, one), self.mma_tiler, tiled_mma,
-            cluster_vmnk.shape,
+            load_a, a, cute.slice_(self.sA_layout, one), self.mma_tiler, tiled_mma,
+            self.cluster_vmnk.shape,
         )
         tma_b, gB = cute.nvgpu.make_tiled_tma_atom_B(
-            load, b, cute.slice_(self.sB_layout, one), self.mma_tiler, tiled_mma,
-            cluster_vmnk.shape,
+            load_b, b, cute.slice_(self.sB_layout, one), self.mma_tiler, tiled_mma,
+            self.cluster_vmnk.shape,
         )
         tma_sfa, gSFA = cute.nvgpu.make_tiled_tma_atom_A(
-            load, sfa, cute.slice_(self.sSFA_layout, one), self.mma_tiler, tiled_mma,
-            cluster_vmnk.shape, internal_type=cutlass.Int16,
+            load_a, sfa, cute.slice_(self.sSFA_layout, one), self.mma_tiler, tiled_mma,
+            self.cluster_vmnk.shape, internal_type=cutlass.Int16,
         )
         tma_sfb, gSFB = cute.nvgpu.make_tiled_tma_atom_B(
-            load, sfb, cute.slice_(self.sSFB_layout, one), self.mma_tiler_sfb, tiled_mma_sfb,
-            cluster_vmnk.shape, internal_type=cutlass.Int16,
+            load_sfb, sfb, cute.slice_(self.sSFB_layout, one), self.mma_tiler_sfb,
+            tiled_mma_sfb, self.cluster_sfb_vmnk.shape, internal_type=cutlass.Int16,
         )
-        self.stage_bytes = (
+        # Both CTAs' loads of a stage arrive on the leader's barrier.
+        self.stage_bytes = cute.size(tiled_mma.thr_id.shape) * (
             cute.size_in_bytes(cutlass.Float4E2M1FN, cute.slice_(self.sA_layout, one))
             + cute.size_in_bytes(cutlass.Float4E2M1FN, cute.slice_(self.sB_layout, one))
             + cute.size_in_bytes(self.sf_dtype, cute.slice_(self.sSFA_layout, one))
             + cute.size_in_bytes(self.sf_dtype, cute.slice_(self.sSFB_layout, one))
         )
 
-        tiles = (cute.ceil_div(m, self.tile_mn[0]), cute.ceil_div(n, self.tile_mn[1]), 1)
-        self.sched = utils.PersistentTileSchedulerParams(tiles, (1, 1, 1))
-        # One CTA per tile, or at most max_ctas CTAs walking the tiles.
-        ctas = self.max_ctas if self.persistent else tiles[0] * tiles[1]
-        grid = utils.StaticPersistentTileScheduler.get_grid_shape(self.sched, ctas)
+        # Tiles counted per CTA (128 rows of M each).
+        tiles = (cute.ceil_div(m, 128), cute.ceil_div(n, self.tile_mn[1]), 1)
+        self.sched = utils.PersistentTileSchedulerParams(tiles, (self.cluster_m, 1, 1))
+        # One cluster per tile, or at most max_ctas CTAs walking the tiles.
+        clusters = (self.max_ctas if self.persistent else tiles[0] * tiles[1]) // self.cluster_m
+        grid = utils.StaticPersistentTileScheduler.get_grid_shape(self.sched, clusters)
 
         @cute.struct
         class Storage:
@@ -172,6 +194,7 @@ class BlockScaledGemm:
             empty: cute.struct.MemRange[cutlass.Int64, self.stages]
             acc_full: cute.struct.MemRange[cutlass.Int64, 1]
             acc_empty: cute.struct.MemRange[cutlass.Int64, 1]
+            tmem_dealloc: cutlass.Int64
             tmem_base: cutlass.Int32
             sA: cute.struct.Align[
                 cute.struct.MemRange[cutlass.Float4E2M1FN, cute.cosize(self.sA_layout.outer)], 1024
@@ -190,7 +213,8 @@ class BlockScaledGemm:
         self.kernel(
             tiled_mma, tiled_mma_sfb, tma_a, gA, tma_b, gB, tma_sfa, gSFA, tma_sfb, gSFB, d,
             self.sA_layout, self.sB_layout, self.sSFA_layout, self.sSFB_layout, self.sched,
-        ).launch(grid=grid, block=[THREADS, 1, 1], cluster=(1, 1, 1))
+            self.cluster_vmnk, self.cluster_sfb_vmnk,
+        ).launch(grid=grid, block=[THREADS, 1, 1], cluster=(self.cluster_m, 1, 1))
 
     @cute.kernel
     def kernel(
@@ -211,9 +235,20 @@ class BlockScaledGemm:
         sSFA_layout: cute.Layout,
         sSFB_layout: cute.Layout,
         sched_params: utils.PersistentTileSchedulerParams,
+        cluster_vmnk: cute.Layout,
+        cluster_sfb_vmnk: cute.Layout,
     ):
         warp = cute.arch.make_warp_uniform(cute.arch.warp_idx())
         tidx, _, _ = cute.arch.thread_idx()
+        bidx, _, _ = cute.arch.block_idx()
+        pair_size = cute.size(tiled_mma.thr_id.shape)
+        # This CTA's place in its MMA (0: the leader, which issues it).
+        v = bidx % pair_size
+        leader = v == 0
+        rank = cute.arch.make_warp_uniform(cute.arch.block_idx_in_cluster())
+        coord = cluster_vmnk.get_flat_coord(rank)
+        coord_sfb = cluster_sfb_vmnk.get_flat_coord(rank)
+        cluster = (self.cluster_m, 1)
 
         smem = utils.SmemAllocator()
         st = smem.allocate(self.storage)
@@ -223,6 +258,7 @@ class BlockScaledGemm:
             producer_group=pipeline.CooperativeGroup(pipeline.Agent.Thread),
             consumer_group=pipeline.CooperativeGroup(pipeline.Agent.Thread, 1),
             tx_count=self.stage_bytes,
+            cta_layout_vmnk=cluster_vmnk,
             defer_sync=True,
         )
         acc = pipeline.PipelineUmmaAsync.create(
@@ -230,14 +266,29 @@ class BlockScaledGemm:
             num_stages=1,
             producer_group=pipeline.CooperativeGroup(pipeline.Agent.Thread),
             consumer_group=pipeline.CooperativeGroup(
-                pipeline.Agent.Thread, WARP * len(EPILOGUE_WARPS)
+                pipeline.Agent.Thread, WARP * len(EPILOGUE_WARPS) * self.cluster_m
             ),
+            cta_layout_vmnk=cluster_vmnk,
             defer_sync=True,
         )
         tmem = utils.TmemAllocator(
-            st.tmem_base, barrier_for_retrieve=self.tmem_barrier, allocator_warp_id=EPILOGUE_WARPS[0]
+            st.tmem_base,
+            barrier_for_retrieve=self.tmem_barrier,
+            allocator_warp_id=EPILOGUE_WARPS[0],
+            is_two_cta=self.pair,
+            two_cta_tmem_dealloc_mbar_ptr=st.tmem_dealloc if self.pair else None,
         )
-        pipeline.pipeline_init_arrive(cluster_shape_mn=(1, 1), is_relaxed=True)
+        pipeline.pipeline_init_arrive(cluster_shape_mn=cluster, is_relaxed=True)
+        masks = [None] * 4
+        if cutlass.const_expr(self.pair):
+            masks = [
+                cpasync.create_tma_multicast_mask(cluster_vmnk, coord, mcast_mode=2),
+                cpasync.create_tma_multicast_mask(cluster_vmnk, coord, mcast_mode=1),
+                cpasync.create_tma_multicast_mask(cluster_vmnk, coord, mcast_mode=2),
+                cpasync.create_tma_multicast_mask(
+                    cluster_sfb_vmnk, coord_sfb, mcast_mode=1
+                ),
+            ]
 
         sA = st.sA.get_tensor(sA_layout.outer, swizzle=sA_layout.inner)
         sB = st.sB.get_tensor(sB_layout.outer, swizzle=sB_layout.inner)
@@ -256,28 +307,33 @@ class BlockScaledGemm:
         gD = cute.local_tile(mD, cute.slice_(self.mma_tiler, (None, None, 0)), (None, None, None))
         k_tiles = cute.size(gA, mode=[3])
 
-        thr_mma = tiled_mma.get_slice(0)
-        thr_mma_sfb = tiled_mma_sfb.get_slice(0)
+        thr_mma = tiled_mma.get_slice(v)
+        thr_mma_sfb = tiled_mma_sfb.get_slice(v)
         tCgA = thr_mma.partition_A(gA)
         tCgB = thr_mma.partition_B(gB)
         tCgSFA = thr_mma.partition_A(gSFA)
         tCgSFB = thr_mma_sfb.partition_B(gSFB)
         tCgD = thr_mma.partition_C(gD)
 
-        single = cute.make_layout(1)
+        # The CTAs a load is multicast to: along N for A, along M for B.
+        a_ctas = cute.make_layout(cute.slice_(cluster_vmnk, (0, 0, None, 0)).shape)
+        b_ctas = cute.make_layout(cute.slice_(cluster_vmnk, (0, None, 0, 0)).shape)
+        sfb_ctas = cute.make_layout(cute.slice_(cluster_sfb_vmnk, (0, None, 0, 0)).shape)
         tAsA, tAgA = cpasync.tma_partition(
-            tma_a, 0, single, cute.group_modes(sA, 0, 3), cute.group_modes(tCgA, 0, 3)
+            tma_a, coord[2], a_ctas, cute.group_modes(sA, 0, 3), cute.group_modes(tCgA, 0, 3)
         )
         tBsB, tBgB = cpasync.tma_partition(
-            tma_b, 0, single, cute.group_modes(sB, 0, 3), cute.group_modes(tCgB, 0, 3)
+            tma_b, coord[1], b_ctas, cute.group_modes(sB, 0, 3), cute.group_modes(tCgB, 0, 3)
         )
         tAsSFA, tAgSFA = cpasync.tma_partition(
-            tma_sfa, 0, single, cute.group_modes(sSFA, 0, 3), cute.group_modes(tCgSFA, 0, 3)
+            tma_sfa, coord[2], a_ctas, cute.group_modes(sSFA, 0, 3),
+            cute.group_modes(tCgSFA, 0, 3),
         )
         tAsSFA = cute.filter_zeros(tAsSFA)
         tAgSFA = cute.filter_zeros(tAgSFA)
         tBsSFB, tBgSFB = cpasync.tma_partition(
-            tma_sfb, 0, single, cute.group_modes(sSFB, 0, 3), cute.group_modes(tCgSFB, 0, 3)
+            tma_sfb, coord_sfb[1], sfb_ctas, cute.group_modes(sSFB, 0, 3),
+            cute.group_modes(tCgSFB, 0, 3),
         )
         tBsSFB = cute.filter_zeros(tBsSFB)
         tBgSFB = cute.filter_zeros(tBgSFB)
@@ -287,7 +343,7 @@ class BlockScaledGemm:
         acc_shape = tiled_mma.partition_shape_C(self.mma_tiler[:2])
         tCtAcc_fake = tiled_mma.make_fragment_C(acc_shape)
 
-        pipeline.pipeline_init_wait(cluster_shape_mn=(1, 1))
+        pipeline.pipeline_init_wait(cluster_shape_mn=cluster)
 
         if warp == TMA_WARP:
             state = pipeline.make_pipeline_state(pipeline.PipelineUserType.Producer, self.stages)
@@ -296,7 +352,7 @@ class BlockScaledGemm:
             )
             work = sched.initial_work_tile_info()
             while work.is_valid_tile:
-                tm, tn = work.tile_idx[0], work.tile_idx[1]
+                tm, tn = work.tile_idx[0] // pair_size, work.tile_idx[1]
                 ga = tAgA[(None, tm, None, 0)]
                 gb = tBgB[(None, tn, None, 0)]
                 gsfa = tAgSFA[(None, tm, None, 0)]
@@ -304,14 +360,14 @@ class BlockScaledGemm:
                 for kt in cutlass.range(0, k_tiles, 1, unroll=1):
                     ab.producer_acquire(state)
                     bar = ab.producer_get_barrier(state)
-                    cute.copy(tma_a, ga[(None, kt)], tAsA[(None, state.index)], tma_bar_ptr=bar)
-                    cute.copy(tma_b, gb[(None, kt)], tBsB[(None, state.index)], tma_bar_ptr=bar)
-                    cute.copy(
-                        tma_sfa, gsfa[(None, kt)], tAsSFA[(None, state.index)], tma_bar_ptr=bar
-                    )
-                    cute.copy(
-                        tma_sfb, gsfb[(None, kt)], tBsSFB[(None, state.index)], tma_bar_ptr=bar
-                    )
+                    cute.copy(tma_a, ga[(None, kt)], tAsA[(None, state.index)], tma_bar_ptr=bar,
+                              mcast_mask=masks[0])
+                    cute.copy(tma_b, gb[(None, kt)], tBsB[(None, state.index)], tma_bar_ptr=bar,
+                              mcast_mask=masks[1])
+                    cute.copy(tma_sfa, gsfa[(None, kt)], tAsSFA[(None, state.index)],
+                              tma_bar_ptr=bar, mcast_mask=masks[2])
+                    cute.copy(tma_sfb, gsfb[(None, kt)], tBsSFB[(None, state.index)],
+                              tma_bar_ptr=bar, mcast_mask=masks[3])
                     state.advance()
                 sched.advance_to_next_work()
                 work = sched.get_current_work()
@@ -348,7 +404,8 @@ class BlockScaledGemm:
             work = sched.initial_work_tile_info()
             while work.is_valid_tile:
                 tn = work.tile_idx[1]
-                acc.producer_acquire(acc_state)
+                if leader:
+                    acc.producer_acquire(acc_state)
                 # A 64-wide tile reads the half of SFB's 128-row atom that is its own.
                 tCtSFB_tile = tCtSFB
                 if cutlass.const_expr(self.tile_mn[1] == 64):
@@ -360,24 +417,28 @@ class BlockScaledGemm:
                     tCtSFB_tile = cute.make_tensor(shifted, tCtSFB_layout)
                 tiled_mma.set(tcgen05.Field.ACCUMULATE, False)
                 for kt in range(k_tiles):
-                    ab.consumer_wait(ab_state)
-                    stage = (None, None, None, None, ab_state.index)
-                    cute.copy(copy_sfa, tsSFA[stage], ttSFA)
-                    cute.copy(copy_sfb, tsSFB[stage], ttSFB)
-                    for kb in cutlass.range(cute.size(tCrA, mode=[2]), unroll_full=True):
-                        tiled_mma.set(tcgen05.Field.SFA, tCtSFA[(None, None, kb)].iterator)
-                        tiled_mma.set(tcgen05.Field.SFB, tCtSFB_tile[(None, None, kb)].iterator)
-                        cute.gemm(
-                            tiled_mma,
-                            tCtAcc,
-                            tCrA[(None, None, kb, ab_state.index)],
-                            tCrB[(None, None, kb, ab_state.index)],
-                            tCtAcc,
-                        )
-                        tiled_mma.set(tcgen05.Field.ACCUMULATE, True)
-                    ab.consumer_release(ab_state)
+                    if leader:
+                        ab.consumer_wait(ab_state)
+                        stage = (None, None, None, None, ab_state.index)
+                        cute.copy(copy_sfa, tsSFA[stage], ttSFA)
+                        cute.copy(copy_sfb, tsSFB[stage], ttSFB)
+                        for kb in cutlass.range(cute.size(tCrA, mode=[2]), unroll_full=True):
+                            tiled_mma.set(tcgen05.Field.SFA, tCtSFA[(None, None, kb)].iterator)
+                            tiled_mma.set(
+                                tcgen05.Field.SFB, tCtSFB_tile[(None, None, kb)].iterator
+                            )
+                            cute.gemm(
+                                tiled_mma,
+                                tCtAcc,
+                                tCrA[(None, None, kb, ab_state.index)],
+                                tCrB[(None, None, kb, ab_state.index)],
+                                tCtAcc,
+                            )
+                            tiled_mma.set(tcgen05.Field.ACCUMULATE, True)
+                        ab.consumer_release(ab_state)
                     ab_state.advance()
-                acc.producer_commit(acc_state)
+                if leader:
+                    acc.producer_commit(acc_state)
                 acc_state.advance()
                 sched.advance_to_next_work()
                 work = sched.get_current_work()
@@ -402,7 +463,7 @@ class BlockScaledGemm:
             )
             work = sched.initial_work_tile_info()
             while work.is_valid_tile:
-                gd = tCgD[((None, None), 0, 0, work.tile_idx[0], work.tile_idx[1], 0)]
+                gd = tCgD[((None, None), 0, 0, work.tile_idx[0] // pair_size, work.tile_idx[1], 0)]
                 tTR_gD = thr.partition_D(gd)
                 tTR_rAcc = cute.make_rmem_tensor(tTR_gD.shape, self.acc_dtype)
                 acc.consumer_wait(acc_state)
