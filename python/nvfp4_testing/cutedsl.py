@@ -356,7 +356,8 @@ def run_case(directory, name: str, seed: int = 7) -> int:
     """One imported kernel of `directory` (test/CuTeDSL/generate.py's output)
     on this GPU under the tcgen05 emulation, on fresh random operands (zero
     blocks, subnormal and outlier scales; D poisoned first), against the
-    fp64 reference within the spec's bound; then our own sm_100a matmul,
+    fp64 reference within the spec's bound, and launched again for the same
+    bits; then our own sm_100a matmul,
     emulated, on the same operands, against the reference and against the
     CuTe DSL kernel's numbers. Returns the failures."""
     import json
@@ -383,6 +384,14 @@ def run_case(directory, name: str, seed: int = 7) -> int:
     (dsl,) = runtime.launch(program, [a_q, b_q, a_s.reshape(-1), b_s.reshape(-1)],
                             poison=0xFF)
     failures = _check(f"CuTe DSL {name} {case['options']}", dsl, a_q, a_s, b_q, b_s, fmt=fmt)
+    # A second launch of the same compiled kernel: the same bits (the
+    # emulation's per-CTA state is reset at each kernel's exit).
+    (again,) = runtime.launch(program, [a_q, b_q, a_s.reshape(-1), b_s.reshape(-1)],
+                              poison=0xFF)
+    repeat = np.array_equal(again.view(np.uint32), dsl.view(np.uint32))
+    failures += not repeat
+    print(f"{'PASS' if repeat else 'FAIL'} cutedsl {name}: a second launch gives "
+          f"{'the same bits' if repeat else 'other bits'}", flush=True)
     ours = compiler.matmul(a_q, a_s, b_q, b_s, fmt=fmt, out_dtype="f32", target="gpu")
     failures += _check(f"ours (sm_100a, emulated) on {name}'s operands", ours, a_q, a_s,
                        b_q, b_s, fmt=fmt)

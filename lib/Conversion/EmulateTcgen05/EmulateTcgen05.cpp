@@ -983,18 +983,33 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
       if (failed(rewrite(module, op)))
         return failure();
     // The entry count at the start of every kernel, the exit check before
-    // each of its returns.
-    module.walk([&](gpu::GPUFuncOp func) {
-      if (!func.isKernel())
-        return;
-      ImplicitLocOpBuilder entry(func.getLoc(), func.getContext());
-      entry.setInsertionPointToStart(&func.getBody().front());
+    // each of its returns: gpu.func kernels (ours, before the lowering to
+    // NVVM) and llvm.func ones (a kernel already in LLVM + NVVM, such as
+    // an imported CuTe DSL kernel, docs/design/cutedsl.md).
+    auto instrument = [&](Region &body, auto isReturn) {
+      ImplicitLocOpBuilder entry(module.getLoc(), module.getContext());
+      entry.setInsertionPointToStart(&body.front());
       call(module, entry, Fn::enter, {});
-      func.walk([&](gpu::ReturnOp ret) {
-        ImplicitLocOpBuilder b(ret.getLoc(), ret);
+      body.walk([&](Operation *op) {
+        if (!isReturn(op))
+          return;
+        ImplicitLocOpBuilder b(op->getLoc(), op);
         call(module, b, Fn::exit, {});
       });
+    };
+    module.walk([&](gpu::GPUFuncOp func) {
+      if (func.isKernel())
+        instrument(func.getBody(),
+                   [](Operation *op) { return isa<gpu::ReturnOp>(op); });
     });
+    SmallVector<LLVM::LLVMFuncOp> kernels;
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+      if (!func.isExternal() &&
+          func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+        kernels.push_back(func);
+    for (LLVM::LLVMFuncOp func : kernels)
+      instrument(func.getBody(),
+                 [](Operation *op) { return isa<LLVM::ReturnOp>(op); });
     return success();
   }
 

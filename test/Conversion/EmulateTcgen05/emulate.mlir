@@ -139,3 +139,35 @@ func.func @convert(%a: f32, %b: f32) -> i8 {
   %r = nvvm.convert.f32x2.to.f4x2 %a, %b : i8 (f4E2M1FN)
   return %r : i8
 }
+
+// -----
+
+// A kernel already in LLVM + NVVM (an llvm.func with nvvm.kernel, as an
+// imported CuTe DSL kernel is, docs/design/cutedsl.md) gets the entry count
+// and, before each of its returns, the exit check; helpers without
+// nvvm.kernel do not.
+// CHECK-LABEL: gpu.module @llvm_kernel
+// CHECK:       llvm.func @k(
+// CHECK-NEXT:    llvm.call @__nvfp4_emu_enter() : () -> ()
+// CHECK:         llvm.call @__nvfp4_emu_tcgen05_alloc(
+// CHECK:         llvm.call @__nvfp4_emu_exit() : () -> ()
+// CHECK-NEXT:    llvm.return
+// CHECK:         llvm.call @__nvfp4_emu_exit() : () -> ()
+// CHECK-NEXT:    llvm.return
+// CHECK:       llvm.func @helper(
+// CHECK-NOT:     __nvfp4_emu_enter
+// CHECK:         llvm.return
+gpu.module @llvm_kernel {
+  llvm.func @k(%slot: !llvm.ptr<3>, %early: i1) attributes {nvvm.kernel} {
+    %c32 = llvm.mlir.constant(32 : i32) : i32
+    nvvm.tcgen05.alloc %slot, %c32 : !llvm.ptr<3>, i32
+    llvm.cond_br %early, ^bb1, ^bb2
+  ^bb1:
+    llvm.return
+  ^bb2:
+    llvm.return
+  }
+  llvm.func @helper() {
+    llvm.return
+  }
+}
