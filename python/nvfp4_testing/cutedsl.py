@@ -30,7 +30,7 @@ input that nvfp4-opt, nvfp4-runner and nvfp4.runtime take like any program:
   configuration) is redone here.
 
 Anything the importer does not know (a `cuda` op or attribute, an NVVM form
-that MLIR 22 spells differently and no rule covers) is an `ImportError`
+that MLIR 22 spells differently and no rule covers) is a `DSLImportError`
 naming it, never a silently different program: after the rules, every
 `cuda.` / `#cuda` left is an error, and nvfp4-opt's parse of the result is
 the check of the rest (python/tests/test_cutedsl.py).
@@ -42,11 +42,8 @@ import dataclasses
 import re
 
 
-class ImportError_(Exception):
+class DSLImportError(Exception):
     """The module holds something the importer does not translate."""
-
-
-ImportError = ImportError_  # noqa: A001 - the name users of this module see
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,11 +89,11 @@ def _split_top_level(module: str):
     aliases = [l for l in module.splitlines() if l.startswith("#")]
     start = module.find("\n  gpu.module @kernels")
     if start < 0:
-        raise ImportError("no `gpu.module @kernels` in the module: is it the DSL's "
-                          "output with llvm-only=true?")
+        raise DSLImportError("no `gpu.module @kernels` in the module: is it the DSL's "
+                             "output with llvm-only=true?")
     end = module.find("\n  }\n", start + 1)
     if end < 0:
-        raise ImportError("the gpu.module has no end")
+        raise DSLImportError("the gpu.module has no end")
     body_start = module.find("\n", module.find("\nmodule") + 1)
     host = module[body_start + 1:start] + "\n" + module[end + 5:module.rstrip().rfind("}")]
     return aliases, module[start + 1:end + 4], host
@@ -121,14 +118,14 @@ def _kernel(device: str) -> Kernel:
     kernels = re.findall(r"llvm\.func @(\w+)\((.*?)\) attributes \{(.*)\} \{\n", device)
     kernels = [k for k in kernels if "gpu.kernel" in k[2]]
     if len(kernels) != 1:
-        raise ImportError(f"expected one kernel in the gpu.module, found {len(kernels)}")
+        raise DSLImportError(f"expected one kernel in the gpu.module, found {len(kernels)}")
     name, params, attributes = kernels[0]
     facts = re.search(r"cutlass_launch_facts = \{([^{}]*)\}", attributes)
     if not facts:
-        raise ImportError(f"kernel {name} has no cutlass_launch_facts")
+        raise DSLImportError(f"kernel {name} has no cutlass_launch_facts")
     facts = facts.group(1)
     if "cooperative_launch = true" in facts:
-        raise ImportError(f"kernel {name}: cooperative launches are not imported")
+        raise DSLImportError(f"kernel {name}: cooperative launches are not imported")
     cluster = re.search(r"exact_cluster_dim = array<i64: (\d+), (\d+), (\d+)>", facts)
     cluster = tuple(int(c) for c in cluster.groups()) if cluster else (1, 1, 1)
     return Kernel(name, cluster, len(re.findall(r"%arg\d+:", params)))
@@ -195,8 +192,8 @@ def _element_code(host: str, words: str, operand: str) -> int:
     stores = [v for w in word1 for v in re.findall(rf"llvm\.store (%\d+), {w} : i64", host)]
     constants = dict(re.findall(r"    (%\d+) = llvm\.mlir\.constant\((-?\d+) : i64\) : i64", host))
     if not stores or stores[-1] not in constants:
-        raise ImportError(f"word 1 of the tensor map {operand} is not a constant the importer "
-                          "can read")
+        raise DSLImportError(f"word 1 of the tensor map {operand} is not a constant the importer "
+                             "can read")
     return (int(constants[stores[-1]]) >> 7) & 0xF
 
 
@@ -213,22 +210,24 @@ def _retarget_tensor_map(host: str, operand: str):
         rf"    {wrap.group(1)} = llvm\.load (%\d+) \{{nontemporal\}} : !llvm\.ptr -> "
         r"!llvm\.struct<\(array<16 x i64>\)>\n", host)
     if not load:
-        raise ImportError(f"where the tensor map {operand} is built is not the form the importer "
-                          "knows (words stored to memory, loaded, wrapped in a struct)")
+        raise DSLImportError(f"where the tensor map {operand} is built is not the form the importer "
+                             "knows (words stored to memory, loaded, wrapped in a struct)")
     words = re.search(rf"    {load.group(1)} = llvm\.inttoptr (%\d+) : i64 to !llvm\.ptr\n", host)
     words = words and re.search(rf"    {words.group(1)} = llvm\.ptrtoint (%\d+) : !llvm\.ptr to i64\n",
                                 host)
     if not words:
-        raise ImportError(f"the words of the tensor map {operand} are not where the importer "
-                          "looks for them")
+        raise DSLImportError(f"the words of the tensor map {operand} are not where the importer "
+                             "looks for them")
     four_bit = _element_code(host, words.group(1), operand) == _FOUR_BIT_CODE
     call = f"    llvm.call @{_RETARGET}({load.group(1)}) : (!llvm.ptr) -> ()\n"
     return host[:load.start()] + call + host[load.start():], four_bit
 
 
 def translate_host(host: str, kernel: Kernel) -> tuple:
-    """The host functions with `cuda.launch_ex` replaced by gpu.launch_func;
-    (text, the name of the function the DSL's `cute.compile` compiled)."""
+    """The host functions with `cuda.launch_ex` replaced by gpu.launch_func
+    and the tensor maps made the GPU's: (text, the name of the function the
+    DSL's `cute.compile` compiled, its number of pointer arguments, the
+    kernel parameters that are 4-bit tensor maps)."""
     casts = re.findall(r"(%\d+) = builtin\.unrealized_conversion_cast (%\d+) : !llvm\.ptr to "
                        r"!cuda\.launch_cfg<[^>]*>\n", host)
     launches = list(re.finditer(
@@ -237,21 +236,21 @@ def translate_host(host: str, kernel: Kernel) -> tuple:
         r"    (%\d+) = builtin\.unrealized_conversion_cast \1 : !cuda\.result to i32\n"
         r"    cuda\.return_if_error \6 : i32\n", host))
     if len(launches) != 1 or len(casts) != 1:
-        raise ImportError(f"expected one cuda.launch_ex of one launch configuration, found "
-                          f"{len(launches)} launches and {len(casts)} configurations")
+        raise DSLImportError(f"expected one cuda.launch_ex of one launch configuration, found "
+                             f"{len(launches)} launches and {len(casts)} configurations")
     launch = launches[0]
     config, holder = casts[0]
     if launch.group(2) != kernel.name or launch.group(3) != config:
-        raise ImportError("the launch does not launch the kernel with its configuration")
+        raise DSLImportError("the launch does not launch the kernel with its configuration")
     operands = [o.strip() for o in launch.group(4).split(",")]
     types = re.findall(r"!llvm\.(?:struct<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>|ptr(?:<\d+>)?)|"
                        r"\bi\d+\b|\bf\d+\b", launch.group(5))
     if len(operands) != kernel.arguments or len(types) != len(operands):
-        raise ImportError(f"the launch passes {len(operands)} operands ({len(types)} types) to "
-                          f"a kernel of {kernel.arguments} parameters")
-    if f"!llvm.ptr, {_CONFIG}" not in host and _CONFIG not in host:
-        raise ImportError("the launch configuration is not the layout this importer reads "
-                          f"({_CONFIG})")
+        raise DSLImportError(f"the launch passes {len(operands)} operands ({len(types)} types) to "
+                             f"a kernel of {kernel.arguments} parameters")
+    if _CONFIG not in host:
+        raise DSLImportError("the launch configuration is not the layout this importer reads "
+                             f"({_CONFIG})")
     lines = [f"    %cfg = llvm.load {holder} : !llvm.ptr -> !llvm.ptr"]
     dims = []
     for field, what in ((0, "grid"), (1, "block")):
@@ -292,7 +291,7 @@ def translate_host(host: str, kernel: Kernel) -> tuple:
     entry = re.search(r"llvm\.func @(\w+)\(([^)]*)\) -> i32 attributes \{llvm\.emit_c_interface\}",
                       host)
     if not entry:
-        raise ImportError("no host function (llvm.func ... -> i32 {llvm.emit_c_interface})")
+        raise DSLImportError("no host function (llvm.func ... -> i32 {llvm.emit_c_interface})")
     return (host, entry.group(1), len(re.findall(r"%arg\d+: !llvm\.ptr<1>", entry.group(2))),
             four_bit)
 
@@ -300,7 +299,7 @@ def translate_host(host: str, kernel: Kernel) -> tuple:
 def _check_translated(text: str):
     left = sorted(set(re.findall(r"(?:#|!|\b)cuda\.\w+", text)))
     if left:
-        raise ImportError("the importer does not translate " + ", ".join(left))
+        raise DSLImportError("the importer does not translate " + ", ".join(left))
 
 
 def to_nvfp4_program(module: str, arguments, entry: str = "main") -> str:
@@ -315,8 +314,8 @@ def to_nvfp4_program(module: str, arguments, entry: str = "main") -> str:
     host, function, pointers, four_bit = translate_host(host, kernel)
     device = translate_device(device, four_bit)
     if pointers != len(arguments):
-        raise ImportError(f"the host function takes {pointers} pointers, "
-                          f"{len(arguments)} arguments given")
+        raise DSLImportError(f"the host function takes {pointers} pointers, "
+                             f"{len(arguments)} arguments given")
     ins = [(i, t) for i, (t, out) in enumerate(arguments) if not out]
     outs = [(i, t) for i, (t, out) in enumerate(arguments) if out]
     body, pointer_of = [], {}

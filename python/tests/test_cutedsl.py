@@ -80,28 +80,28 @@ def _mutated(old, new):
 
 def test_unknown_cuda_construct_is_named():
     text, args = _mutated("cuda.return_if_error", "cuda.return_if_error_v2")
-    with pytest.raises(cutedsl.ImportError, match="one cuda.launch_ex"):
+    with pytest.raises(cutedsl.DSLImportError, match="one cuda.launch_ex"):
         cutedsl.to_nvfp4_program(text, args)
     # A cuda attribute the importer does not drop anywhere in the module.
     text, args = _mutated("gpu.kernel,", "gpu.kernel, cuda.mystery = #cuda.mystery<1>,")
-    with pytest.raises(cutedsl.ImportError, match=r"#cuda\.mystery"):
+    with pytest.raises(cutedsl.DSLImportError, match=r"#cuda\.mystery"):
         cutedsl.to_nvfp4_program(text, args)
 
 
 def test_not_the_dsl_output():
-    with pytest.raises(cutedsl.ImportError, match="no `gpu.module @kernels`"):
+    with pytest.raises(cutedsl.DSLImportError, match="no `gpu.module @kernels`"):
         cutedsl.to_nvfp4_program("module {\n}\n", [])
 
 
 def test_argument_count_is_checked():
     case = _cases()[0]
-    with pytest.raises(cutedsl.ImportError, match="takes 5 pointers, 4 arguments given"):
+    with pytest.raises(cutedsl.DSLImportError, match="takes 5 pointers, 4 arguments given"):
         cutedsl.to_nvfp4_program(_dsl(case["name"]), _arguments(case)[:4])
 
 
 def test_cooperative_launch_is_refused():
     text, args = _mutated("cooperative_launch = false", "cooperative_launch = true")
-    with pytest.raises(cutedsl.ImportError, match="cooperative launches are not imported"):
+    with pytest.raises(cutedsl.DSLImportError, match="cooperative launches are not imported"):
         cutedsl.to_nvfp4_program(text, args)
 
 
@@ -120,5 +120,5 @@ def test_tensor_map_word_that_is_not_constant():
     word1_value, word1_slot = stores[index + 1]
     mutated = host.replace(f"llvm.store {word1_value}, {word1_slot} : i64",
                            f"llvm.store {word0[0]}, {word1_slot} : i64", 1)
-    with pytest.raises(cutedsl.ImportError, match="word 1 of the tensor map .* not a constant"):
+    with pytest.raises(cutedsl.DSLImportError, match="word 1 of the tensor map .* not a constant"):
         cutedsl.to_nvfp4_program(text.replace(host, mutated), _arguments(case))
