@@ -4,7 +4,8 @@
 // than 32764 bytes (the limit from 8.1 on), a chip before sm_70, or
 // raise-ptx=false (the user named the version) are diagnostics. A TMA load
 // into shared::cta (what NVIDIA's CuTe DSL emits) raises it to +ptx86, as
-// LLVM's NVPTX backend needs (it aborts below: "Cannot select"). The GPU
+// LLVM's NVPTX backend needs (it aborts below: "Cannot select"); a TMA load
+// with .cta_group below sm_100a is a diagnostic (LLVM aborts on it). The GPU
 // pipelines (a grouped matmul of 120 and 240 independent groups):
 // test/Integration/GPUCompile/independent-groups.test; an imported CuTe DSL
 // kernel: test/CuTeDSL.
@@ -102,6 +103,29 @@ gpu.module @cluster_only [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
 gpu.module @both [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
   llvm.func @both(%a: !llvm.array<600 x i64>, %dst: !llvm.ptr<3>, %map: !llvm.ptr, %bar: !llvm.ptr<3>, %x: i32) attributes {nvvm.kernel} {
     nvvm.cp.async.bulk.tensor.shared.cluster.global %dst, %map, %bar, box[%x] {isCTAOnly = true} : !llvm.ptr<3>, !llvm.ptr
+    llvm.return
+  }
+}
+
+// -----
+
+// A TMA load with .cta_group (a CTA pair's, as the CuTe DSL's 2-CTA kernels
+// emit): sm_100a on; below, a diagnostic rather than LLVM's abort.
+gpu.module @pair_tma [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // expected-error @below {{kernel 'pair_tma' loads with TMA for a CTA group (.cta_group): that needs sm_100a or later, not sm_90a}}
+  llvm.func @pair_tma(%dst: !llvm.ptr<7>, %map: !llvm.ptr, %bar: !llvm.ptr<3>, %x: i32, %mask: i16) attributes {nvvm.kernel} {
+    nvvm.cp.async.bulk.tensor.shared.cluster.global %dst, %map, %bar, box[%x] multicast_mask = %mask {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<7>, !llvm.ptr
+    llvm.return
+  }
+}
+
+// -----
+
+// CHECK-LABEL: gpu.module @pair_tma_sm100
+// CHECK-SAME:    [#nvvm.target<chip = "sm_100a", features = "+ptx88">]
+gpu.module @pair_tma_sm100 [#nvvm.target<chip = "sm_100a", features = "+ptx88">] {
+  llvm.func @pair_tma_sm100(%dst: !llvm.ptr<7>, %map: !llvm.ptr, %bar: !llvm.ptr<3>, %x: i32, %mask: i16) attributes {nvvm.kernel} {
+    nvvm.cp.async.bulk.tensor.shared.cluster.global %dst, %map, %bar, box[%x] multicast_mask = %mask {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<7>, !llvm.ptr
     llvm.return
   }
 }

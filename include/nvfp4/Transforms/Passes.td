@@ -68,7 +68,10 @@ def NVFP4GPUPTXVersion : Pass<"nvfp4-gpu-ptx-version", "ModuleOp"> {
     * instructions: a TMA load into `shared::cta`
       (`nvvm.cp.async.bulk.tensor.shared.cluster.global` with `isCTAOnly`,
       what NVIDIA's CuTe DSL emits for a CTA's own loads) exists from PTX
-      ISA 8.6; below it LLVM's NVPTX backend aborts ("Cannot select").
+      ISA 8.6; below it LLVM's NVPTX backend aborts ("Cannot select");
+    * chips: a TMA load with `.cta_group` (a CTA pair's loads) needs
+      sm_100a; LLVM aborts on it for earlier chips and the NVVM op's own
+      check does not see the group: a diagnostic here.
 
     For each `gpu.module` whose `#nvvm.target` is below what one of its
     kernels (`llvm.func` with `nvvm.kernel`, after `convert-gpu-to-nvvm`)

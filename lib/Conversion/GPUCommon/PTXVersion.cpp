@@ -80,6 +80,8 @@ uint64_t parameterBytes(LLVM::LLVMFuncOp kernel) {
 
 /// The PTX ISA version of a TMA load into shared::cta.
 constexpr unsigned kCTAOnlyTMAPTX = 86;
+/// The first chip whose TMA loads take a .cta_group qualifier.
+constexpr unsigned kCTAGroupTMAArch = 100;
 
 /// What one kernel needs of its module's target.
 struct KernelNeeds {
@@ -87,6 +89,8 @@ struct KernelNeeds {
   uint64_t parameterBytes = 0;
   unsigned ptxVersion = 0;
   std::string why;
+  /// A TMA load with .cta_group (a CTA pair's loads, sm_100a on).
+  bool ctaGroupTMA = false;
 };
 
 KernelNeeds needsOf(LLVM::LLVMFuncOp kernel) {
@@ -104,6 +108,7 @@ KernelNeeds needsOf(LLVM::LLVMFuncOp kernel) {
       needs.ptxVersion = kCTAOnlyTMAPTX;
       needs.why = "loads with TMA into shared::cta: that needs";
     }
+    needs.ctaGroupTMA |= load.getGroup().has_value();
   });
   return needs;
 }
@@ -147,6 +152,13 @@ struct NVFP4GPUPTXVersionPass
                           " need sm_" + Twine(kLargeParameterArch) +
                           " or later, not " + target.getChip() + groups);
           }
+          // LLVM's NVPTX backend aborts on these below sm_100 ("Cannot
+          // select"); the NVVM op's own check does not look at the group.
+          if (needs.ctaGroupTMA && archOf(target.getChip()) < kCTAGroupTMAArch)
+            return fail("loads with TMA for a CTA group (.cta_group): that "
+                        "needs sm_" +
+                        Twine(kCTAGroupTMAArch) + "a or later, not " +
+                        target.getChip());
           if (needs.ptxVersion <= version)
             continue;
           if (!raisePtx)
