@@ -893,7 +893,7 @@ static void nvfp4TensorMapFromSM100(void *map) {
   auto swizzle = static_cast<CUtensorMapSwizzle>((w1 >> 13) & 3);
   auto oobFill = static_cast<CUtensorMapFloatOOBfill>((w1 >> 15) & 1);
   auto l2 = static_cast<CUtensorMapL2promotion>((w1 >> 17) & 3);
-  alignas(64) CUtensorMap encoded;
+  CUtensorMap encoded; // the type carries its 64- or 128-byte alignment
   if (!check(rt.cu.tensorMapEncodeTiled(
                  &encoded, type, rank, reinterpret_cast<void *>(words[0]), dims,
                  strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
