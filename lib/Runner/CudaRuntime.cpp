@@ -807,6 +807,12 @@ static void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   return reinterpret_cast<void *>(dmap);
 }
 
+/// Bits of word 1 the DSL's sm_100 maps set and Hopper's format does not
+/// have: bit 1 (every map), bit 21 (maps of more than 64 KiB). What they
+/// mean on sm_100 is not documented; the execution under emulation checks
+/// that the maps without them move the right bytes.
+constexpr uint64_t kSM100OnlyBits = (1ull << 1) | (1ull << 21);
+
 /// A CUtensorMap that NVIDIA's CuTe DSL encoded itself, in the sm_100
 /// format, made one this GPU's TMA takes (nvfp4_testing.cutedsl inserts the
 /// call, in place, before the DSL's host code passes the map to its kernel,
@@ -825,12 +831,6 @@ static void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
 /// changes (and kSM100OnlyBits of word 1 clear), or
 /// the map is refused (the kernel is then not launched and the program
 /// fails with the difference named).
-/// Bits of word 1 the DSL's sm_100 maps set and Hopper's format does not
-/// have: bit 1 (every map), bit 21 (maps of more than 64 KiB). What they
-/// mean on sm_100 is not documented; the execution under emulation checks
-/// that the maps without them move the right bytes.
-constexpr uint64_t kSM100OnlyBits = (1ull << 1) | (1ull << 21);
-
 static void nvfp4TensorMapFromSM100(void *map) {
   Runtime &rt = runtime();
   if (!map || !rt.firstError.empty())
@@ -893,7 +893,7 @@ static void nvfp4TensorMapFromSM100(void *map) {
   auto swizzle = static_cast<CUtensorMapSwizzle>((w1 >> 13) & 3);
   auto oobFill = static_cast<CUtensorMapFloatOOBfill>((w1 >> 15) & 1);
   auto l2 = static_cast<CUtensorMapL2promotion>((w1 >> 17) & 3);
-  CUtensorMap encoded; // the type carries its 64- or 128-byte alignment
+  CUtensorMap encoded; // the type carries its alignment (128 bytes)
   if (!check(rt.cu.tensorMapEncodeTiled(
                  &encoded, type, rank, reinterpret_cast<void *>(words[0]), dims,
                  strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,

@@ -11,7 +11,8 @@ imports the module with nvfp4_testing.cutedsl.to_nvfp4_program and writes
 * OUTDIR/NAME.mlir: the imported program (`@main`: A, B, SFA, SFB as byte
   tensors -> D f32), and
 * OUTDIR/manifest.json: the cases (name, fmt, m, n, k, the kernel's options,
-  whether the tcgen05 emulation runs it and if not why).
+  the importer's arguments, whether the tcgen05 emulation runs it and if
+  not why).
 
 `python3 -m nvfp4_testing.cutedsl run OUTDIR` executes them on a GPU under
 the tcgen05 emulation (docs/design/cutedsl.md).
@@ -108,17 +109,18 @@ def compile_case(name, outdir):
         restore()
         raise RuntimeError(f"{name}: the DSL compiled nothing (a cached kernel?)")
     sf_bytes = lambda rows: -(-rows // 128) * 128 * -(-k // sf_vec // 4) * 4  # noqa: E731
-    program = to_nvfp4_program(raw.read_text(), [
+    arguments = [
         (f"tensor<{m}x{k // 2}xi8>", False),
         (f"tensor<{n}x{k // 2}xi8>", False),
         (f"tensor<{sf_bytes(m)}xi8>", False),
         (f"tensor<{sf_bytes(n)}xi8>", False),
         (f"tensor<{m}x{n}xf32>", True),
-    ])
+    ]
+    program = to_nvfp4_program(raw.read_text(), arguments)
     (outdir / f"{name}.mlir").write_text(program)
     why = [text for option, text in NOT_EMULATED.items() if options.get(option)]
     return dict(name=name, fmt=fmt, m=m, n=n, k=k, options=options,
-                emulated=not why, why=why[0] if why else "")
+                arguments=arguments, emulated=not why, why=why[0] if why else "")
 
 
 def main(argv=None):
