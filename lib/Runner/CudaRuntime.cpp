@@ -7,6 +7,7 @@
 #include "nvfp4/Runner/CudaRuntime.h"
 #include "nvfp4/Conversion/GPUCommon/DependentLaunch.h"
 #include "nvfp4/Conversion/GPUCommon/KeptZero.h"
+#include "nvfp4/Conversion/GPUCommon/TensorMapWords.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -28,6 +29,7 @@ std::unique_lock<std::recursive_mutex> mlir::nvfp4::lockCudaRuntime() {
 #include <cstring>
 #include <map>
 #include <set>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -445,17 +447,23 @@ public:
 
 extern "C" {
 
-static void *mgpuModuleLoad(void *data, size_t /*size*/) {
+static void *mgpuModuleLoad(void *data, size_t size) {
   Runtime &rt = runtime();
   CUmodule module = nullptr;
   if (!check(rt.cu.moduleLoadData(&module, data), "cuModuleLoadData"))
     return module;
   // The marker of nvfp4-gpu-dependent-launch; a module without it (no such
-  // global) launches its kernels in plain stream order.
+  // global) launches its kernels in plain stream order. Only a module whose
+  // image names the marker is asked for it: asking one without it fails,
+  // an API error that compute-sanitizer reports as one (seen on imported
+  // CuTe DSL kernels). A module the search missed would only launch in
+  // plain stream order.
+  std::string_view image(static_cast<const char *>(data), size);
   CUdeviceptr marker = 0;
   size_t bytes = 0;
-  if (rt.cu.moduleGetGlobal(&marker, &bytes, module, kDependentLaunchMarker) ==
-      CUDA_SUCCESS)
+  if (image.find(kDependentLaunchMarker) != std::string_view::npos &&
+      rt.cu.moduleGetGlobal(&marker, &bytes, module, kDependentLaunchMarker) ==
+          CUDA_SUCCESS)
     rt.dependentModules.insert(module);
   return module;
 }
@@ -842,33 +850,23 @@ static void nvfp4TensorMapFromSM100(void *map) {
       rt.firstError = "a CuTe DSL tensor map cannot be made one for sm_" +
                       std::to_string(rt.major * 10 + rt.minor) + ": " + why;
   };
-  unsigned rank = ((w1 >> 4) & 7) + 1;
-  unsigned code = (w1 >> 7) & 0xf;
+  namespace tm = mlir::nvfp4::tensormap;
+  auto bits = [](uint64_t word, unsigned shift, unsigned width) {
+    return static_cast<unsigned>((word >> shift) & ((1ull << width) - 1));
+  };
+  unsigned rank = bits(w1, tm::kRankShift, tm::kRankBits) + 1;
+  unsigned code = bits(w1, tm::kCodeShift, tm::kCodeBits);
   if (rank > 5)
     return fail("rank " + std::to_string(rank));
-  // Word 1's element codes (as cuTensorMapEncodeTiled writes them on
-  // Hopper) and the types they name; 11 is the DSL's dense 4-bit code.
-  static const std::pair<unsigned, CUtensorMapDataType> kCodes[] = {
-      {0, CU_TENSOR_MAP_DATA_TYPE_UINT8},
-      {1, CU_TENSOR_MAP_DATA_TYPE_UINT16},
-      {2, CU_TENSOR_MAP_DATA_TYPE_UINT32},
-      {3, CU_TENSOR_MAP_DATA_TYPE_INT32},
-      {4, CU_TENSOR_MAP_DATA_TYPE_UINT64},
-      {5, CU_TENSOR_MAP_DATA_TYPE_INT64},
-      {6, CU_TENSOR_MAP_DATA_TYPE_FLOAT16},
-      {7, CU_TENSOR_MAP_DATA_TYPE_FLOAT32},
-      {9, CU_TENSOR_MAP_DATA_TYPE_FLOAT64},
-      {10, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
-      {11, CU_TENSOR_MAP_DATA_TYPE_UINT8}};
-  constexpr unsigned kFourBitCode = 11;
-  const auto *known =
-      llvm::find_if(kCodes, [&](const auto &c) { return c.first == code; });
-  if (known == std::end(kCodes))
+  const auto *known = llvm::find_if(
+      tm::kElementCodes, [&](const auto &c) { return c.code == code; });
+  if (known == std::end(tm::kElementCodes))
     return fail("element code " + std::to_string(code) + " in word 1 (0x" +
                 llvm::utohexstr(w1) + ")");
-  CUtensorMapDataType type = known->second;
-  bool fourBit = code == kFourBitCode;
-  if (w1 & (1ull << 16))
+  bool fourBit = code == tm::kFourBitCode;
+  auto type = fourBit ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                      : static_cast<CUtensorMapDataType>(known->cuDataType);
+  if (bits(w1, tm::kTf32Shift, 1))
     return fail("a TF32 map (word 1 bit 16)");
   cuuint64_t dims[5] = {(words[4] & 0xffffffff) + 1, (words[4] >> 32) + 1,
                         (words[5] & 0xffffffff) + 1, (words[5] >> 32) + 1,
@@ -876,12 +874,17 @@ static void nvfp4TensorMapFromSM100(void *map) {
   cuuint64_t strides[4] = {(w1 >> 32) << 4, (words[2] & 0xffffffff) << 4,
                            (words[2] >> 32) << 4, (words[3] & 0xffffffff) << 4};
   cuuint32_t box[5], elementStrides[5];
-  box[0] = static_cast<cuuint32_t>((words[6] >> 56) + 1);
+  box[0] =
+      static_cast<cuuint32_t>((words[tm::kBox0Word] >> tm::kBox0Shift) + 1);
   for (unsigned i = 1; i < 5; ++i)
-    box[i] = static_cast<cuuint32_t>(((words[7] >> (8 * (i - 1))) & 0xff) + 1);
+    box[i] =
+        bits(words[tm::kBoxWord], tm::kBoxBits * (i - 1), tm::kBoxBits) + 1;
   for (unsigned i = 0; i < 5; ++i)
     elementStrides[i] =
-        static_cast<cuuint32_t>(((words[6] >> (32 + 3 * i)) & 7) + 1);
+        bits(words[tm::kElementStrideWord],
+             tm::kElementStrideShift + tm::kElementStrideBits * i,
+             tm::kElementStrideBits) +
+        1;
   if (fourBit) {
     if (dims[0] % 2 || box[0] % 2 || elementStrides[0] != 1)
       return fail("a 4-bit map of inner dimension " + std::to_string(dims[0]) +
@@ -890,9 +893,12 @@ static void nvfp4TensorMapFromSM100(void *map) {
     dims[0] /= 2;
     box[0] /= 2;
   }
-  auto swizzle = static_cast<CUtensorMapSwizzle>((w1 >> 13) & 3);
-  auto oobFill = static_cast<CUtensorMapFloatOOBfill>((w1 >> 15) & 1);
-  auto l2 = static_cast<CUtensorMapL2promotion>((w1 >> 17) & 3);
+  auto swizzle = static_cast<CUtensorMapSwizzle>(
+      bits(w1, tm::kSwizzleShift, tm::kSwizzleBits));
+  auto oobFill =
+      static_cast<CUtensorMapFloatOOBfill>(bits(w1, tm::kOobFillShift, 1));
+  auto l2 =
+      static_cast<CUtensorMapL2promotion>(bits(w1, tm::kL2Shift, tm::kL2Bits));
   CUtensorMap encoded; // the type carries its alignment (128 bytes)
   if (!check(rt.cu.tensorMapEncodeTiled(
                  &encoded, type, rank, reinterpret_cast<void *>(words[0]), dims,
@@ -905,10 +911,11 @@ static void nvfp4TensorMapFromSM100(void *map) {
   std::memcpy(expected, words, sizeof(expected));
   expected[1] &= ~kSM100OnlyBits;
   if (fourBit) {
-    expected[1] &= ~(0xfull << 7);
+    expected[1] &= ~(((1ull << tm::kCodeBits) - 1) << tm::kCodeShift);
     expected[4] = (expected[4] & ~0xffffffffull) | (dims[0] - 1);
-    expected[6] = (expected[6] & ~(0xffull << 56)) |
-                  (static_cast<uint64_t>(box[0] - 1) << 56);
+    expected[tm::kBox0Word] =
+        (expected[tm::kBox0Word] & ~(0xffull << tm::kBox0Shift)) |
+        (static_cast<uint64_t>(box[0] - 1) << tm::kBox0Shift);
   }
   const auto *got = reinterpret_cast<const uint64_t *>(&encoded);
   for (unsigned i = 0; i < 8; ++i)
