@@ -13,13 +13,16 @@
 //
 // The device functions are llvm.funcs added to each gpu.module that needs
 // them, with scf/arith bodies; tensor memory and the allocator state are
-// global arrays of the module, one slice per CTA.
+// global arrays of the module, one slice per CTA. CTA pairs (cta_group::2)
+// are emulated too, with the TMA loads of theirs that Hopper's TMA cannot
+// complete as the ISA says (rewritePairLoad).
 //
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/Conversion/EmulateTcgen05/EmulateTcgen05.h"
 
 #include "nvfp4/Conversion/GPUCommon/KernelArith.h"
+#include "nvfp4/Conversion/GPUCommon/TensorMapWords.h"
 #include "nvfp4/Dialect/NVFP4/Utils/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -57,6 +60,7 @@ enum StateWord : int64_t {
   kIssuer = 3,       // 1 + the thread whose tcgen05 ops are in flight, or 0
   kInFlight = 4,     // how many (records in the CTA's queue)
   kEntered = 5,      // threads that entered the kernel
+  kAllocs = 6,       // cta_group::2: tcgen05.alloc calls completed
   kStateWords = 8
 };
 /// The asynchronous tcgen05 ops (cp, mma) issued and not yet committed: a
@@ -74,6 +78,9 @@ constexpr StringLiteral kTmem = "__nvfp4_emu_tmem";
 constexpr StringLiteral kScratch = "__nvfp4_emu_scratch";
 constexpr StringLiteral kState = "__nvfp4_emu_state";
 constexpr StringLiteral kQueue = "__nvfp4_emu_queue";
+/// Shared memory: an mbarrier per warp for forwarded cta_group::2 loads.
+constexpr StringLiteral kLoadBarriers = "__nvfp4_emu_load_barriers";
+constexpr int64_t kMaxWarps = 32;
 
 /// Every NVVM tcgen05 op but the descriptor builder (plain arithmetic): the
 /// emulated ones and those `rewrite` refuses with a diagnostic.
@@ -86,8 +93,8 @@ bool isTcgen05(Operation *op) {
 /// pieces every function shares (this CTA's slices, the checks).
 class Emitter : public nvfp4::KernelArith {
 public:
-  Emitter(ImplicitLocOpBuilder &b, int64_t maxCtas)
-      : KernelArith(b), maxCtas(maxCtas) {}
+  Emitter(ImplicitLocOpBuilder &b, int64_t maxCtas, bool pair = false)
+      : KernelArith(b), maxCtas(maxCtas), pair(pair) {}
   using KernelArith::b;
 
   Type i1() { return b.getI1Type(); }
@@ -205,7 +212,11 @@ public:
   }
   /// The cell (lane, column) of this CTA's tensor memory (i32 element).
   Value tmemCell(Value lane, Value column) {
-    Value cta = ext64(linearCta());
+    return tmemCellOf(linearCta(), lane, column);
+  }
+  /// The cell of CTA `cta`'s (a linear CTA id) tensor memory.
+  Value tmemCellOf(Value cta32, Value lane, Value column) {
+    Value cta = ext64(cta32);
     Value index =
         add(mul(add(mul(cta, c64(kLanes)), ext64(lane)), c64(kColumns)),
             ext64(column));
@@ -213,8 +224,8 @@ public:
   }
   /// Every emulated access reads this CTA's allocator state first: the one
   /// place that checks the CTA has a slice of the arrays.
-  Value stateWord(int64_t word) {
-    Value cta32 = linearCta();
+  Value stateWord(int64_t word) { return stateWordOf(linearCta(), word); }
+  Value stateWordOf(Value cta32, int64_t word) {
     fail(ugt(cta32, c32(maxCtas - 1)),
          "CTA %u has no tensor memory: the emulation was built for " +
              std::to_string(maxCtas) + " CTAs (max-ctas)",
@@ -222,6 +233,53 @@ public:
     Value cta = ext64(cta32);
     return gep(global(kState), i32(),
                add(mul(cta, c64(kStateWords)), c64(word)));
+  }
+
+  //===------------------------------------------------------------------===//
+  // The CTA pair (cta_group::2)
+  //===------------------------------------------------------------------===//
+  /// This CTA's rank in its cluster.
+  Value ctaRank() { return NVVM::ClusterId::create(b, i32()); }
+  /// The cluster rank of the CTA whose shared memory holds shared::cluster
+  /// address `addr` (an i32).
+  Value rankOf(Value addr) {
+    Value p = LLVM::IntToPtrOp::create(b, ptr(3), addr);
+    return LLVM::CallIntrinsicOp::create(
+               b, i32(), b.getStringAttr("llvm.nvvm.getctarank.shared.cluster"),
+               ValueRange{p})
+        .getResult(0);
+  }
+  /// Shared-memory offset `addr` (an i32, a descriptor's start address or a
+  /// shared::cta address) in the window of the CTA of cluster rank `rank`:
+  /// a shared::cluster address. mapa keeps the offset and puts the CTA's
+  /// window bits in (on an H200 the window of rank r starts at r << 24, and
+  /// the bare offset of a descriptor traps as a shared::cta address in every
+  /// CTA but rank 0's).
+  Value sharedIn(Value addr, Value rank) {
+    Value p = LLVM::IntToPtrOp::create(b, ptr(3), addr);
+    return NVVM::MapaOp::create(b, ptr(7), p, rank);
+  }
+  /// Offset `addr` in this CTA's window, as a shared::cta pointer (this
+  /// CTA's shared::cluster addresses are its shared::cta ones).
+  Value sharedHere(Value addr) {
+    Value cluster =
+        LLVM::PtrToIntOp::create(b, i32(), sharedIn(addr, ctaRank()));
+    return LLVM::IntToPtrOp::create(b, ptr(3), cluster);
+  }
+  /// The cluster rank of member `c` (0 or 1) of this CTA's pair: the two
+  /// CTAs whose ranks differ only in bit 0.
+  Value pairRank(Value c) { return add(andi(ctaRank(), c32(~1)), c); }
+  /// The linear CTA id of member `c` of the pair. Ranks run along x first,
+  /// so with an even cluster x extent (checked) the pair's CTAs are
+  /// x-neighbours, the first with ctaid.x even.
+  Value pairCta(Value c) {
+    Value nx = NVVM::ClusterDimBlocksXOp::create(b, i32());
+    fail(ne(remu(nx, c32(2)), c32(0)),
+         "cta_group::2 in a cluster %u CTAs wide (the emulation takes pairs "
+         "of x-neighbours: an even width)",
+         {nx});
+    Value x = NVVM::BlockIdXOp::create(b, i32());
+    return add(sub(linearCta(), andi(x, c32(1))), c);
   }
   /// Whether this CTA has a slice of the arrays (the kernel-entry and exit
   /// bookkeeping runs only then; every tcgen05 op needs one).
@@ -250,6 +308,10 @@ public:
   /// Traps unless columns [column, column + count) of this CTA's tensor
   /// memory are allocated and lane is in range.
   void checkAllocated(Value lane, Value column, Value count, StringRef what) {
+    checkAllocatedOf(linearCta(), lane, column, count, what);
+  }
+  void checkAllocatedOf(Value cta, Value lane, Value column, Value count,
+                        StringRef what) {
     Value end = add(column, count);
     fail(ori(ugt(end, c32(kColumns)), ugt(lane, c32(kLanes - 1))),
          (what + ": lane %u column %u + %u outside tensor memory").str(),
@@ -258,14 +320,18 @@ public:
     Value last = divu(sub(end, c32(1)), c32(32));
     Value span = add(sub(last, first), c32(1));
     Value bits = shl(sub(shl(c32(1), span), c32(1)), first);
-    Value mask = load(i32(), stateWord(kAllocMask));
+    Value mask = load(i32(), stateWordOf(cta, kAllocMask));
     fail(ne(andi(mask, bits), bits),
-         (what + ": columns %u..%u are not allocated (allocated mask 0x%x)")
+         (what + ": columns %u..%u of CTA %u are not allocated (allocated "
+                 "mask 0x%x)")
              .str(),
-         {column, sub(end, c32(1)), mask});
+         {column, sub(end, c32(1)), cta, mask});
   }
 
   int64_t maxCtas;
+  /// The module's tcgen05 ops are cta_group::2 (the ISA has every tcgen05
+  /// op of a kernel use the same group).
+  bool pair;
 };
 
 //===----------------------------------------------------------------------===//
@@ -347,9 +413,11 @@ Value smemAddress(Emitter &e, const SmemDesc &d, Value r, Value kb) {
   return e.select(e.eq(d.swizzleBytes, e.c32(0)), noSwizzle, swizzled);
 }
 
-/// The 16 bytes at shared address `addr` (16-byte aligned) as 4 words.
-SmallVector<Value> loadShared16(Emitter &e, Value addr) {
-  Value p = LLVM::IntToPtrOp::create(e.b, e.ptr(3), e.ext64(addr));
+/// The 16 bytes at shared-memory offset `addr` (16-byte aligned) as 4
+/// words: in this CTA, or with `rank` in that CTA of the cluster
+/// (distributed shared memory).
+SmallVector<Value> loadShared16(Emitter &e, Value addr, Value rank = {}) {
+  Value p = rank ? e.sharedIn(addr, rank) : e.sharedHere(addr);
   auto vecType = VectorType::get({4}, e.i32());
   Value vec = e.load(vecType, p, 16);
   SmallVector<Value> words;
@@ -374,7 +442,10 @@ enum class Fn {
   mma,
   execCp,
   execMma,
-  commit
+  commit,
+  commitMulticast,
+  pairLoadBegin,
+  pairLoadEnd
 };
 
 StringRef fnName(Fn fn) {
@@ -399,6 +470,12 @@ StringRef fnName(Fn fn) {
     return "__nvfp4_emu_exec_mma_block_scale";
   case Fn::commit:
     return "__nvfp4_emu_tcgen05_commit";
+  case Fn::commitMulticast:
+    return "__nvfp4_emu_tcgen05_commit_multicast";
+  case Fn::pairLoadBegin:
+    return "__nvfp4_emu_pair_load_begin";
+  case Fn::pairLoadEnd:
+    return "__nvfp4_emu_pair_load_end";
   }
   llvm_unreachable("function");
 }
@@ -486,6 +563,35 @@ void buildAlloc(Emitter &e, ValueRange args) {
     });
   });
   NVVM::SyncWarpOp::create(e.b, e.c32(-1));
+  if (!e.pair)
+    return;
+  // cta_group::2: a warp of each CTA of the pair allocates collectively.
+  // Each allocates (and poisons) in its own tensor memory, which gives both
+  // the same columns (every allocation of the kernel is collective, in the
+  // same order); neither returns before the other has, so that the MMAs
+  // the pair's issuing thread writes into both find the columns allocated
+  // and poisoned already.
+  NVVM::MembarOp::create(e.b, NVVM::MemScopeKind::GPU);
+  e.ifThen(e.eq(e.laneId(), e.c32(0)), [&] {
+    Value mine = e.add(LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::add,
+                                                 e.stateWord(kAllocs), e.c32(1),
+                                                 LLVM::AtomicOrdering::acq_rel),
+                       e.c32(1));
+    Value other = e.pairCta(e.xori(e.andi(e.ctaRank(), e.c32(1)), e.c32(1)));
+    Value otherCount = e.stateWordOf(other, kAllocs);
+    auto wait = scf::WhileOp::create(e.b, TypeRange{}, ValueRange{});
+    {
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.createBlock(&wait.getBefore());
+      Value seen =
+          LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::add, otherCount,
+                                    e.c32(0), LLVM::AtomicOrdering::acquire);
+      scf::ConditionOp::create(e.b, e.ult(seen, mine), ValueRange{});
+      e.b.createBlock(&wait.getAfter());
+      scf::YieldOp::create(e.b, ValueRange{});
+    }
+  });
+  NVVM::SyncWarpOp::create(e.b, e.c32(-1));
 }
 
 /// tcgen05.dealloc taddr, nCols: a whole warp; frees an allocated run of
@@ -542,6 +648,7 @@ void buildExit(Emitter &e, ValueRange) {
       e.store(e.c32(0), e.stateWord(kRelinquished));
       e.store(e.c32(0), e.stateWord(kEntered));
       e.store(e.c32(0), e.stateWord(kExited));
+      e.store(e.c32(0), e.stateWord(kAllocs));
     });
   });
 }
@@ -626,7 +733,9 @@ SmallVector<Value> readRecord(Emitter &e, Value record, TypeRange types) {
 /// tcgen05.cp [taddr], sdesc with shape (rows x 16*units bytes) and
 /// multicast: row r of the source (read through the descriptor) goes to
 /// lane taddr.lane + r (no multicast) or to the lanes the multicast names,
-/// columns taddr.column + 4u .. + 3 for its 16-byte unit u.
+/// columns taddr.column + 4u .. + 3 for its 16-byte unit u. With
+/// cta_group::2 each CTA of the pair copies from its own shared memory, at
+/// the descriptor's address, into its own tensor memory.
 void buildCp(Emitter &e, ValueRange args) {
   Value taddr = args[0], desc = args[1], rows = args[2], units = args[3],
         multicast = args[4];
@@ -639,37 +748,45 @@ void buildCp(Emitter &e, ValueRange args) {
   Value copies =
       e.select(e.eq(multicast, e.c32(0)), e.c32(1),
                e.select(e.eq(multicast, e.c32(3)), e.c32(4), e.c32(2)));
-  e.checkAllocated(lane0, column, e.mul(units, e.c32(4)), "tcgen05.cp");
-  e.loop(e.c32(0), rows, 1, [&](Value r) {
-    e.loop(e.c32(0), units, 1, [&](Value u) {
-      SmallVector<Value> words =
-          loadShared16(e, smemAddress(e, d, r, e.mul(u, e.c32(16))));
-      e.loop(e.c32(0), copies, 1, [&](Value c) {
-        // warpx4: quarter c; warpx2::02_13: rows 0-31 to quarters 0 and 2,
-        // rows 32-63 to 1 and 3; warpx2::01_23: rows 0-31 to 0 and 1,
-        // rows 32-63 to 2 and 3.
-        Value half = e.divu(r, e.c32(32));
-        Value q0213 = e.add(half, e.mul(c, e.c32(2)));
-        Value q0123 = e.add(e.mul(half, e.c32(2)), c);
-        Value quarter =
-            e.select(e.eq(multicast, e.c32(3)), c,
-                     e.select(e.eq(multicast, e.c32(1)), q0213, q0123));
-        // No multicast: row r to lane r, but 4x256b's 4 rows to lanes 0,
-        // 32, 64, 96 (one per lane partition).
-        Value plain = e.add(
-            lane0, e.select(e.eq(rows, e.c32(4)), e.mul(r, e.c32(32)), r));
-        Value lane =
-            e.select(e.eq(multicast, e.c32(0)), plain,
-                     e.add(e.mul(quarter, e.c32(32)), e.remu(r, e.c32(32))));
-        e.fail(e.ugt(lane, e.c32(kLanes - 1)),
-               "tcgen05.cp row %u lands on lane %u", {r, lane});
-        for (int64_t w = 0; w < 4; ++w)
-          e.store(words[w],
-                  e.tmemCell(lane, e.add(column,
-                                         e.add(e.mul(u, e.c32(4)), e.c32(w)))));
+  auto copyInto = [&](Value cta, Value rank) {
+    e.checkAllocatedOf(cta, lane0, column, e.mul(units, e.c32(4)),
+                       "tcgen05.cp");
+    e.loop(e.c32(0), rows, 1, [&](Value r) {
+      e.loop(e.c32(0), units, 1, [&](Value u) {
+        SmallVector<Value> words =
+            loadShared16(e, smemAddress(e, d, r, e.mul(u, e.c32(16))), rank);
+        e.loop(e.c32(0), copies, 1, [&](Value c) {
+          // warpx4: quarter c; warpx2::02_13: rows 0-31 to quarters 0 and
+          // 2, rows 32-63 to 1 and 3; warpx2::01_23: rows 0-31 to 0 and 1,
+          // rows 32-63 to 2 and 3.
+          Value half = e.divu(r, e.c32(32));
+          Value q0213 = e.add(half, e.mul(c, e.c32(2)));
+          Value q0123 = e.add(e.mul(half, e.c32(2)), c);
+          Value quarter =
+              e.select(e.eq(multicast, e.c32(3)), c,
+                       e.select(e.eq(multicast, e.c32(1)), q0213, q0123));
+          // No multicast: row r to lane r, but 4x256b's 4 rows to lanes 0,
+          // 32, 64, 96 (one per lane partition).
+          Value plain = e.add(
+              lane0, e.select(e.eq(rows, e.c32(4)), e.mul(r, e.c32(32)), r));
+          Value lane =
+              e.select(e.eq(multicast, e.c32(0)), plain,
+                       e.add(e.mul(quarter, e.c32(32)), e.remu(r, e.c32(32))));
+          e.fail(e.ugt(lane, e.c32(kLanes - 1)),
+                 "tcgen05.cp row %u lands on lane %u", {r, lane});
+          for (int64_t w = 0; w < 4; ++w)
+            e.store(words[w],
+                    e.tmemCellOf(
+                        cta, lane,
+                        e.add(column, e.add(e.mul(u, e.c32(4)), e.c32(w)))));
+        });
       });
     });
-  });
+  };
+  if (!e.pair)
+    return copyInto(e.linearCta(), Value());
+  for (int64_t c = 0; c < 2; ++c)
+    copyInto(e.pairCta(e.c32(c)), e.pairRank(e.c32(c)));
 }
 
 /// Doubled E2M1 magnitudes by code (0, 0.5, 1, 1.5, 2, 3, 4, 6 times 2),
@@ -699,11 +816,12 @@ std::pair<Value, Value> doubledBytes(Emitter &e, Value packed) {
 
 /// Row `r` of a K = 64 E2M1 operand (32 bytes through its descriptor) as 16
 /// words of doubled values.
-SmallVector<Value> loadOperandRow(Emitter &e, const SmemDesc &d, Value r) {
+SmallVector<Value> loadOperandRow(Emitter &e, const SmemDesc &d, Value r,
+                                  Value rank = {}) {
   SmallVector<Value> out;
   for (int64_t chunk = 0; chunk < 2; ++chunk) {
     SmallVector<Value> words =
-        loadShared16(e, smemAddress(e, d, r, e.c32(16 * chunk)));
+        loadShared16(e, smemAddress(e, d, r, e.c32(16 * chunk)), rank);
     for (Value w : words) {
       auto [lo, hi] = doubledBytes(e, w);
       out.push_back(lo);
@@ -719,14 +837,14 @@ SmallVector<Value> loadOperandRow(Emitter &e, const SmemDesc &d, Value r) {
 /// sfId + block (sfId is a half-word offset for block32 and 0 for block16).
 /// The ISA requires block-scale factors duplicated to all four 32-lane
 /// partitions: the four copies must agree, or the emulation traps.
-Value scaleFactor(Emitter &e, Value sfAddr, Value row, int64_t block,
+Value scaleFactor(Emitter &e, Value cta, Value sfAddr, Value row, int64_t block,
                   Value sfId, Value ue8m0, StringRef what) {
   Value column = e.add(e.andi(sfAddr, e.c32(0xFFFF)), e.divu(row, e.c32(32)));
   Value lane = e.remu(row, e.c32(32));
-  Value cell = e.load(e.i32(), e.tmemCell(lane, column));
+  Value cell = e.load(e.i32(), e.tmemCellOf(cta, lane, column));
   for (int64_t q = 1; q < 4; ++q) {
     Value copy =
-        e.load(e.i32(), e.tmemCell(e.add(lane, e.c32(32 * q)), column));
+        e.load(e.i32(), e.tmemCellOf(cta, e.add(lane, e.c32(32 * q)), column));
     e.fail(e.ne(copy, cell),
            (what + ": row %u's scale factors (column %u) differ between lane "
                    "%u (0x%08x) and lane %u (0x%08x): they must be duplicated "
@@ -772,10 +890,16 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
   e.fail(e.ne(transpose, e.c32(0)),
          "tcgen05.mma idesc 0x%08x: transpose bits set (FP4 is K-major only)",
          {idesc});
-  e.fail(e.ne(m, e.c32(128)),
-         "tcgen05.mma idesc 0x%08x: M = %u (cta_group::1 block-scaled MMAs "
-         "have M = 128)",
-         {idesc, m});
+  if (e.pair)
+    e.fail(e.ne(m, e.c32(256)),
+           "tcgen05.mma idesc 0x%08x: M = %u (cta_group::2: M = 256, 128 rows "
+           "in each CTA of the pair, is what is emulated)",
+           {idesc, m});
+  else
+    e.fail(e.ne(m, e.c32(128)),
+           "tcgen05.mma idesc 0x%08x: M = %u (cta_group::1 block-scaled MMAs "
+           "have M = 128)",
+           {idesc, m});
   e.fail(e.ne(k96, e.c32(0)),
          "tcgen05.mma idesc 0x%08x: K = 96 (bit 31) is not emulated (sm_100a's "
          "cta_group::1 block-scaled MMAs have K = 64)",
@@ -805,7 +929,6 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
   Value dColumn = e.andi(dAddr, e.c32(0xFFFF));
   e.fail(e.ne(dLane, e.c32(0)),
          "tcgen05.mma: D at lane %u (M = 128 starts at lane 0)", {dLane});
-  e.checkAllocated(dLane, dColumn, n, "tcgen05.mma D");
   int64_t blocks = block16 ? 4 : 2;
   int64_t wordsPerBlock = 16 / blocks;
   // A scale-factor address is a column (lane 0: the factors are read from
@@ -828,69 +951,206 @@ void buildMma(Emitter &e, ValueRange args, bool block16) {
   };
   sfa = sfColumn(sfa, sfaId, "A");
   sfb = sfColumn(sfb, sfbId, "B");
-  e.checkAllocated(e.c32(0), sfa, e.c32(4), "tcgen05.mma scale factors A");
-  e.checkAllocated(e.c32(0), sfb,
-                   e.add(e.divu(e.sub(n, e.c32(1)), e.c32(32)), e.c32(1)),
-                   "tcgen05.mma scale factors B");
   SmemDesc a = decodeDesc(e, adesc, "tcgen05.mma A");
   SmemDesc bd = decodeDesc(e, bdesc, "tcgen05.mma B");
 
-  // B's rows once: doubled values and scale factors into this CTA's scratch.
-  e.loop(e.c32(0), n, 1, [&](Value row) {
-    Value dst = e.scratchRow(row);
-    SmallVector<Value> words = loadOperandRow(e, bd, row);
-    for (auto [i, w] : llvm::enumerate(words))
-      e.store(w, e.gep(dst, e.i32(), e.c64(i)));
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-      Value s = scaleFactor(e, sfb, row, blk, sfbId, ue8m0, "tcgen05.mma B");
-      e.store(s, e.gep(dst, e.i32(), e.c64(16 + blk)));
-    }
-  });
-  // Each row of A against every row of B: per K block an exact integer dot
-  // product (4x the product of values), scaled by fl(sa * sb) / 4, the
-  // blocks summed in K order in fp32, then added to D unless
-  // enable-input-d is false.
-  e.loop(e.c32(0), m, 1, [&](Value row) {
-    SmallVector<Value> aWords = loadOperandRow(e, a, row);
-    SmallVector<Value> sa;
-    for (int64_t blk = 0; blk < blocks; ++blk)
-      sa.push_back(
-          e.extf(scaleFactor(e, sfa, row, blk, sfaId, ue8m0, "tcgen05.mma A")));
-    e.loop(e.c32(0), n, 1, [&](Value col) {
-      Value src = e.scratchRow(col);
-      auto vec4 = VectorType::get({4}, e.i8());
-      Value sum = e.cf(0.0);
-      for (int64_t blk = 0; blk < blocks; ++blk) {
-        Value dot = e.c32(0);
-        for (int64_t w = 0; w < wordsPerBlock; ++w) {
-          int64_t word = blk * wordsPerBlock + w;
-          Value bw = e.load(e.i32(), e.gep(src, e.i32(), e.c64(word)));
-          dot = NVVM::DotAccumulate4WayOp::create(
-              e.b, e.i32(), LLVM::BitcastOp::create(e.b, vec4, aWords[word]),
-              NVVM::DotAccumulateType::SIGNED,
-              LLVM::BitcastOp::create(e.b, vec4, bw),
-              NVVM::DotAccumulateType::SIGNED, dot);
-        }
-        // In f64 the block's product is exact (a 12-bit integer times two
-        // 4-bit-mantissa factors in [2^-127, 2^127]): one rounding to f32,
-        // and no inf or NaN from the scales alone (UE8M0 factors whose
-        // product leaves f32's range).
-        Value sb = e.load(e.f32(), e.gep(src, e.i32(), e.c64(16 + blk)));
-        Value exact = arith::MulFOp::create(
-            e.b,
-            arith::MulFOp::create(
-                e.b, arith::SIToFPOp::create(e.b, e.f64(), dot),
-                arith::MulFOp::create(e.b, sa[blk], e.extf(sb))),
-            e.cf64(0.25));
-        sum = arith::AddFOp::create(
-            e.b, sum, arith::TruncFOp::create(e.b, e.f32(), exact));
+  // The CTAs the MMA computes in: this one (cta_group::1), or both of the
+  // pair (cta_group::2), each its 128 rows of A (from its own shared
+  // memory) and of D (in its own tensor memory) with its own scale factors,
+  // against all N rows of B: the first N/2 from the pair's first CTA's
+  // shared memory, the rest from the second's.
+  int64_t ctas = e.pair ? 2 : 1;
+  Value half = e.divu(n, e.c32(2));
+  for (int64_t c = 0; c < ctas; ++c) {
+    Value cta = e.pair ? e.pairCta(e.c32(c)) : e.linearCta();
+    Value rank = e.pair ? e.pairRank(e.c32(c)) : Value();
+    e.checkAllocatedOf(cta, dLane, dColumn, n, "tcgen05.mma D");
+    e.checkAllocatedOf(cta, e.c32(0), sfa, e.c32(4),
+                       "tcgen05.mma scale factors A");
+    e.checkAllocatedOf(cta, e.c32(0), sfb,
+                       e.add(e.divu(e.sub(n, e.c32(1)), e.c32(32)), e.c32(1)),
+                       "tcgen05.mma scale factors B");
+    // B's rows once per CTA: doubled values and this CTA's scale factors
+    // into the issuing CTA's scratch.
+    e.loop(e.c32(0), n, 1, [&](Value row) {
+      Value dst = e.scratchRow(row);
+      SmallVector<Value> words;
+      if (e.pair) {
+        Value second = e.notb(e.ult(row, half));
+        Value local = e.select(second, e.sub(row, half), row);
+        words = loadOperandRow(
+            e, bd, local, e.pairRank(e.select(second, e.c32(1), e.c32(0))));
+      } else {
+        words = loadOperandRow(e, bd, row);
       }
-      sum = e.select(e.ne(negate, e.c32(0)), arith::NegFOp::create(e.b, sum),
-                     sum);
-      Value cell = e.tmemCell(row, e.add(dColumn, col));
-      Value old = e.load(e.f32(), cell);
-      Value acc = arith::AddFOp::create(e.b, old, sum);
-      e.store(e.select(enableD, acc, sum), cell);
+      for (auto [i, w] : llvm::enumerate(words))
+        e.store(w, e.gep(dst, e.i32(), e.c64(i)));
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        Value s =
+            scaleFactor(e, cta, sfb, row, blk, sfbId, ue8m0, "tcgen05.mma B");
+        e.store(s, e.gep(dst, e.i32(), e.c64(16 + blk)));
+      }
+    });
+    // Each row of A against every row of B: per K block an exact integer
+    // dot product (4x the product of values), scaled by fl(sa * sb) / 4,
+    // the blocks summed in K order in fp32, then added to D unless
+    // enable-input-d is false.
+    e.loop(e.c32(0), e.c32(128), 1, [&](Value row) {
+      SmallVector<Value> aWords = loadOperandRow(e, a, row, rank);
+      SmallVector<Value> sa;
+      for (int64_t blk = 0; blk < blocks; ++blk)
+        sa.push_back(e.extf(
+            scaleFactor(e, cta, sfa, row, blk, sfaId, ue8m0, "tcgen05.mma A")));
+      e.loop(e.c32(0), n, 1, [&](Value col) {
+        Value src = e.scratchRow(col);
+        auto vec4 = VectorType::get({4}, e.i8());
+        Value sum = e.cf(0.0);
+        for (int64_t blk = 0; blk < blocks; ++blk) {
+          Value dot = e.c32(0);
+          for (int64_t w = 0; w < wordsPerBlock; ++w) {
+            int64_t word = blk * wordsPerBlock + w;
+            Value bw = e.load(e.i32(), e.gep(src, e.i32(), e.c64(word)));
+            dot = NVVM::DotAccumulate4WayOp::create(
+                e.b, e.i32(), LLVM::BitcastOp::create(e.b, vec4, aWords[word]),
+                NVVM::DotAccumulateType::SIGNED,
+                LLVM::BitcastOp::create(e.b, vec4, bw),
+                NVVM::DotAccumulateType::SIGNED, dot);
+          }
+          // In f64 the block's product is exact (a 12-bit integer times two
+          // 4-bit-mantissa factors in [2^-127, 2^127]): one rounding to
+          // f32, and no inf or NaN from the scales alone (UE8M0 factors
+          // whose product leaves f32's range).
+          Value sb = e.load(e.f32(), e.gep(src, e.i32(), e.c64(16 + blk)));
+          Value exact = arith::MulFOp::create(
+              e.b,
+              arith::MulFOp::create(
+                  e.b, arith::SIToFPOp::create(e.b, e.f64(), dot),
+                  arith::MulFOp::create(e.b, sa[blk], e.extf(sb))),
+              e.cf64(0.25));
+          sum = arith::AddFOp::create(
+              e.b, sum, arith::TruncFOp::create(e.b, e.f32(), exact));
+        }
+        sum = e.select(e.ne(negate, e.c32(0)), arith::NegFOp::create(e.b, sum),
+                       sum);
+        Value cell = e.tmemCellOf(cta, row, e.add(dColumn, col));
+        Value old = e.load(e.f32(), cell);
+        Value acc = arith::AddFOp::create(e.b, old, sum);
+        e.store(e.select(enableD, acc, sum), cell);
+      });
+    });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// cta_group::2 TMA loads
+//===----------------------------------------------------------------------===//
+
+/// The bytes a tiled TMA load through tensor map `map` (a generic pointer)
+/// moves: its box, read from the map's words (TensorMapWords.h). Traps on
+/// what it does not take: an element code it does not know or a 4-bit type
+/// (Hopper's TMA has none), an element stride other than 1.
+Value mapBytes(Emitter &e, Value map) {
+  namespace tm = nvfp4::tensormap;
+  auto word = [&](int64_t i) {
+    return e.load(e.i64(), e.gep(map, e.i64(), e.c64(i)), 8);
+  };
+  Value w1 = word(1), strides = word(tm::kElementStrideWord),
+        boxes = word(tm::kBoxWord);
+  Value box0 = word(tm::kBox0Word);
+  Value rank = e.add(e.field(w1, tm::kRankShift, tm::kRankBits), e.c32(1));
+  Value code = e.field(w1, tm::kCodeShift, tm::kCodeBits);
+  Value bits = e.c32(0);
+  for (const tm::ElementCode &c : tm::kElementCodes)
+    if (c.bits >= 8)
+      bits = e.select(e.eq(code, e.c32(c.code)), e.c32(c.bits), bits);
+  e.fail(e.eq(bits, e.c32(0)),
+         "a cta_group::2 TMA load's tensor map has element code %u (word 1), "
+         "no type Hopper's TMA moves",
+         {code});
+  Value bytes = e.divu(bits, e.c32(8));
+  for (int64_t i = 0; i < 5; ++i) {
+    Value box = i == 0 ? e.field(box0, tm::kBox0Shift, tm::kBoxBits)
+                       : e.field(boxes, tm::kBoxBits * (i - 1), tm::kBoxBits);
+    Value stride =
+        e.field(strides, tm::kElementStrideShift + tm::kElementStrideBits * i,
+                tm::kElementStrideBits);
+    Value inRank = e.ult(e.c32(i), rank);
+    e.fail(e.andi(inRank, e.ne(stride, e.c32(0))),
+           "a cta_group::2 TMA load's tensor map has element stride %u in "
+           "dimension %u (1 is emulated)",
+           {e.add(stride, e.c32(1)), e.c32(i)});
+    bytes = e.select(inRank, e.mul(bytes, e.add(box, e.c32(1))), bytes);
+  }
+  return bytes;
+}
+
+/// Before a forwarded cta_group::2 load (see rewritePairLoad): checks that
+/// this CTA receives the box (the destination, or one of the multicast's),
+/// then readies `scratch`, this warp's mbarrier, for the box's bytes.
+/// Arguments: scratch, map, dst (i32 shared::cluster address), ctaMask (0:
+/// not a multicast).
+void buildPairLoadBegin(Emitter &e, ValueRange args) {
+  Value scratch = args[0], map = args[1], dst = args[2], mask = args[3];
+  Value lanes = LLVM::CtPopOp::create(e.b, e.activeMask());
+  e.fail(e.ne(lanes, e.c32(1)),
+         "a cta_group::2 TMA load issued by %u lanes of a warp at once (one "
+         "at a time is emulated)",
+         {lanes});
+  Value own = e.ctaRank();
+  Value multicast = e.ne(mask, e.c32(0));
+  e.fail(e.andi(multicast, e.eq(e.andi(e.shr(mask, own), e.c32(1)), e.c32(0))),
+         "a multicast cta_group::2 TMA load (ctaMask 0x%x) from CTA rank %u, "
+         "not one of its destinations, is not emulated",
+         {mask, own});
+  Value dstRank = e.rankOf(dst);
+  e.fail(e.andi(e.notb(multicast), e.ne(dstRank, own)),
+         "a cta_group::2 TMA load from CTA rank %u into the shared memory of "
+         "rank %u, signalling the other CTA of that pair, is not emulated",
+         {own, dstRank});
+  NVVM::MBarrierInitOp::create(e.b, scratch, e.c32(1), Value());
+  NVVM::FenceMbarrierInitOp::create(e.b);
+  NVVM::MBarrierArriveExpectTxOp::create(e.b, Type(), scratch, mapBytes(e, map),
+                                         NVVM::MemScopeKind::CTA, false,
+                                         Value());
+}
+
+/// After it: waits for the box in this CTA's shared memory, copies it to
+/// the multicast's other destinations (distributed shared memory), then
+/// completes each destination's bytes on the mbarrier the ISA names: at
+/// mbar's offset in the destination's pair CTA of mbar's parity.
+/// Arguments: scratch, map, dst, mbar (i32 shared::cluster addresses),
+/// ctaMask (0: not a multicast).
+void buildPairLoadEnd(Emitter &e, ValueRange args) {
+  Value scratch = args[0], map = args[1], dst = args[2], mbar = args[3],
+        mask = args[4];
+  NVVM::MBarrierTryWaitParityOp::create(e.b, scratch, e.c32(0), e.c32(0));
+  NVVM::MBarrierInvalOp::create(e.b, scratch);
+  Value bytes = mapBytes(e, map);
+  Value own = e.ctaRank();
+  Value destinations =
+      e.select(e.eq(mask, e.c32(0)), e.shl(e.c32(1), own), mask);
+  Value here = e.sharedHere(dst);
+  auto vec4 = VectorType::get({4}, e.i32());
+  e.loop(e.c32(0), e.c32(16), 1, [&](Value d) {
+    Value other = e.andi(
+        e.ne(d, own), e.ne(e.andi(e.shr(destinations, d), e.c32(1)), e.c32(0)));
+    e.ifThen(other, [&] {
+      Value there = e.sharedIn(dst, d);
+      e.loop(e.c32(0), bytes, 16, [&](Value i) {
+        Value v = e.load(vec4, e.gep(here, e.i8(), i), 16);
+        e.store(v, e.gep(there, e.i8(), i), 16);
+      });
+    });
+  });
+  NVVM::MembarOp::create(e.b, NVVM::MemScopeKind::GPU);
+  Value parity = e.andi(e.rankOf(mbar), e.c32(1));
+  e.loop(e.c32(0), e.c32(16), 1, [&](Value d) {
+    e.ifThen(e.ne(e.andi(e.shr(destinations, d), e.c32(1)), e.c32(0)), [&] {
+      Value target = e.ori(e.andi(d, e.c32(~1)), parity);
+      NVVM::MBarrierCompleteTxOp::create(
+          e.b, e.sharedIn(mbar, target), bytes,
+          NVVM::MemScopeKindAttr::get(e.b.getContext(),
+                                      NVVM::MemScopeKind::CLUSTER));
     });
   });
 }
@@ -965,20 +1225,49 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
 
   LogicalResult emulateModule(gpu::GPUModuleOp module) {
     SmallVector<Operation *> ops;
+    SmallVector<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp> pairLoads;
     module.walk([&](Operation *op) {
       if (isTcgen05(op))
         ops.push_back(op);
+      auto load = dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op);
+      if (!load || !load.getGroup())
+        return;
+      // .cta_group::1 is what Hopper's TMA does: the mbarrier in the
+      // destination's CTA.
+      if (*load.getGroup() == NVVM::CTAGroupKind::CTA_1)
+        load.setGroupAttr(nullptr);
+      else
+        pairLoads.push_back(load);
     });
-    if (ops.empty())
-      return success();
     issues = Issued();
+    pair = false;
     for (Operation *op : ops) {
+      std::optional<NVVM::CTAGroupKind> kind =
+          TypeSwitch<Operation *, std::optional<NVVM::CTAGroupKind>>(op)
+              .Case([](NVVM::Tcgen05AllocOp o) { return o.getGroup(); })
+              .Case([](NVVM::Tcgen05DeallocOp o) { return o.getGroup(); })
+              .Case([](NVVM::Tcgen05RelinquishAllocPermitOp o) {
+                return o.getGroup();
+              })
+              .Case([](NVVM::Tcgen05MMABlockScaleOp o) {
+                return o.getCtaGroup();
+              })
+              .Case([](NVVM::Tcgen05CpOp o) { return o.getGroup(); })
+              .Case([](NVVM::Tcgen05CommitOp o) { return o.getGroup(); })
+              .Default([](Operation *) { return std::nullopt; });
+      pair |= kind == NVVM::CTAGroupKind::CTA_2;
       issues.cp |= isa<NVVM::Tcgen05CpOp>(op);
       if (auto mma = dyn_cast<NVVM::Tcgen05MMABlockScaleOp>(op))
         (isBlock16(mma) ? issues.mma16 : issues.mma32) = true;
     }
+    if (!pairLoads.empty())
+      declareLoadBarriers(module);
+    for (auto load : pairLoads)
+      if (failed(rewritePairLoad(module, load)))
+        return failure();
+    if (ops.empty())
+      return success();
     declareGlobals(module);
-    ImplicitLocOpBuilder mb(module.getLoc(), module.getContext());
     for (Operation *op : ops)
       if (failed(rewrite(module, op)))
         return failure();
@@ -1034,6 +1323,77 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
     declare(kQueue, maxCtas * kQueueCapacity * kRecordWords);
   }
 
+  void declareLoadBarriers(gpu::GPUModuleOp module) {
+    if (SymbolTable::lookupSymbolIn(module, kLoadBarriers))
+      return;
+    ImplicitLocOpBuilder b(module.getLoc(), module.getContext());
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(
+        b, LLVM::LLVMArrayType::get(b.getI64Type(), kMaxWarps),
+        /*isConstant=*/false, LLVM::Linkage::Internal, kLoadBarriers,
+        Attribute(), /*alignment=*/8, /*addrSpace=*/3);
+  }
+
+  /// cp.async.bulk.tensor with .cta_group::2 (sm_100a): the mbarrier may be
+  /// in the destination's CTA or in its pair's other CTA (for a multicast:
+  /// each destination's bytes complete on the CTA of its pair with mbar's
+  /// rank parity). Hopper's TMA signals only the destination's own CTA. So
+  /// at run time: a load whose every destination is signalled in its own
+  /// CTA stays one asynchronous Hopper load; any other is forwarded: loaded
+  /// into this CTA's shared memory on a scratch mbarrier, waited for, copied
+  /// to the multicast's other destinations, and completed on the mbarriers
+  /// the ISA names with mbarrier.complete_tx (the same bytes, a valid
+  /// completion order of the asynchronous load).
+  LogicalResult
+  rewritePairLoad(gpu::GPUModuleOp module,
+                  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp load) {
+    if (load.getPredicate() || load.getMode() != NVVM::TMALoadMode::TILE ||
+        !load.getIm2colOffsets().empty())
+      return load.emitError("nvfp4-emulate-tcgen05: a cta_group::2 TMA load "
+                            "is emulated in tile mode, unpredicated");
+    ImplicitLocOpBuilder b(load.getLoc(), load);
+    Emitter e(b, maxCtas, pair);
+    Value dst = LLVM::PtrToIntOp::create(b, e.i32(), load.getDstMem());
+    Value mbar = LLVM::PtrToIntOp::create(b, e.i32(), load.getMbar());
+    Value mask =
+        load.getMulticastMask()
+            ? arith::ExtUIOp::create(b, e.i32(), load.getMulticastMask())
+                  .getResult()
+            : e.c32(0);
+    Value parity = e.andi(e.rankOf(mbar), e.c32(1));
+    // Destinations of the other parity (multicast) or a destination whose
+    // own parity differs.
+    Value forward =
+        load.getMulticastMask()
+            ? e.ne(e.andi(mask, e.select(e.eq(parity, e.c32(0)), e.c32(0xAAAA),
+                                         e.c32(0x5555))),
+                   e.c32(0))
+            : e.ne(e.andi(e.rankOf(dst), e.c32(1)), parity);
+    auto ifOp = scf::IfOp::create(b, forward, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value warp = e.divu(e.linearThread(), e.c32(32));
+      Value scratch = e.gep(
+          LLVM::AddressOfOp::create(b, e.ptr(3), kLoadBarriers), e.i64(), warp);
+      call(module, b, Fn::pairLoadBegin,
+           {scratch, load.getTmaDescriptor(), dst, mask});
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, e.sharedIn(dst, e.ctaRank()), load.getTmaDescriptor(),
+          load.getCoordinates(), scratch, ValueRange{}, Value(),
+          load.getL2CacheHint(), NVVM::TMALoadMode::TILE, false,
+          NVVM::CTAGroupKindAttr(), Value());
+      call(module, b, Fn::pairLoadEnd,
+           {scratch, load.getTmaDescriptor(), dst, mbar, mask});
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      auto plain = cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+          b.clone(*load.getOperation()));
+      plain.setGroupAttr(nullptr);
+    }
+    load.erase();
+    return success();
+  }
+
   /// The device function `fn` of `module` (built on first use).
   LLVM::LLVMFuncOp function(gpu::GPUModuleOp module, Fn fn, bool block16) {
     std::string name = fnName(fn).str();
@@ -1045,6 +1405,7 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
     Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64),
          i1 = IntegerType::get(ctx, 1);
     Type p3 = LLVM::LLVMPointerType::get(ctx, 3);
+    Type p0 = LLVM::LLVMPointerType::get(ctx);
     SmallVector<Type> params;
     switch (fn) {
     case Fn::alloc:
@@ -1068,6 +1429,15 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
     case Fn::commit:
       params = {p3};
       break;
+    case Fn::commitMulticast:
+      params = {p3, i32};
+      break;
+    case Fn::pairLoadBegin:
+      params = {p3, p0, i32, i32};
+      break;
+    case Fn::pairLoadEnd:
+      params = {p3, p0, i32, i32, i32};
+      break;
     }
     ImplicitLocOpBuilder b(module.getLoc(), ctx);
     b.setInsertionPointToEnd(module.getBody());
@@ -1077,7 +1447,7 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
     func.setLinkage(LLVM::Linkage::Internal);
     Block *entry = func.addEntryBlock(b);
     b.setInsertionPointToStart(entry);
-    Emitter e(b, maxCtas);
+    Emitter e(b, maxCtas, pair);
     ValueRange args = entry->getArguments();
     switch (fn) {
     case Fn::alloc:
@@ -1108,17 +1478,33 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
       buildMma(e, args, block16);
       break;
     case Fn::commit:
-      buildCommit(module, e, args[0]);
+      buildCommit(module, e, args[0], Value());
+      break;
+    case Fn::commitMulticast:
+      buildCommit(module, e, args[0], args[1]);
+      break;
+    case Fn::pairLoadBegin:
+      buildPairLoadBegin(e, args);
+      break;
+    case Fn::pairLoadEnd:
+      buildPairLoadEnd(e, args);
       break;
     }
     LLVM::ReturnOp::create(b, ValueRange{});
     return func;
   }
 
-  /// tcgen05.commit [mbar]: if this thread issued the queued ops, execute
-  /// them in issue order; then (every earlier op of the thread is complete)
-  /// a CTA memory fence and the arrive.
-  void buildCommit(gpu::GPUModuleOp module, Emitter &e, Value mbar) {
+  /// tcgen05.commit [mbar] (, ctaMask): if this thread issued the queued
+  /// ops, execute them in issue order; then (every earlier op of the thread
+  /// is complete) a memory fence and the arrive: on this CTA's mbarrier
+  /// (cta_group::1), on the one the shared::cluster address names, which
+  /// may be the pair's other CTA's (cta_group::2), or with a multicast mask
+  /// on the mbarrier at the same offset in each CTA of the cluster whose
+  /// rank's bit is set. The fence is the GPU's when the ops wrote another
+  /// CTA's tensor memory (cta_group::2) or another CTA waits, the CTA's
+  /// otherwise.
+  void buildCommit(gpu::GPUModuleOp module, Emitter &e, Value mbar,
+                   Value mask) {
     Value self = e.add(e.linearThread(), e.c32(1));
     Value issuerPtr = e.stateWord(kIssuer);
     e.ifThen(e.eq(e.load(e.i32(), issuerPtr), self), [&] {
@@ -1145,14 +1531,33 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
       LLVM::AtomicRMWOp::create(e.b, LLVM::AtomicBinOp::xchg, issuerPtr,
                                 e.c32(0), LLVM::AtomicOrdering::release);
     });
-    NVVM::MembarOp::create(e.b, NVVM::MemScopeKind::CTA);
-    NVVM::MBarrierArriveOp::create(e.b, Type(), mbar, Value());
+    NVVM::MembarOp::create(e.b, e.pair || mask ? NVVM::MemScopeKind::GPU
+                                               : NVVM::MemScopeKind::CTA);
+    if (!e.pair && !mask) {
+      NVVM::MBarrierArriveOp::create(e.b, Type(), mbar, Value());
+      return;
+    }
+    // The operand is a shared::cluster address: with cta_group::2 the
+    // mbarrier may be the peer CTA's.
+    Value address = LLVM::PtrToIntOp::create(e.b, e.i32(), mbar);
+    auto arriveIn = [&](Value rank) {
+      NVVM::MBarrierArriveOp::create(e.b, Type(), e.sharedIn(address, rank),
+                                     Value(), NVVM::MemScopeKind::CLUSTER);
+    };
+    if (!mask)
+      return arriveIn(e.rankOf(address));
+    e.loop(e.c32(0), e.c32(16), 1, [&](Value rank) {
+      e.ifThen(e.ne(e.andi(e.shr(mask, rank), e.c32(1)), e.c32(0)),
+               [&] { arriveIn(rank); });
+    });
   }
 
   /// Which asynchronous ops a module issues (the commit executes these).
   struct Issued {
     bool cp = false, mma16 = false, mma32 = false;
   } issues;
+  /// Whether the module's tcgen05 ops are cta_group::2.
+  bool pair = false;
 
   /// block16 (scale_vec::4X) or block32 (2X): kind::mxf4 defaults to 2X;
   /// kind::mxf4nvf4 has no default (the NVVM verifier requires one).
@@ -1175,11 +1580,12 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
 
   LogicalResult rewrite(gpu::GPUModuleOp module, Operation *op) {
     ImplicitLocOpBuilder b(op->getLoc(), op);
-    Emitter e(b, maxCtas);
+    Emitter e(b, maxCtas, pair);
     auto group = [&](NVVM::CTAGroupKind kind) -> LogicalResult {
-      if (kind != NVVM::CTAGroupKind::CTA_1)
-        return op->emitError("nvfp4-emulate-tcgen05: cta_group::2 is not "
-                             "emulated");
+      if ((kind == NVVM::CTAGroupKind::CTA_2) != pair)
+        return op->emitError("nvfp4-emulate-tcgen05: the module's tcgen05 "
+                             "ops mix cta_group::1 and cta_group::2 (the ISA "
+                             "has a kernel's use one)");
       return success();
     };
     LogicalResult done =
@@ -1222,9 +1628,12 @@ struct EmulateTcgen05 : nvfp4::impl::NVFP4EmulateTcgen05Base<EmulateTcgen05> {
             .Case([&](NVVM::Tcgen05CommitOp commit) -> LogicalResult {
               if (failed(group(commit.getGroup())))
                 return failure();
-              if (commit.getMulticastMask())
-                return commit.emitError("nvfp4-emulate-tcgen05: multicast "
-                                        "commit is not emulated");
+              if (Value mask = commit.getMulticastMask()) {
+                call(module, b, Fn::commitMulticast,
+                     {commit.getAddr(),
+                      arith::ExtUIOp::create(b, b.getI32Type(), mask)});
+                return success();
+              }
               call(module, b, Fn::commit, {commit.getAddr()});
               return success();
             })

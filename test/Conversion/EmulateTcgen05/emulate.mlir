@@ -171,3 +171,90 @@ gpu.module @llvm_kernel {
     llvm.return
   }
 }
+
+// -----
+
+// A CTA pair (cta_group::2): the ops become calls of the same functions,
+// built for the pair.
+// CHECK-LABEL: gpu.module @pair
+// A scratch mbarrier per warp in shared memory, for forwarded loads.
+// CHECK: llvm.mlir.global internal @__nvfp4_emu_load_barriers() {addr_space = 3 : i32, alignment = 8 : i64} : !llvm.array<32 x i64>
+// CHECK: llvm.func @k(%[[SLOT:.*]]: !llvm.ptr<3>, %[[BAR:.*]]: !llvm.ptr<3>, %[[DST:.*]]: !llvm.ptr<7>, %[[MAP:.*]]: !llvm.ptr, %[[X:.*]]: i32, %[[MASK:.*]]: i16,
+// The load: forwarded when its mbarrier's CTA parity differs from the
+// destination's (the scratch barrier of this warp, begin, a Hopper load
+// on it, end); a plain Hopper load (no .cta_group) otherwise.
+// CHECK: %[[B:.*]] = llvm.ptrtoint %[[BAR]] : !llvm.ptr<3> to i32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.getctarank.shared.cluster"
+// CHECK: scf.if
+// CHECK: %[[S:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
+// CHECK: llvm.call @__nvfp4_emu_pair_load_begin(%[[S]], %[[MAP]], %{{.*}}, %c0_i32)
+// CHECK: %[[HERE:.*]] = nvvm.mapa
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[HERE]], %[[MAP]], %[[S]], box[%[[X]], %[[X]]] : !llvm.ptr<7>, !llvm.ptr
+// CHECK-NEXT: llvm.call @__nvfp4_emu_pair_load_end(%[[S]], %[[MAP]], %{{.*}}, %[[B]], %c0_i32)
+// CHECK-NEXT: } else {
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST]], %[[MAP]], %[[BAR]], box[%[[X]], %[[X]]] : !llvm.ptr<7>, !llvm.ptr
+// The multicast load: forwarded when a destination of the other parity is
+// in the mask.
+// CHECK: %[[M32:.*]] = arith.extui %[[MASK]] : i16 to i32
+// CHECK: arith.select %{{.*}}, %c43690_i32, %c21845_i32
+// CHECK: llvm.call @__nvfp4_emu_pair_load_begin(%{{.*}}, %[[MAP]], %{{.*}}, %[[M32]])
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST]], %[[MAP]], %[[BAR]], box[%[[X]], %[[X]]] multicast_mask = %[[MASK]] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_alloc(%[[SLOT]]
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_cp(
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_mma_block_scale_block16(
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_commit_multicast(%[[BAR]], %{{.*}})
+// CHECK: llvm.call @__nvfp4_emu_tcgen05_commit(%[[BAR]])
+// Forwarding: the load's bytes from the map's box; the scratch barrier
+// initialized and expecting them; after the load, the copies to the
+// multicast's other destinations and the complete-tx on the mbarrier of
+// each destination's pair CTA of the operand's parity.
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_pair_load_begin(
+// CHECK: nvvm.mbarrier.init
+// CHECK-NEXT: nvvm.fence.mbarrier.init
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_pair_load_end(
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NEXT: nvvm.mbarrier.inval
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.complete_tx %{{.*}}, %{{.*}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>, i32
+// Alloc: each CTA of the pair allocates in its own tensor memory, then
+// waits for the other's allocation (a rendezvous through the state words).
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_alloc(
+// CHECK: scf.while
+// CHECK: llvm.atomicrmw add
+// CHECK: scf.while
+// The commits: arrivals at cluster scope, on the mbarrier the address names
+// (which may be the other CTA's) or on each CTA of the multicast mask.
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_commit_multicast(
+// CHECK: nvvm.memory.barrier <gpu>
+// CHECK: scf.for
+// CHECK: nvvm.mapa
+// CHECK: nvvm.mbarrier.arrive %{{.*}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// The copy: from each CTA's shared memory into its tensor memory.
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_exec_cp(
+// CHECK: nvvm.mapa
+// The pair's MMA: 128 rows of A and D in each CTA; B's first N/2 rows from
+// the even CTA, the rest from the odd one (distributed shared memory).
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_exec_mma_block_scale_block16(
+// CHECK: M = %u (cta_group::2: M = 256, 128 rows in each CTA of the pair, is what is emulated)
+// CHECK: nvvm.mapa
+// CHECK-LABEL: llvm.func internal @__nvfp4_emu_tcgen05_commit(
+// CHECK: llvm.call_intrinsic "llvm.nvvm.getctarank.shared.cluster"
+// CHECK: nvvm.mbarrier.arrive %{{.*}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+gpu.module @pair {
+  llvm.func @k(%slot: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %dst: !llvm.ptr<7>, %map: !llvm.ptr, %x: i32, %mask: i16, %adesc: i64, %sdesc: i64, %en: i1) attributes {nvvm.kernel} {
+    %c256 = arith.constant 256 : i32
+    %idesc = arith.constant 272630912 : i32
+    nvvm.cp.async.bulk.tensor.shared.cluster.global %dst, %map, %bar, box[%x, %x] {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<7>, !llvm.ptr
+    nvvm.cp.async.bulk.tensor.shared.cluster.global %dst, %map, %bar, box[%x, %x] multicast_mask = %mask {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<7>, !llvm.ptr
+    nvvm.tcgen05.alloc %slot, %c256 {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i32
+    %t = llvm.load %slot : !llvm.ptr<3> -> i32
+    %d = llvm.inttoptr %t : i32 to !llvm.ptr<6>
+    nvvm.tcgen05.cp %d, %sdesc {group = #nvvm.cta_group<cta_2>, multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
+    nvvm.tcgen05.mma.block_scale %d, %adesc, %adesc, %idesc, %en, %d, %d {blockScale = #nvvm.tcgen05_mma_block_scale<block16>, ctaGroup = #nvvm.cta_group<cta_2>, kind = #nvvm.block_scale_kind<mxf4nvf4>} : (!llvm.ptr<6>, i64, i64, i32, i1, !llvm.ptr<6>, !llvm.ptr<6>)
+    nvvm.tcgen05.commit %bar, multicast_mask = %mask {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i16
+    nvvm.tcgen05.commit %bar {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>
+    nvvm.tcgen05.dealloc %d, %c256 {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<6>, i32
+    llvm.return
+  }
+}

@@ -6,11 +6,12 @@
 // RUN: not nvfp4-opt %s --nvfp4-emulate-tcgen05="max-ctas=0" 2>&1 | FileCheck %s --check-prefix=MAXCTAS
 // MAXCTAS: error: nvfp4-emulate-tcgen05: max-ctas must be 1 to 4096, got {{4294967297|0}}
 
-gpu.module @pair {
-  gpu.func @k(%slot: !llvm.ptr<3>) kernel {
+gpu.module @mixed_groups {
+  gpu.func @k(%slot: !llvm.ptr<3>, %bar: !llvm.ptr<3>) kernel {
     %c64 = arith.constant 64 : i32
-    // expected-error @below {{nvfp4-emulate-tcgen05: cta_group::2 is not emulated}}
     nvvm.tcgen05.alloc %slot, %c64 {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i32
+    // expected-error @below {{nvfp4-emulate-tcgen05: the module's tcgen05 ops mix cta_group::1 and cta_group::2 (the ISA has a kernel's use one)}}
+    nvvm.tcgen05.commit %bar : !llvm.ptr<3>
     gpu.return
   }
 }
@@ -37,11 +38,13 @@ gpu.module @fp8_kind {
 
 // -----
 
-gpu.module @multicast_commit {
-  gpu.func @k(%bar: !llvm.ptr<3>, %mask: i16) kernel {
-    // expected-error @below {{nvfp4-emulate-tcgen05: multicast commit is not emulated}}
-    nvvm.tcgen05.commit %bar, multicast_mask = %mask : !llvm.ptr<3>, i16
-    gpu.return
+// A forwarded cta_group::2 load counts its bytes from the map's box: the
+// im2col modes (and predicated loads) are not forwarded.
+gpu.module @pair_load_im2col {
+  llvm.func @k(%dst: !llvm.ptr<7>, %map: !llvm.ptr, %bar: !llvm.ptr<3>, %x: i32, %o: i16) attributes {nvvm.kernel} {
+    // expected-error @below {{nvfp4-emulate-tcgen05: a cta_group::2 TMA load is emulated in tile mode, unpredicated}}
+    nvvm.cp.async.bulk.tensor.shared.cluster.global %dst, %map, %bar, box[%x, %x, %x] im2col[%o] {group = #nvvm.cta_group<cta_2>, mode = #nvvm.tma_load_mode<im2col>} : !llvm.ptr<7>, !llvm.ptr
+    llvm.return
   }
 }
 
