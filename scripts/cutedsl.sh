@@ -19,3 +19,8 @@ if ! "$venv/bin/python" -c "import cutlass.cute" 2>/dev/null; then
 fi
 out="$build/cutedsl-kernels"
 "$venv/bin/python" "$root/test/CuTeDSL/generate.py" "$out"
+# The cluster emulation's mutation test: the CTA-pair kernels with one
+# tcgen05 field corrupted each (nvfp4-opt's test pass), for
+# test/Integration/GPU/cutedsl-mutations.test.
+PYTHONPATH="$root/python" python3 -m nvfp4_testing.cutedsl mutants "$out" \
+  --opt "$build/bin/nvfp4-opt"

@@ -34,6 +34,10 @@ that MLIR 22 spells differently and no rule covers) is a `DSLImportError`
 naming it, never a silently different program: after the rules, every
 `cuda.` / `#cuda` left is an error, and nvfp4-opt's parse of the result is
 the check of the rest (python/tests/test_cutedsl.py).
+
+    python3 -m nvfp4_testing.cutedsl run DIR [--timeout S]   every kernel (GPU)
+    python3 -m nvfp4_testing.cutedsl mutants DIR --opt OPT   the mutants (CPU)
+    python3 -m nvfp4_testing.cutedsl mutations DIR           run them (GPU)
 """
 
 from __future__ import annotations
@@ -351,14 +355,16 @@ def to_nvfp4_program(module: str, arguments, entry: str = "main") -> str:
     return text
 
 
-def run_case(directory, name: str, seed: int = 7) -> int:
+def run_case(directory, name: str, seed: int = 7, program_path=None) -> int:
     """One imported kernel of `directory` (test/CuTeDSL/generate.py's output)
     on this GPU under the tcgen05 emulation, on fresh random operands (zero
     blocks, subnormal and outlier scales; D poisoned first), against the
     fp64 reference within the spec's bound, and launched again for the same
     bits; then our own sm_100a matmul,
     emulated, on the same operands, against the reference and against the
-    CuTe DSL kernel's numbers. Returns the failures."""
+    CuTe DSL kernel's numbers. With `program_path` (a mutant of the kernel,
+    `mutants`) that program instead, against the reference only. Returns
+    the failures."""
     import json
     import os
     import pathlib
@@ -378,11 +384,14 @@ def run_case(directory, name: str, seed: int = 7) -> int:
     rng = np.random.default_rng(seed + index)
     a_q, a_s = random_operand(m, k, fmt, rng)
     b_q, b_s = random_operand(n, k, fmt, rng)
-    program = runtime.compile_program((directory / f"{name}.mlir").read_text(), "gpu",
-                                      emulate_tcgen05=True)
+    path = pathlib.Path(program_path) if program_path else directory / f"{name}.mlir"
+    program = runtime.compile_program(path.read_text(), "gpu", emulate_tcgen05=True)
     (dsl,) = runtime.launch(program, [a_q, b_q, a_s.reshape(-1), b_s.reshape(-1)],
                             poison=0xFF)
-    failures = _check(f"CuTe DSL {name} {case['options']}", dsl, a_q, a_s, b_q, b_s, fmt=fmt)
+    failures = _check(f"CuTe DSL {path.stem} {case['options']}", dsl, a_q, a_s, b_q, b_s,
+                      fmt=fmt)
+    if program_path:
+        return failures
     # A second launch of the same compiled kernel: the same bits (the
     # emulation's per-CTA state is reset at each kernel's exit).
     (again,) = runtime.launch(program, [a_q, b_q, a_s.reshape(-1), b_s.reshape(-1)],
@@ -401,6 +410,112 @@ def run_case(directory, name: str, seed: int = 7) -> int:
     return failures
 
 
+def _case_process(directory, name, timeout, program_path=None):
+    """run_case in a process of its own (a kernel that traps ends its CUDA
+    context; the emulation's message, printed by the device, comes out with
+    the process): (exit status or None after `timeout` seconds, the output
+    without the optimizer's unrolling remarks)."""
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "nvfp4_testing.cutedsl", "case", str(directory), name]
+    if program_path:
+        cmd += ["--program", str(program_path)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, ""
+    out = "\n".join(l for l in (proc.stdout + proc.stderr).splitlines()
+                    if "loop not unrolled" not in l)
+    return proc.returncode, out
+
+
+def _trap(out: str) -> str:
+    traps = [l for l in out.splitlines() if "nvfp4 tcgen05 emulation:" in l]
+    return traps[0].split("emulation: ", 1)[-1].strip() if traps else ""
+
+
+def mutants(directory, opt: str) -> int:
+    """The mutation test's programs, made on the CPU: each CTA-pair kernel
+    of `directory` with one field of its tcgen05 ops corrupted by
+    nvfp4-test-mutate-tcgen05 (`opt`: an nvfp4-opt, which registers the test
+    pass), for every field of nvfp4_testing.emulation's MUTATIONS and
+    PAIR_MUTATIONS, into DIRECTORY/mutants with mutants.json (kernel, field,
+    whether the run must fail). Returns the fields that did not apply."""
+    import json
+    import pathlib
+    import subprocess
+
+    from nvfp4_testing.emulation import MUTATIONS, PAIR_MUTATIONS
+
+    directory = pathlib.Path(directory)
+    manifest = json.loads((directory / "manifest.json").read_text())
+    out = directory / "mutants"
+    out.mkdir(exist_ok=True)
+    made, missing = [], 0
+    for case in manifest:
+        if not case["options"].get("pair"):
+            continue
+        for field, must_fail in {**MUTATIONS, **PAIR_MUTATIONS}.items():
+            path = out / f"{case['name']}.{field}.mlir"
+            proc = subprocess.run([opt, str(directory / f"{case['name']}.mlir"),
+                                   f"--nvfp4-test-mutate-tcgen05=field={field}", "-o",
+                                   str(path)], capture_output=True, text=True)
+            if proc.returncode != 0:
+                missing += 1
+                print(f"FAIL mutant {case['name']} {field}: {proc.stderr.strip()}")
+                continue
+            made.append(dict(kernel=case["name"], field=field, must_fail=must_fail,
+                             program=path.name))
+    (out / "mutants.json").write_text(json.dumps(made, indent=1))
+    print(f"{len(made)} mutants in {out}")
+    return missing
+
+
+def mutations(directory, timeout: float = 30) -> int:
+    """The mutation test of the cluster emulation (GPU): the unmutated pair
+    kernels must pass; each mutant of `mutants` whose field the hardware
+    reads must fail its run (a trap of the emulation naming the rule, wrong
+    numbers, or a hang: a barrier the corrupted commit or load never
+    completes, stopped after `timeout` seconds); one whose field the
+    hardware does not read (LBO of a swizzled K-major operand) must pass.
+    Returns the failures."""
+    import json
+    import pathlib
+
+    directory = pathlib.Path(directory)
+    made = json.loads((directory / "mutants" / "mutants.json").read_text())
+    failures = 0
+    for kernel in sorted({m["kernel"] for m in made}):
+        status, out = _case_process(directory, kernel, timeout)
+        ok = status == 0
+        failures += not ok
+        print(f"{'PASS' if ok else 'FAIL'} mutation none ({kernel}): "
+              f"{'passed' if ok else 'failed'}", flush=True)
+    for m in made:
+        status, out = _case_process(directory, m["kernel"], timeout,
+                                    directory / "mutants" / m["program"])
+        trap = _trap(out)
+        wrong = [l for l in out.splitlines() if l.startswith("FAIL emulation")]
+        if status is None:
+            outcome, detail = "hang", f"no result in {timeout:.0f} s"
+        elif trap:
+            outcome, detail = "trap", trap
+        elif wrong:
+            outcome, detail = "wrong numbers", wrong[0].split(" -> ", 1)[-1]
+        elif status == 0:
+            outcome, detail = "passed", ""
+        else:
+            outcome, detail = "error", (out.strip().splitlines() or [f"exit {status}"])[-1]
+        caught = outcome in ("trap", "wrong numbers", "hang")
+        ok = caught if m["must_fail"] else outcome == "passed"
+        failures += not ok
+        print(f"{'PASS' if ok else 'FAIL'} mutation {m['field']} ({m['kernel']}): "
+              f"{'caught' if caught else 'not caught'}: {outcome}"
+              f"{': ' + detail if detail else ''}", flush=True)
+    print(f"SUMMARY cutedsl mutations: {len(made)} mutants, {failures} failures", flush=True)
+    return failures
+
+
 def run(directory, timeout: float = 120) -> int:
     """Every kernel of `directory`, each in a process of its own (a kernel
     that traps ends its CUDA context; the emulation's message, printed by
@@ -409,49 +524,43 @@ def run(directory, timeout: float = 120) -> int:
     seconds). Returns the failures."""
     import json
     import pathlib
-    import subprocess
-    import sys
 
     manifest = json.loads((pathlib.Path(directory) / "manifest.json").read_text())
-    failures = ran = 0
+    failures = 0
     for case in manifest:
-        if not case.get("emulated", True):
-            print(f"SKIP cutedsl {case['name']}: {case['why']}", flush=True)
-            continue
-        ran += 1
-        try:
-            proc = subprocess.run([sys.executable, "-m", "nvfp4_testing.cutedsl", "case",
-                                   str(directory), case["name"]],
-                                  capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
+        status, out = _case_process(directory, case["name"], timeout)
+        if status is None:
             failures += 1
             print(f"FAIL cutedsl {case['name']}: no result in {timeout:.0f} s (a hang)",
                   flush=True)
             continue
-        out = "\n".join(l for l in (proc.stdout + proc.stderr).splitlines()
-                        if "loop not unrolled" not in l)
         print(out, flush=True)
-        if proc.returncode != 0:
+        if status != 0:
             failures += 1
-            traps = [l for l in out.splitlines() if "nvfp4 tcgen05 emulation:" in l]
-            print(f"FAIL cutedsl {case['name']}: exit {proc.returncode}"
-                  f"{': ' + traps[0] if traps else ''}", flush=True)
-    print(f"SUMMARY cutedsl: {ran} kernels, {failures} failures "
-          f"({len(manifest) - ran} not emulated)", flush=True)
+            trap = _trap(out)
+            print(f"FAIL cutedsl {case['name']}: exit {status}"
+                  f"{': ' + trap if trap else ''}", flush=True)
+    print(f"SUMMARY cutedsl: {len(manifest)} kernels, {failures} failures", flush=True)
     return failures
 
 
 def main(argv=None):
     import argparse
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["run", "case"])
+    parser.add_argument("command", choices=["run", "case", "mutants", "mutations"])
     parser.add_argument("directory")
     parser.add_argument("name", nargs="?")
     parser.add_argument("--timeout", type=float, default=120,
                         help="seconds a kernel may take before it counts as hung")
+    parser.add_argument("--program", help="case: run this program (a mutant) instead")
+    parser.add_argument("--opt", default="nvfp4-opt", help="mutants: the nvfp4-opt to use")
     args = parser.parse_args(argv)
     if args.command == "case":
-        return 1 if run_case(args.directory, args.name) else 0
+        return 1 if run_case(args.directory, args.name, program_path=args.program) else 0
+    if args.command == "mutants":
+        return 1 if mutants(args.directory, args.opt) else 0
+    if args.command == "mutations":
+        return 1 if mutations(args.directory, args.timeout) else 0
     return 1 if run(args.directory, args.timeout) else 0
 
 

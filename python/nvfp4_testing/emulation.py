@@ -60,6 +60,13 @@ MUTATIONS = {
     "lbo": False,
 }
 
+#: Fields of CTA-pair kernels (cta_group::2), mutated in NVIDIA's CuTe DSL
+#: pair kernels (nvfp4_testing.cutedsl mutations) with those above.
+PAIR_MUTATIONS = {
+    "commit-mask": True,
+    "cta-group": True,
+}
+
 
 def _env(pipeline_options):
     env = dict(os.environ)

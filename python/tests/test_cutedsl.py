@@ -10,6 +10,7 @@ import json
 import os
 import pathlib
 import re
+import subprocess
 
 import pytest
 
@@ -115,3 +116,25 @@ def test_tensor_map_word_that_is_not_constant():
                            f"llvm.store {word0[0]}, {word1_slot} : i64", 1)
     with pytest.raises(cutedsl.DSLImportError, match="word 1 of the tensor map .* not a constant"):
         cutedsl.to_nvfp4_program(text.replace(host, mutated), _arguments(case))
+
+
+def test_mutants_cover_every_field_of_every_pair_kernel():
+    # The cluster mutation test's programs (scripts/cutedsl.sh made them with
+    # nvfp4-opt's nvfp4-test-mutate-tcgen05): every field of both mutation
+    # lists for each CTA-pair kernel, each program different from the
+    # kernel it mutates; LBO the one that must pass.
+    from nvfp4_testing.emulation import MUTATIONS, PAIR_MUTATIONS
+    made = json.loads((pathlib.Path(KERNELS) / "mutants" / "mutants.json").read_text())
+    pairs = [c["name"] for c in _cases() if c["options"].get("pair")]
+    assert len(pairs) == 2
+    fields = {**MUTATIONS, **PAIR_MUTATIONS}
+    assert sorted((m["kernel"], m["field"]) for m in made) == \
+        sorted((k, f) for k in pairs for f in fields)
+    opt = pathlib.Path(os.environ.get("NVFP4_BUILD_DIR", "build")) / "bin" / "nvfp4-opt"
+    printed = {k: subprocess.run([str(opt), str(pathlib.Path(KERNELS) / f"{k}.mlir")],
+                                 capture_output=True, text=True, check=True).stdout
+               for k in pairs}
+    for m in made:
+        assert m["must_fail"] == fields[m["field"]]
+        mutant = (pathlib.Path(KERNELS) / "mutants" / m["program"]).read_text()
+        assert mutant != printed[m["kernel"]], m

@@ -16,8 +16,8 @@ if ! ls "$root"/.device/lit-*.whl > /dev/null 2>&1; then
   python3 -m pip download -q --no-deps --only-binary=:all: -d "$root/.device" lit
 fi
 # NVIDIA's CuTe DSL kernels, imported here (scripts/cutedsl.sh) when they
-# were, without the DSL's own output (.dsl.mlir, for reading only):
-# test/Integration/GPU/cutedsl.test runs them (env.sh points
+# were, without the DSL's own output (.dsl.mlir, for reading only), and
+# their mutants: test/Integration/GPU/cutedsl*.test run them (env.sh points
 # NVFP4_CUTEDSL_KERNELS at them).
 rm -rf "$root/.device/cutedsl"
 if [ -f "$build/cutedsl-kernels/manifest.json" ]; then
@@ -26,5 +26,6 @@ if [ -f "$build/cutedsl-kernels/manifest.json" ]; then
   for f in "$build"/cutedsl-kernels/*.mlir; do
     case "$f" in *.dsl.mlir) ;; *) cp "$f" "$root/.device/cutedsl/" ;; esac
   done
+  cp -r "$build"/cutedsl-kernels/mutants "$root/.device/cutedsl/"
 fi
 ls -la "$root/.device"

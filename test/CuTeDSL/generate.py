@@ -11,8 +11,7 @@ imports the module with nvfp4_testing.cutedsl.to_nvfp4_program and writes
 * OUTDIR/NAME.mlir: the imported program (`@main`: A, B, SFA, SFB as byte
   tensors -> D f32), and
 * OUTDIR/manifest.json: the cases (name, fmt, m, n, k, the kernel's options,
-  the importer's arguments, whether the tcgen05 emulation runs it and if
-  not why).
+  the importer's arguments).
 
 `python3 -m nvfp4_testing.cutedsl run OUTDIR` executes them on a GPU under
 the tcgen05 emulation (docs/design/cutedsl.md).
@@ -40,16 +39,11 @@ CASES = {
                                                          max_ctas=4)),
     "mxfp4_persistent": ("mxfp4", (512, 256, 1024), dict(tile_n=128, persistent=True,
                                                          max_ctas=3)),
-    # CTA pairs (cta_group::2, clusters of 2, multicast loads): imported and
-    # compiled for sm_100a; the emulation does not run cta_group::2 yet.
+    # CTA pairs (cta_group::2, clusters of 2, multicast loads).
     "nvfp4_pair": ("nvfp4", (512, 256, 512), dict(tile_n=128, pair=True)),
     "mxfp4_pair_persistent": ("mxfp4", (768, 256, 512), dict(tile_n=256, pair=True,
                                                              persistent=True, max_ctas=4)),
 }
-
-#: What the tcgen05 emulation cannot run yet (docs/design/cutedsl.md).
-NOT_EMULATED = {"pair": "cta_group::2 is not emulated"}
-
 
 def _capture(path):
     """Make the DSL's compiler write the module its pipeline produced to
@@ -118,9 +112,8 @@ def compile_case(name, outdir):
     ]
     program = to_nvfp4_program(raw.read_text(), arguments)
     (outdir / f"{name}.mlir").write_text(program)
-    why = [text for option, text in NOT_EMULATED.items() if options.get(option)]
     return dict(name=name, fmt=fmt, m=m, n=n, k=k, options=options,
-                arguments=arguments, emulated=not why, why=why[0] if why else "")
+                arguments=arguments)
 
 
 def main(argv=None):

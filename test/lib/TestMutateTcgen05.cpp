@@ -13,6 +13,7 @@
 
 #include "TestPasses.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -39,13 +40,15 @@ struct TestMutateTcgen05
     return "Corrupt one field of the tcgen05 ops (the emulation's mutation "
            "test): `field` is swizzle (operand descriptors: 128B -> 64B), "
            "sbo (operand descriptors: SBO halved), lbo (operand descriptors: "
-           "LBO 16 -> 32 B), idesc-n (N halved), idesc-m (M 128 -> 256), "
+           "LBO 16 -> 32 B), idesc-n (N halved), idesc-m (M 128 <-> 256), "
            "sf-id (SFA id 0 -> 2), cp-shape (32x128b.warpx4 -> 128x128b), "
            "tmem-column (the epilogue's tcgen05.ld one column to the right), "
            "scale-column (the MMA's SFB address one column to the right), "
            "d-column (the MMA's accumulator address one column to the "
-           "right) or enable-input-d (every MMA accumulates into D, the "
-           "tile's first too)";
+           "right), enable-input-d (every MMA accumulates into D, the "
+           "tile's first too), commit-mask (multicast commits signal the "
+           "even CTAs of their mask only) or cta-group (cta_group::2 ops "
+           "made cta_group::1: a CTA pair's kernel run as single CTAs)";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<arith::ArithDialect, LLVM::LLVMDialect>();
@@ -75,6 +78,8 @@ struct TestMutateTcgen05
       scaleColumn,
       dColumn,
       enableInputD,
+      commitMask,
+      ctaGroup,
       unknown
     };
     Kind kind = llvm::StringSwitch<Kind>(field)
@@ -89,6 +94,8 @@ struct TestMutateTcgen05
                     .Case("scale-column", scaleColumn)
                     .Case("d-column", dColumn)
                     .Case("enable-input-d", enableInputD)
+                    .Case("commit-mask", commitMask)
+                    .Case("cta-group", ctaGroup)
                     .Default(unknown);
     if (kind == unknown) {
       getOperation().emitError("nvfp4-test-mutate-tcgen05: unknown field '")
@@ -101,9 +108,28 @@ struct TestMutateTcgen05
       auto i32 = [&](int64_t v) {
         return arith::ConstantIntOp::create(b, b.getI32Type(), v);
       };
+      if (kind == ctaGroup) {
+        auto single = NVVM::CTAGroupKindAttr::get(op->getContext(),
+                                                  NVVM::CTAGroupKind::CTA_1);
+        SmallVector<StringAttr> pairs;
+        for (NamedAttribute attr : op->getAttrDictionary()) {
+          auto group = dyn_cast<NVVM::CTAGroupKindAttr>(attr.getValue());
+          if (op->getName().getStringRef().starts_with("nvvm.tcgen05.") &&
+              group && group.getValue() == NVVM::CTAGroupKind::CTA_2)
+            pairs.push_back(attr.getName());
+        }
+        for (StringAttr name : pairs)
+          op->setAttr(name, single);
+        changed += pairs.size();
+        return;
+      }
       if (auto desc = dyn_cast<NVVM::Tcgen05MmaSmemDescOp>(op)) {
-        // Operand descriptors only (the scale copies' have no swizzle).
-        bool operand = llvm::any_of(desc->getUsers(), [](Operation *user) {
+        // Operand descriptors only (the scale copies' have no swizzle):
+        // those an MMA uses, directly or advanced along K by arithmetic (as
+        // the CuTe DSL's kernels do).
+        SetVector<Operation *> users;
+        getForwardSlice(desc.getOperation(), &users);
+        bool operand = llvm::any_of(users, [](Operation *user) {
           return isa<NVVM::Tcgen05MMABlockScaleOp>(user);
         });
         if (!operand)
@@ -145,11 +171,8 @@ struct TestMutateTcgen05
           break;
         }
         case idescM:
-          // M >> 7 in bits 27-28: 1 (128) -> 2 (256).
-          mma->setOperand(
-              3, arith::OrIOp::create(
-                     b, arith::AndIOp::create(b, idesc, i32(~(3 << 27))),
-                     i32(2 << 27)));
+          // M >> 7 in bits 27-28: 1 (128) <-> 2 (256).
+          mma->setOperand(3, arith::XOrIOp::create(b, idesc, i32(3 << 27)));
           ++changed;
           break;
         case sfId:
@@ -183,6 +206,15 @@ struct TestMutateTcgen05
           ++changed;
         }
         return;
+      }
+      if (auto commit = dyn_cast<NVVM::Tcgen05CommitOp>(op)) {
+        if (kind == commitMask && commit.getMulticastMask()) {
+          Value mask = commit.getMulticastMask();
+          commit.getMulticastMaskMutable().assign(arith::AndIOp::create(
+              b, mask,
+              arith::ConstantIntOp::create(b, mask.getType(), 0x5555)));
+          ++changed;
+        }
       }
       if (auto ld = dyn_cast<NVVM::Tcgen05LdOp>(op)) {
         if (kind == tmemColumn) {
