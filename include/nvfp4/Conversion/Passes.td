@@ -402,10 +402,16 @@ def NVFP4EmulateTcgen05 : Pass<"nvfp4-emulate-tcgen05", "ModuleOp"> {
       `tcgen05.fence` a CTA memory fence.
     * `cvt.rn.satfinite.e2m1x2.f32` becomes the contract's E2M1 rounding
       (docs/spec.md 2.1), bit for bit.
+    * CTA pairs (`cta_group::2`): collective allocation, copies into both
+      CTAs' tensor memory, the M = 256 MMA over both CTAs' shared memory;
+      commits to another CTA's mbarrier and multicast commits; and
+      `cp.async.bulk.tensor` with `.cta_group::2`, whose completion on the
+      pair's other CTA's mbarrier Hopper's TMA lacks, forwarded (loaded on
+      a scratch mbarrier, then `mbarrier.complete_tx` on the named one).
 
     A violated rule prints what was wrong and traps. What the emulation
-    cannot show (timing, asynchronous-proxy ordering, cta_group::2) is in
-    docs/design/tcgen05-emulation.md.
+    cannot show (timing, asynchronous-proxy ordering, the asynchrony of
+    forwarded loads) is in docs/design/tcgen05-emulation.md.
   }];
   let options = [
     Option<"maxCtas", "max-ctas", "int64_t", "::mlir::nvfp4::kSM100PartSMs",
