@@ -439,10 +439,12 @@ def mutants(directory, opt: str) -> int:
     of `directory` with one field of its tcgen05 ops corrupted by
     nvfp4-test-mutate-tcgen05 (`opt`: an nvfp4-opt, which registers the test
     pass), for every field of nvfp4_testing.emulation's MUTATIONS and
-    PAIR_MUTATIONS, into DIRECTORY/mutants with mutants.json (kernel, field,
-    whether the run must fail). Returns the fields that did not apply."""
+    PAIR_MUTATIONS, into DIRECTORY/mutants with mutants.json (the nvfp4-opt
+    used; per mutant the kernel, the field, whether the run must fail).
+    Returns the fields that did not apply."""
     import json
     import pathlib
+    import shutil
     import subprocess
 
     from nvfp4_testing.emulation import MUTATIONS, PAIR_MUTATIONS
@@ -466,7 +468,9 @@ def mutants(directory, opt: str) -> int:
                 continue
             made.append(dict(kernel=case["name"], field=field, must_fail=must_fail,
                              program=path.name))
-    (out / "mutants.json").write_text(json.dumps(made, indent=1))
+    opt_path = pathlib.Path(shutil.which(opt) or opt).resolve()
+    (out / "mutants.json").write_text(json.dumps(dict(opt=str(opt_path), mutants=made),
+                                                 indent=1))
     print(f"{len(made)} mutants in {out}")
     return missing
 
@@ -483,7 +487,7 @@ def mutations(directory, timeout: float = 30) -> int:
     import pathlib
 
     directory = pathlib.Path(directory)
-    made = json.loads((directory / "mutants" / "mutants.json").read_text())
+    made = json.loads((directory / "mutants" / "mutants.json").read_text())["mutants"]
     failures = 0
     for kernel in sorted({m["kernel"] for m in made}):
         status, out = _case_process(directory, kernel, timeout)

@@ -124,14 +124,15 @@ def test_mutants_cover_every_field_of_every_pair_kernel():
     # lists for each CTA-pair kernel, each program different from the
     # kernel it mutates; LBO the one that must pass.
     from nvfp4_testing.emulation import MUTATIONS, PAIR_MUTATIONS
-    made = json.loads((pathlib.Path(KERNELS) / "mutants" / "mutants.json").read_text())
+    recorded = json.loads((pathlib.Path(KERNELS) / "mutants" / "mutants.json").read_text())
+    made = recorded["mutants"]
     pairs = [c["name"] for c in _cases() if c["options"].get("pair")]
     assert len(pairs) == 2
     fields = {**MUTATIONS, **PAIR_MUTATIONS}
     assert sorted((m["kernel"], m["field"]) for m in made) == \
         sorted((k, f) for k in pairs for f in fields)
-    opt = pathlib.Path(os.environ.get("NVFP4_BUILD_DIR", "build")) / "bin" / "nvfp4-opt"
-    printed = {k: subprocess.run([str(opt), str(pathlib.Path(KERNELS) / f"{k}.mlir")],
+    # Each kernel as the nvfp4-opt that made the mutants prints it unmutated.
+    printed = {k: subprocess.run([recorded["opt"], str(pathlib.Path(KERNELS) / f"{k}.mlir")],
                                  capture_output=True, text=True, check=True).stdout
                for k in pairs}
     for m in made:
