@@ -429,11 +429,6 @@ def _case_process(directory, name, timeout, program_path=None):
     return proc.returncode, out
 
 
-def _trap(out: str) -> str:
-    traps = [l for l in out.splitlines() if "nvfp4 tcgen05 emulation:" in l]
-    return traps[0].split("emulation: ", 1)[-1].strip() if traps else ""
-
-
 def mutants(directory, opt: str) -> int:
     """The mutation test's programs, made on the CPU: each CTA-pair kernel
     of `directory` with one field of its tcgen05 ops corrupted by
@@ -486,6 +481,8 @@ def mutations(directory, timeout: float = 30) -> int:
     import json
     import pathlib
 
+    from nvfp4_testing.emulation import judge_mutation, trap_message
+
     directory = pathlib.Path(directory)
     made = json.loads((directory / "mutants" / "mutants.json").read_text())["mutants"]
     failures = 0
@@ -498,7 +495,7 @@ def mutations(directory, timeout: float = 30) -> int:
     for m in made:
         status, out = _case_process(directory, m["kernel"], timeout,
                                     directory / "mutants" / m["program"])
-        trap = _trap(out)
+        trap = trap_message(out)
         wrong = [l for l in out.splitlines() if l.startswith("FAIL emulation")]
         if status is None:
             outcome, detail = "hang", f"no result in {timeout:.0f} s"
@@ -510,12 +507,7 @@ def mutations(directory, timeout: float = 30) -> int:
             outcome, detail = "passed", ""
         else:
             outcome, detail = "error", (out.strip().splitlines() or [f"exit {status}"])[-1]
-        caught = outcome in ("trap", "wrong numbers", "hang")
-        ok = caught if m["must_fail"] else outcome == "passed"
-        failures += not ok
-        print(f"{'PASS' if ok else 'FAIL'} mutation {m['field']} ({m['kernel']}): "
-              f"{'caught' if caught else 'not caught'}: {outcome}"
-              f"{': ' + detail if detail else ''}", flush=True)
+        failures += judge_mutation(m["field"], m["kernel"], outcome, detail, m["must_fail"])
     print(f"SUMMARY cutedsl mutations: {len(made)} mutants, {failures} failures", flush=True)
     return failures
 
@@ -529,6 +521,8 @@ def run(directory, timeout: float = 120) -> int:
     import json
     import pathlib
 
+    from nvfp4_testing.emulation import trap_message
+
     manifest = json.loads((pathlib.Path(directory) / "manifest.json").read_text())
     failures = 0
     for case in manifest:
@@ -541,7 +535,7 @@ def run(directory, timeout: float = 120) -> int:
         print(out, flush=True)
         if status != 0:
             failures += 1
-            trap = _trap(out)
+            trap = trap_message(out)
             print(f"FAIL cutedsl {case['name']}: exit {status}"
                   f"{': ' + trap if trap else ''}", flush=True)
     print(f"SUMMARY cutedsl: {len(manifest)} kernels, {failures} failures", flush=True)

@@ -247,6 +247,26 @@ def runner(workdir):
     return _check("nvfp4-runner --emulate-tcgen05", got, *operands, out="bf16")
 
 
+def trap_message(out: str) -> str:
+    """The emulation's message in a process's output (what the device
+    printed before its trap), or ''."""
+    traps = [l for l in out.splitlines() if "nvfp4 tcgen05 emulation:" in l]
+    return traps[0].split("emulation: ", 1)[-1].strip() if traps else ""
+
+
+def judge_mutation(field, subject, outcome, detail, must_fail) -> int:
+    """Prints one mutation's line; 1 when it is a failure of the test: a
+    field the hardware reads whose corruption the run did not catch (a
+    trap, wrong numbers or a hang), or one it does not read that changed
+    the run."""
+    caught = outcome in ("trap", "wrong numbers", "hang")
+    ok = caught if must_fail else outcome == "passed"
+    print(f"{'PASS' if ok else 'FAIL'} mutation {field} ({subject}): "
+          f"{'caught' if caught else 'not caught'}: {outcome}"
+          f"{': ' + detail if detail else ''}", flush=True)
+    return 0 if ok else 1
+
+
 def _run_one(fmt, mutation):
     """One matmul through the runner with `mutation` (a field of
     nvfp4-test-mutate-tcgen05, or None): 'passed', 'wrong numbers', 'trap'
@@ -257,9 +277,9 @@ def _run_one(fmt, mutation):
     with tempfile.TemporaryDirectory() as workdir:
         proc, got, operands = _runner_matmul(workdir, fmt, m, k, n, 11, options)
     out = proc.stdout + proc.stderr
-    trap = [l.strip() for l in out.splitlines() if "nvfp4 tcgen05 emulation:" in l]
+    trap = trap_message(out)
     if trap:
-        return "trap", trap[0].split("emulation: ", 1)[-1]
+        return "trap", trap
     if got is None:
         return "error", out.strip().splitlines()[-1] if out.strip() else f"exit {proc.returncode}"
     log = io.StringIO()
@@ -280,13 +300,7 @@ def mutations():
         print(f"{'PASS' if ok else 'FAIL'} mutation none ({fmt}): {outcome} {detail}", flush=True)
     for field, must_fail in MUTATIONS.items():
         for fmt in ("nvfp4", "mxfp4"):
-            outcome, detail = _run_one(fmt, field)
-            caught = outcome in ("trap", "wrong numbers")
-            ok = caught if must_fail else outcome == "passed"
-            failures += not ok
-            what = "caught" if caught else "not caught"
-            print(f"{'PASS' if ok else 'FAIL'} mutation {field} ({fmt}): {what}: {outcome}"
-                  f"{': ' + detail if detail else ''}", flush=True)
+            failures += judge_mutation(field, fmt, *_run_one(fmt, field), must_fail)
     print(f"SUMMARY emulation mutations: {failures} failures", flush=True)
     return failures
 

@@ -109,13 +109,14 @@ struct TestMutateTcgen05
         return arith::ConstantIntOp::create(b, b.getI32Type(), v);
       };
       if (kind == ctaGroup) {
+        if (!op->getName().getStringRef().starts_with("nvvm.tcgen05."))
+          return;
         auto single = NVVM::CTAGroupKindAttr::get(op->getContext(),
                                                   NVVM::CTAGroupKind::CTA_1);
         SmallVector<StringAttr> pairs;
         for (NamedAttribute attr : op->getAttrDictionary()) {
           auto group = dyn_cast<NVVM::CTAGroupKindAttr>(attr.getValue());
-          if (op->getName().getStringRef().starts_with("nvvm.tcgen05.") &&
-              group && group.getValue() == NVVM::CTAGroupKind::CTA_2)
+          if (group && group.getValue() == NVVM::CTAGroupKind::CTA_2)
             pairs.push_back(attr.getName());
         }
         for (StringAttr name : pairs)
